@@ -1,0 +1,431 @@
+"""The one seam between tierdeck and the machine it describes.
+
+Every backend reads the machine only through a :class:`Host`: files under ``/sys``,
+``/proc`` and ``/dev``, extended attributes, ``statvfs`` and external commands. Two
+implementations exist:
+
+* :class:`LiveHost` reads this machine. Commands run through ``sh`` with a timeout.
+* :class:`RecordedHost` replays a folder of captured files and command outputs. It powers
+  ``tierdeck --demo``, the tests, and the benchmarks (a 240-disk NAS on any laptop).
+
+A later remote host (ssh) implements the same protocol; nothing above this changes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import socket
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import sh
+
+from tierdeck.core.errors import (
+    HostError,
+    PermissionDenied,
+    ToolFailed,
+    ToolMissing,
+    ToolTimeout,
+)
+
+DEFAULT_TIMEOUT = 15.0
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    def check(self) -> CommandResult:
+        """Return self, or raise :class:`ToolFailed` with the tool's stderr."""
+        if self.returncode != 0:
+            raise ToolFailed(list(self.argv), self.returncode, self.stderr)
+        return self
+
+
+@dataclass(frozen=True)
+class FsUsage:
+    size_bytes: int
+    free_bytes: int  # free to root
+    avail_bytes: int  # free to ordinary users (what df shows)
+
+    @property
+    def used_bytes(self) -> int:
+        return self.size_bytes - self.free_bytes
+
+
+class Host(Protocol):
+    """What backends may ask of a machine. Paths are absolute host paths."""
+
+    @property
+    def hostname(self) -> str: ...
+
+    @property
+    def kernel(self) -> str: ...
+
+    @property
+    def is_root(self) -> bool: ...
+
+    def read_text(self, path: str) -> str:
+        """File contents. Raises FileNotFoundError, or PermissionDenied."""
+        ...
+
+    def listdir(self, path: str) -> list[str]:
+        """Sorted entry names. Raises FileNotFoundError, or PermissionDenied."""
+        ...
+
+    def readlink(self, path: str) -> str:
+        """Target of a symlink, as stored. Raises FileNotFoundError / OSError."""
+        ...
+
+    def realpath(self, path: str) -> str:
+        """Canonical host path (symlinks resolved within the host)."""
+        ...
+
+    def exists(self, path: str) -> bool: ...
+
+    def is_dir(self, path: str) -> bool: ...
+
+    def listxattr(self, path: str) -> list[str]:
+        """Names of extended attributes. Raises FileNotFoundError / PermissionDenied."""
+        ...
+
+    def getxattr(self, path: str, name: str) -> str:
+        """One extended attribute, decoded. Raises KeyError if it is absent."""
+        ...
+
+    def statvfs(self, path: str) -> FsUsage:
+        """Capacity of the filesystem at path. Raises FileNotFoundError / PermissionDenied."""
+        ...
+
+    def udev_properties(self, devname: str) -> dict[str, str] | None:
+        """udev's properties for a block device ("sda"), or None without a udev database."""
+        ...
+
+    def has_tool(self, tool: str) -> bool: ...
+
+    def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+        """Run a command. Raises ToolMissing or ToolTimeout; a non-zero exit is returned."""
+        ...
+
+
+def _wrap_oserror(exc: OSError, what: str) -> Exception:
+    if isinstance(exc, PermissionError):
+        return PermissionDenied(what)
+    return exc
+
+
+class LiveHost:
+    """This machine."""
+
+    def __init__(self) -> None:
+        self._udev_context: Any = None
+        self._udev_checked = False
+
+    @property
+    def hostname(self) -> str:
+        return socket.gethostname()
+
+    @property
+    def kernel(self) -> str:
+        return platform.release()
+
+    @property
+    def is_root(self) -> bool:
+        return os.geteuid() == 0
+
+    def read_text(self, path: str) -> str:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                return fh.read()
+        except OSError as exc:
+            raise _wrap_oserror(exc, path) from exc
+
+    def listdir(self, path: str) -> list[str]:
+        try:
+            return sorted(os.listdir(path))
+        except OSError as exc:
+            raise _wrap_oserror(exc, path) from exc
+
+    def readlink(self, path: str) -> str:
+        return os.readlink(path)
+
+    def realpath(self, path: str) -> str:
+        return os.path.realpath(path)
+
+    def exists(self, path: str) -> bool:
+        return os.path.exists(path)
+
+    def is_dir(self, path: str) -> bool:
+        return os.path.isdir(path)
+
+    def listxattr(self, path: str) -> list[str]:
+        try:
+            return sorted(os.listxattr(path))
+        except OSError as exc:
+            raise _wrap_oserror(exc, path) from exc
+
+    def getxattr(self, path: str, name: str) -> str:
+        try:
+            return os.getxattr(path, name).decode("utf-8", errors="replace")
+        except OSError as exc:
+            if exc.errno in (61, 95):  # ENODATA, ENOTSUP
+                raise KeyError(name) from exc
+            raise _wrap_oserror(exc, path) from exc
+
+    def statvfs(self, path: str) -> FsUsage:
+        try:
+            st = os.statvfs(path)
+        except OSError as exc:
+            raise _wrap_oserror(exc, path) from exc
+        return FsUsage(
+            size_bytes=st.f_blocks * st.f_frsize,
+            free_bytes=st.f_bfree * st.f_frsize,
+            avail_bytes=st.f_bavail * st.f_frsize,
+        )
+
+    def _udev(self) -> Any:
+        # pyudev reads /run/udev/data; an empty database (containers, udevd not
+        # running) gives devices without properties, so we fall back to sysfs then.
+        if not self._udev_checked:
+            self._udev_checked = True
+            data = Path("/run/udev/data")
+            if data.is_dir() and any(data.iterdir()):
+                try:
+                    import pyudev
+
+                    self._udev_context = pyudev.Context()
+                except Exception:  # noqa: BLE001 - pyudev missing or libudev broken
+                    self._udev_context = None
+        return self._udev_context
+
+    def udev_properties(self, devname: str) -> dict[str, str] | None:
+        context = self._udev()
+        if context is None:
+            return None
+        import pyudev
+
+        try:
+            device = pyudev.Devices.from_name(context, "block", devname)
+        except Exception:  # noqa: BLE001 - device vanished between listing and lookup
+            return None
+        props = {str(k): str(v) for k, v in device.properties.items()}
+        props["DEVLINKS"] = " ".join(device.device_links)
+        return props
+
+    def has_tool(self, tool: str) -> bool:
+        return shutil.which(tool) is not None
+
+    def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+        args = list(argv)
+        try:
+            command = sh.Command(args[0])
+        except sh.CommandNotFound as exc:
+            raise ToolMissing(args[0]) from exc
+        try:
+            proc = command(
+                *args[1:],
+                _ok_code=range(256),
+                _return_cmd=True,
+                _tty_out=False,
+                _timeout=timeout,
+                _env={**os.environ, "LC_ALL": "C"},
+            )
+        except sh.TimeoutException as exc:
+            raise ToolTimeout(args, timeout) from exc
+        except (sh.SignalException, OSError) as exc:
+            raise HostError(f"{' '.join(args)}: {exc}") from exc
+        return CommandResult(
+            argv=tuple(args),
+            returncode=int(proc.exit_code),
+            stdout=_decode(proc.stdout),
+            stderr=_decode(proc.stderr),
+        )
+
+
+def _decode(data: bytes | str | None) -> str:
+    if data is None:
+        return ""
+    if isinstance(data, bytes):
+        return data.decode("utf-8", errors="replace")
+    return data
+
+
+class RecordedHost:
+    """A machine captured in a folder.
+
+    Layout::
+
+        host.json        hostname, kernel, is_root, tools, commands, xattrs, statvfs, udev
+        root/sys/...     a copy of the sysfs parts tierdeck reads (symlinks kept)
+        root/proc/...    mountinfo ("proc/self/mountinfo"), mdstat, diskstats
+        root/dev/...     /dev/disk/by-id symlinks
+        commands/*.txt   command outputs referred to by host.json
+
+    ``host.json`` "commands" is a list of ``{"argv": [...], "stdout" | "stdout_file",
+    "stderr", "returncode"}``. A tool listed in "tools" but called with arguments that
+    were not recorded answers like the real one would to an unknown option: with the
+    tool's "fallback" entry (an error message and status), so version probing behaves.
+    """
+
+    def __init__(self, folder: str | Path) -> None:
+        self.folder = Path(folder)
+        self.root = self.folder / "root"
+        meta_path = self.folder / "host.json"
+        try:
+            self._meta: dict[str, Any] = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise HostError(f"not a recorded host: {meta_path}: {exc}") from exc
+        self._commands: dict[tuple[str, ...], dict[str, Any]] = {
+            tuple(entry["argv"]): entry for entry in self._meta.get("commands", [])
+        }
+
+    def _local(self, path: str) -> Path:
+        if not path.startswith("/"):
+            raise ValueError(f"host paths are absolute: {path!r}")
+        return self.root / path.lstrip("/")
+
+    @property
+    def hostname(self) -> str:
+        return str(self._meta.get("hostname", "recorded"))
+
+    @property
+    def kernel(self) -> str:
+        return str(self._meta.get("kernel", "unknown"))
+
+    @property
+    def is_root(self) -> bool:
+        return bool(self._meta.get("is_root", True))
+
+    def read_text(self, path: str) -> str:
+        try:
+            return self._local(path).read_text(encoding="utf-8", errors="replace")
+        except IsADirectoryError as exc:
+            raise FileNotFoundError(path) from exc
+        except OSError as exc:
+            if isinstance(exc, FileNotFoundError):
+                raise FileNotFoundError(path) from exc
+            raise _wrap_oserror(exc, path) from exc
+
+    def listdir(self, path: str) -> list[str]:
+        local = self._local(path)
+        try:
+            return sorted(os.listdir(local))
+        except OSError as exc:
+            if isinstance(exc, FileNotFoundError | NotADirectoryError):
+                raise FileNotFoundError(path) from exc
+            raise _wrap_oserror(exc, path) from exc
+
+    def readlink(self, path: str) -> str:
+        try:
+            return os.readlink(self._local(path))
+        except OSError as exc:
+            raise FileNotFoundError(path) from exc
+
+    def realpath(self, path: str) -> str:
+        # Resolve symlinks inside the recorded root, component by component, so that
+        # absolute links ("/dev/sda") and relative ones stay within the recording.
+        parts = [p for p in path.split("/") if p]
+        resolved: list[str] = []
+        hops = 0
+        while parts:
+            part = parts.pop(0)
+            if part == ".":
+                continue
+            if part == "..":
+                if resolved:
+                    resolved.pop()
+                continue
+            candidate = "/" + "/".join([*resolved, part])
+            local = self._local(candidate)
+            if local.is_symlink():
+                hops += 1
+                if hops > 40:
+                    raise HostError(f"symlink loop at {candidate}")
+                target = os.readlink(local)
+                if target.startswith("/"):
+                    resolved = []
+                parts = [p for p in target.split("/") if p] + parts
+                continue
+            resolved.append(part)
+        return "/" + "/".join(resolved)
+
+    def exists(self, path: str) -> bool:
+        return self._local(self.realpath(path)).exists()
+
+    def is_dir(self, path: str) -> bool:
+        return self._local(self.realpath(path)).is_dir()
+
+    def _xattrs(self, path: str) -> dict[str, str]:
+        table: dict[str, dict[str, str]] = self._meta.get("xattrs", {})
+        if path.rstrip("/") not in table:
+            raise FileNotFoundError(path)
+        return table[path.rstrip("/")]
+
+    def listxattr(self, path: str) -> list[str]:
+        denied: list[str] = self._meta.get("xattr_denied", [])
+        if path.rstrip("/") in denied:
+            raise PermissionDenied(path)
+        return sorted(self._xattrs(path))
+
+    def getxattr(self, path: str, name: str) -> str:
+        denied: list[str] = self._meta.get("xattr_denied", [])
+        if path.rstrip("/") in denied:
+            raise PermissionDenied(path)
+        return self._xattrs(path)[name]
+
+    def statvfs(self, path: str) -> FsUsage:
+        table: dict[str, dict[str, int]] = self._meta.get("statvfs", {})
+        entry = table.get(path.rstrip("/") or "/")
+        if entry is None:
+            raise FileNotFoundError(path)
+        return FsUsage(
+            size_bytes=int(entry["size"]),
+            free_bytes=int(entry.get("free", entry["avail"])),
+            avail_bytes=int(entry["avail"]),
+        )
+
+    def udev_properties(self, devname: str) -> dict[str, str] | None:
+        table: dict[str, dict[str, str]] | None = self._meta.get("udev")
+        if table is None:
+            return None
+        props = table.get(devname)
+        return dict(props) if props is not None else None
+
+    def has_tool(self, tool: str) -> bool:
+        return tool in self._meta.get("tools", [])
+
+    def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+        args = tuple(argv)
+        if not self.has_tool(args[0]):
+            raise ToolMissing(args[0])
+        entry = self._commands.get(args)
+        if entry is None:
+            fallback: dict[str, Any] = self._meta.get("fallback", {}).get(args[0], {})
+            return CommandResult(
+                argv=args,
+                returncode=int(fallback.get("returncode", 2)),
+                stdout=str(fallback.get("stdout", "")),
+                stderr=str(fallback.get("stderr", f"{args[0]}: unrecognized arguments\n")),
+            )
+        if "stdout_file" in entry:
+            stdout = (self.folder / entry["stdout_file"]).read_text(encoding="utf-8")
+        else:
+            stdout = str(entry.get("stdout", ""))
+        return CommandResult(
+            argv=args,
+            returncode=int(entry.get("returncode", 0)),
+            stdout=stdout,
+            stderr=str(entry.get("stderr", "")),
+        )

@@ -1,0 +1,65 @@
+"""Typed errors shared by every layer.
+
+Backends raise these (never bare OSError or CalledProcessError) so that the CLI and the
+TUI can say *what* went wrong in one line, and so a failure of one source (ZFS, say)
+never hides what the other sources found.
+"""
+
+from __future__ import annotations
+
+
+class TierdeckError(Exception):
+    """Base of every error tierdeck raises on purpose."""
+
+
+class HostError(TierdeckError):
+    """Something on the host could not be read or run."""
+
+
+class ToolMissing(HostError):
+    """An external command is not installed (not on PATH)."""
+
+    def __init__(self, tool: str) -> None:
+        super().__init__(f"{tool}: not installed (not found on PATH)")
+        self.tool = tool
+
+
+class ToolFailed(HostError):
+    """An external command ran and exited non-zero."""
+
+    def __init__(self, argv: list[str], returncode: int, stderr: str) -> None:
+        first = stderr.strip().splitlines()[0] if stderr.strip() else "no message"
+        super().__init__(f"{' '.join(argv)} exited {returncode}: {first}")
+        self.argv = argv
+        self.returncode = returncode
+        self.stderr = stderr
+
+
+class ToolTimeout(HostError):
+    """An external command did not finish within its timeout and was killed."""
+
+    def __init__(self, argv: list[str], timeout: float) -> None:
+        super().__init__(f"{' '.join(argv)} did not finish within {timeout:g}s")
+        self.argv = argv
+        self.timeout = timeout
+
+
+class PermissionDenied(HostError):
+    """A file or command needs more privilege than tierdeck has."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"permission denied: {what} (try as root)")
+        self.what = what
+
+
+class ParseError(TierdeckError):
+    """A tool's output did not have the shape its parser expects."""
+
+    def __init__(self, source: str, detail: str, line: str | None = None) -> None:
+        msg = f"cannot parse {source}: {detail}"
+        if line is not None:
+            msg += f" (at: {line[:80]!r})"
+        super().__init__(msg)
+        self.source = source
+        self.detail = detail
+        self.line = line
