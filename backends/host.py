@@ -236,7 +236,7 @@ class LiveHost:
         try:
             proc = command(
                 *args[1:],
-                _ok_code=range(256),
+                _ok_code=list(range(256)),
                 _return_cmd=True,
                 _tty_out=False,
                 _timeout=timeout,
