@@ -336,7 +336,11 @@ class Inventory:
     notes: tuple[SourceNote, ...] = ()
     is_root: bool = True
     kernel: str | None = None
-    extra: dict[str, str] = field(default_factory=dict)
+    # Every block device the kernel knows, by "major:minor" -> kernel name ("253:0" ->
+    # "dm-0"), and what each stacked device (dm, md, bcache) sits on ("dm-0" -> ("sda3",)).
+    # They let relations walk from a mount to physical disks through any stacking.
+    dev_names: dict[str, str] = field(default_factory=dict)
+    slaves: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def disk(self, name: str) -> Disk | None:
         for d in self.disks:

@@ -1,0 +1,148 @@
+"""tierdeck's command line: the TUI by default, and scriptable subcommands."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from tierdeck import __version__
+from tierdeck.backends.host import Host, LiveHost, RecordedHost
+from tierdeck.core.errors import TierdeckError
+
+_HOST_OPTIONS = [
+    click.option("--demo", is_flag=True, help="Show the demo NAS (seed 000) instead of this machine."),
+    click.option(
+        "--recorded",
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        help="Read a recorded host folder (host.json + root/) instead of this machine.",
+    ),
+]
+
+
+def _host_options(func):  # type: ignore[no-untyped-def]
+    for option in reversed(_HOST_OPTIONS):
+        func = option(func)
+    return func
+
+
+def make_host(demo: bool, recorded: Path | None) -> Host:
+    if demo and recorded:
+        raise click.UsageError("--demo and --recorded exclude each other")
+    if demo:
+        from tierdeck.app.demo import load_demo_host
+
+        return load_demo_host()
+    if recorded is not None:
+        return RecordedHost(recorded)
+    return LiveHost()
+
+
+@click.group(invoke_without_command=True)
+@_host_options
+@click.version_option(__version__, prog_name="tierdeck")
+@click.pass_context
+def main(ctx: click.Context, demo: bool, recorded: Path | None) -> None:
+    """tierdeck: see your NAS storage in one place.
+
+    Without a subcommand, opens the dashboard (disks, ZFS/btrfs/md pools, mergerfs
+    pools, problems) for this machine. Keys: ? for help, r to refresh, q to quit.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from tierdeck.app.tui import TierdeckApp
+
+    host = make_host(demo, recorded)
+    TierdeckApp(host, demo=demo).run()
+
+
+@main.command()
+@_host_options
+@click.option("--json", "as_json", is_flag=True, help="Print the documented JSON shape.")
+def inventory(demo: bool, recorded: Path | None, as_json: bool) -> None:
+    """Print the storage inventory: disks, mounts, mergerfs, ZFS, btrfs, md, relations.
+
+    The --json shape is stable and documented in docs/inventory-json.md
+    (schema "tierdeck.inventory/1").
+    """
+    from tierdeck.app.inventory import collect_inventory
+    from tierdeck.app.report import render_inventory_text
+    from tierdeck.core.serialize import inventory_to_dict
+
+    try:
+        inv = collect_inventory(make_host(demo, recorded))
+    except TierdeckError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        json.dump(inventory_to_dict(inv), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        click.echo(render_inventory_text(inv))
+
+
+@main.group()
+def lab() -> None:
+    """A throwaway lab NAS on loop files (root only): btrfs raid1 cache, two throttled
+    "HDDs" (ext4, xfs) and two mergerfs pools, all under one directory."""
+
+
+_LAB_DIR = click.option(
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where the lab lives (default /var/tmp/tierdeck-lab).",
+)
+
+
+@lab.command("up")
+@_LAB_DIR
+@click.option("--no-throttle", is_flag=True, help="Do not slow the HDD loops down.")
+def lab_up_cmd(directory: Path | None, no_throttle: bool) -> None:
+    """Build the lab NAS (undone again if any step fails)."""
+    from tierdeck.app.lab import DEFAULT_LAB_DIR, HddThrottle, LabError, lab_up
+
+    try:
+        state = lab_up(
+            directory or DEFAULT_LAB_DIR,
+            throttle=None if no_throttle else HddThrottle(),
+            progress=lambda msg: click.echo(f"  {msg}", err=True),
+        )
+    except LabError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"lab NAS up in {state.directory}")
+    for point in state.mounts:
+        click.echo(f"  {point}")
+    click.echo("try: tierdeck inventory   or   tierdeck")
+
+
+@lab.command("down")
+@_LAB_DIR
+def lab_down_cmd(directory: Path | None) -> None:
+    """Remove the lab NAS: unmount, detach loops, delete its images (even after a crash)."""
+    from tierdeck.app.lab import DEFAULT_LAB_DIR, LabError, lab_down
+
+    try:
+        lab_down(directory or DEFAULT_LAB_DIR, progress=lambda msg: click.echo(f"  {msg}", err=True))
+    except LabError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@lab.command("status")
+@_LAB_DIR
+def lab_status_cmd(directory: Path | None) -> None:
+    """Show what the lab NAS has (from its lab.json)."""
+    from tierdeck.app.lab import DEFAULT_LAB_DIR, lab_status
+
+    state = lab_status(directory or DEFAULT_LAB_DIR)
+    if state is None:
+        click.echo("no lab NAS")
+        return
+    click.echo(json.dumps({"directory": state.directory, "complete": state.complete,
+                           "loops": state.loops, "mounts": state.mounts}, indent=2))  # fmt: skip
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

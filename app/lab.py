@@ -1,0 +1,296 @@
+"""A throwaway "lab NAS" on loop files, for tests and for trying tierdeck safely.
+
+Layout under one directory (default /var/tmp/tierdeck-lab)::
+
+    images/cache0.img cache1.img   btrfs raid1 (data and metadata): the fast "cache"
+    images/hdd0.img                ext4, throttled to HDD speed through the blkio cgroup
+    images/hdd1.img                xfs, throttled the same way
+    mnt/cache mnt/hdd0 mnt/hdd1    their mounts
+    pool/slow                      mergerfs hdd0:hdd1, create policy mfs
+    pool/cached                    mergerfs cache:hdd0:hdd1, create policy ff (the
+                                   classic mergerfs "tiered cache": new files land on
+                                   the cache branch while it has minfreespace left)
+    lab.json                       what has been created so far
+
+``lab.json`` is rewritten (atomically) after every step, so ``lab down`` can undo a
+``lab up`` that crashed half-way. ``lab down`` also scans for mounts under the directory
+and loop devices backed by its images, in case the state file itself was lost. It only
+removes what the lab created: its images, its mount directories and lab.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+DEFAULT_LAB_DIR = Path("/var/tmp/tierdeck-lab")
+BLKIO_ROOT = Path("/sys/fs/cgroup/blkio")
+REQUIRED_TOOLS = ("losetup", "mkfs.btrfs", "mkfs.ext4", "mkfs.xfs", "mergerfs", "mount", "umount")
+
+# Sizes: btrfs needs >= ~110 MiB per device, xfs >= 300 MiB.
+CACHE_IMAGE_MB = 256
+HDD_IMAGE_MB = 320
+SLOW_MINFREESPACE = "32M"
+CACHED_MINFREESPACE = "64M"
+
+
+class LabError(Exception):
+    """lab up / lab down could not do what was asked; the message says why."""
+
+
+@dataclass(frozen=True)
+class HddThrottle:
+    read_bps: int = 150 * 1024 * 1024
+    write_bps: int = 150 * 1024 * 1024
+    read_iops: int = 200
+    write_iops: int = 200
+
+
+@dataclass
+class LabState:
+    directory: str
+    loops: dict[str, str] = field(default_factory=dict)  # image name -> /dev/loopN
+    mounts: list[str] = field(default_factory=list)  # mountpoints, in mount order
+    throttled: list[str] = field(default_factory=list)  # "7:3" major:minor
+    complete: bool = False
+
+    @property
+    def path(self) -> Path:
+        return Path(self.directory) / "lab.json"
+
+    def save(self) -> None:
+        # Atomic: a crash leaves the previous or the new state, never half a file.
+        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".lab.json.")
+        with os.fdopen(fd, "w") as fh:
+            json.dump(asdict(self), fh, indent=2)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+
+    @classmethod
+    def load(cls, directory: Path) -> LabState | None:
+        try:
+            data = json.loads((directory / "lab.json").read_text())
+        except (OSError, ValueError):
+            return None
+        return cls(
+            directory=str(directory),
+            loops=dict(data.get("loops", {})),
+            mounts=list(data.get("mounts", [])),
+            throttled=list(data.get("throttled", [])),
+            complete=bool(data.get("complete", False)),
+        )
+
+
+Progress = Callable[[str], None]
+
+
+def _run(argv: list[str], timeout: float = 120) -> str:
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+    except FileNotFoundError as exc:
+        raise LabError(f"{argv[0]} is not installed") from exc
+    except subprocess.TimeoutExpired as exc:
+        raise LabError(f"{' '.join(argv)} did not finish within {timeout:g}s") from exc
+    if proc.returncode != 0:
+        raise LabError(f"{' '.join(argv)} failed: {proc.stderr.strip() or proc.stdout.strip()}")
+    return proc.stdout
+
+
+def _crash_point(step: str) -> None:
+    """Fault injection for the tests: die like a power cut right after ``step``."""
+    if os.environ.get("TIERDECK_LAB_CRASH_AFTER") == step:
+        os._exit(137)
+
+
+def check_prerequisites() -> None:
+    if os.geteuid() != 0:
+        raise LabError("the lab NAS needs root (loop devices, mounts, blkio cgroup)")
+    from shutil import which
+
+    missing = [tool for tool in REQUIRED_TOOLS if which(tool) is None]
+    if missing:
+        raise LabError(
+            f"missing tools: {', '.join(missing)} (scripts/setup.sh installs them as root)"
+        )
+
+
+def _major_minor(loop: str) -> str:
+    return Path(f"/sys/block/{Path(loop).name}/dev").read_text().strip()
+
+
+def _set_throttle(major_minor: str, throttle: HddThrottle | None) -> None:
+    values = {
+        "blkio.throttle.read_bps_device": throttle.read_bps if throttle else 0,
+        "blkio.throttle.write_bps_device": throttle.write_bps if throttle else 0,
+        "blkio.throttle.read_iops_device": throttle.read_iops if throttle else 0,
+        "blkio.throttle.write_iops_device": throttle.write_iops if throttle else 0,
+    }
+    for name, value in values.items():
+        (BLKIO_ROOT / name).write_text(f"{major_minor} {value}\n")
+
+
+@contextmanager
+def _step(state: LabState, progress: Progress, message: str, name: str) -> Iterator[None]:
+    progress(message)
+    yield
+    state.save()
+    _crash_point(name)
+
+
+def lab_up(
+    directory: Path = DEFAULT_LAB_DIR,
+    throttle: HddThrottle | None = HddThrottle(),
+    progress: Progress = lambda _msg: None,
+) -> LabState:
+    """Build the lab NAS. On failure, everything built so far is torn down again."""
+    check_prerequisites()
+    directory = directory.resolve()
+    existing = LabState.load(directory)
+    if existing is not None and (existing.loops or existing.mounts):
+        raise LabError(f"a lab already exists in {directory}: run 'tierdeck lab down' first")
+    if throttle is not None and not (BLKIO_ROOT / "blkio.throttle.read_bps_device").exists():
+        raise LabError("no v1 blkio cgroup at /sys/fs/cgroup/blkio: use --no-throttle")
+    for sub in ("images", "mnt/cache", "mnt/hdd0", "mnt/hdd1", "pool/slow", "pool/cached"):
+        (directory / sub).mkdir(parents=True, exist_ok=True)
+    state = LabState(directory=str(directory))
+    state.save()
+    try:
+        _build(state, directory, throttle, progress)
+    except BaseException:
+        progress("lab up failed: tearing down what was built")
+        lab_down(directory, progress=progress)
+        raise
+    return state
+
+
+def _build(
+    state: LabState, directory: Path, throttle: HddThrottle | None, progress: Progress
+) -> None:
+    images = directory / "images"
+    sizes = {"cache0": CACHE_IMAGE_MB, "cache1": CACHE_IMAGE_MB}
+    sizes |= {"hdd0": HDD_IMAGE_MB, "hdd1": HDD_IMAGE_MB}
+    for name, size_mb in sizes.items():
+        with _step(state, progress, f"loop device for {name} ({size_mb} MiB)", f"loop-{name}"):
+            image = images / f"{name}.img"
+            with open(image, "wb") as fh:
+                fh.truncate(size_mb * 1024 * 1024)
+            state.loops[name] = _run(["losetup", "--find", "--show", str(image)]).strip()
+    loops = state.loops
+    with _step(state, progress, "mkfs: btrfs raid1 on cache0+cache1, ext4, xfs", "mkfs"):
+        _run(["mkfs.btrfs", "-q", "-f", "-L", "tierdeck-cache", "-d", "raid1", "-m", "raid1",
+              loops["cache0"], loops["cache1"]])  # fmt: skip
+        _run(["mkfs.ext4", "-q", "-F", "-L", "tierdeck-hdd0", loops["hdd0"]])
+        _run(["mkfs.xfs", "-q", "-f", "-L", "td-hdd1", loops["hdd1"]])
+    for name, loop in (("cache", loops["cache0"]), ("hdd0", loops["hdd0"]), ("hdd1", loops["hdd1"])):
+        mountpoint = str(directory / "mnt" / name)
+        with _step(state, progress, f"mount {mountpoint}", f"mount-{name}"):
+            _run(["mount", loop, mountpoint])
+            state.mounts.append(mountpoint)
+    if throttle is not None:
+        for name in ("hdd0", "hdd1"):
+            major_minor = _major_minor(loops[name])
+            with _step(state, progress, f"throttle {loops[name]} to HDD speed", f"throttle-{name}"):
+                _set_throttle(major_minor, throttle)
+                state.throttled.append(major_minor)
+    mnt = directory / "mnt"
+    pools = {
+        "slow": (f"{mnt}/hdd0=RW:{mnt}/hdd1=RW", "mfs", SLOW_MINFREESPACE),
+        "cached": (f"{mnt}/cache=RW:{mnt}/hdd0=RW:{mnt}/hdd1=RW", "ff", CACHED_MINFREESPACE),
+    }
+    for name, (branches, policy, minfree) in pools.items():
+        mountpoint = str(directory / "pool" / name)
+        options = f"category.create={policy},minfreespace={minfree},fsname=lab-{name},allow_other"
+        with _step(state, progress, f"mergerfs {mountpoint} ({policy})", f"mergerfs-{name}"):
+            _run(["mergerfs", "-o", options, branches, mountpoint])
+            state.mounts.append(mountpoint)
+    state.complete = True
+    state.save()
+    progress(f"lab NAS is up in {directory}")
+
+
+def _mounts_under(directory: Path) -> list[str]:
+    found = []
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        fields = line.split()
+        point = fields[4].replace("\\040", " ")
+        if point == str(directory) or point.startswith(str(directory) + "/"):
+            found.append(point)
+    return found
+
+
+def _loops_backed_by(images: Path) -> list[str]:
+    found = []
+    for block in Path("/sys/block").glob("loop*"):
+        try:
+            backing = (block / "loop" / "backing_file").read_text().strip()
+        except OSError:
+            continue
+        if backing.startswith(str(images) + "/"):
+            found.append(f"/dev/{block.name}")
+    return found
+
+
+def lab_down(directory: Path = DEFAULT_LAB_DIR, progress: Progress = lambda _m: None) -> None:
+    """Tear the lab down, whatever state it is in. Safe to run twice."""
+    if os.geteuid() != 0:
+        raise LabError("the lab NAS needs root (loop devices, mounts, blkio cgroup)")
+    directory = directory.resolve()
+    state = LabState.load(directory) or LabState(directory=str(directory))
+    problems: list[str] = []
+    # Newest first (mountinfo lists mounts in the order they were made), so the
+    # mergerfs pools go before the filesystems under their branches.
+    for point in reversed(_mounts_under(directory)):
+        progress(f"unmount {point}")
+        try:
+            _run(["umount", point], timeout=60)
+        except LabError:
+            try:
+                _run(["umount", "-l", point], timeout=60)
+            except LabError as exc:
+                problems.append(str(exc))
+    loops = set(state.loops.values()) | set(_loops_backed_by(directory / "images"))
+    for major_minor in state.throttled:
+        try:
+            _set_throttle(major_minor, None)
+        except OSError:
+            pass  # the loop may already be gone; then so is its rule
+    for loop in sorted(loops):
+        backing = Path(f"/sys/block/{Path(loop).name}/loop/backing_file")
+        try:
+            attached_to = backing.read_text().strip()
+        except OSError:
+            continue  # already detached
+        if not attached_to.startswith(str(directory / "images") + "/"):
+            continue  # the number was reused by someone else: not ours
+        progress(f"detach {loop}")
+        try:
+            _run(["losetup", "-d", loop])
+        except LabError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise LabError("lab down left something behind: " + "; ".join(problems))
+    for name in ("cache0", "cache1", "hdd0", "hdd1"):
+        (directory / "images" / f"{name}.img").unlink(missing_ok=True)
+    for sub in ("images", "mnt/cache", "mnt/hdd0", "mnt/hdd1", "mnt", "pool/slow",
+                "pool/cached", "pool"):  # fmt: skip
+        try:
+            (directory / sub).rmdir()
+        except OSError:
+            pass  # not empty or not there: not ours to remove
+    (directory / "lab.json").unlink(missing_ok=True)
+    try:
+        directory.rmdir()
+    except OSError:
+        pass
+    progress("lab NAS is down")
+
+
+def lab_status(directory: Path = DEFAULT_LAB_DIR) -> LabState | None:
+    return LabState.load(directory.resolve())

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Set everything up, then run every check: ruff, mypy, and all tests (unit, Pilot,
+# snapshot, and the integration tests on a real lab NAS, which need root).
+# Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh --test
+echo "== ruff" >&2
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+echo "== mypy" >&2
+bash scripts/typecheck.sh
+echo "== pytest" >&2
+exec .venv/bin/pytest -q -p no:cacheprovider "$@"
