@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
-
 from tierdeck import __version__
 from tierdeck.backends.host import Host, LiveHost, RecordedHost
 from tierdeck.core.errors import TierdeckError
 
 _HOST_OPTIONS = [
-    click.option("--demo", is_flag=True, help="Show the demo NAS (seed 000) instead of this machine."),
+    click.option(
+        "--demo", is_flag=True, help="Show the demo NAS (seed 000) instead of this machine."
+    ),
     click.option(
         "--recorded",
         type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -22,7 +25,10 @@ _HOST_OPTIONS = [
 ]
 
 
-def _host_options(func):  # type: ignore[no-untyped-def]
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _host_options(func: F) -> F:
     for option in reversed(_HOST_OPTIONS):
         func = option(func)
     return func
@@ -125,7 +131,9 @@ def lab_down_cmd(directory: Path | None) -> None:
     from tierdeck.app.lab import DEFAULT_LAB_DIR, LabError, lab_down
 
     try:
-        lab_down(directory or DEFAULT_LAB_DIR, progress=lambda msg: click.echo(f"  {msg}", err=True))
+        lab_down(
+            directory or DEFAULT_LAB_DIR, progress=lambda msg: click.echo(f"  {msg}", err=True)
+        )
     except LabError as exc:
         raise click.ClickException(str(exc)) from exc
 

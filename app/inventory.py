@@ -19,7 +19,16 @@ from tierdeck.backends.mergerfs import read_mergerfs
 from tierdeck.backends.mounts import read_mounts
 from tierdeck.backends.zfs import read_zfs
 from tierdeck.core.errors import TierdeckError
-from tierdeck.core.models import Inventory, SourceNote, ZfsInfo
+from tierdeck.core.models import (
+    BtrfsFilesystem,
+    Disk,
+    Inventory,
+    MdArray,
+    MergerfsPool,
+    Mount,
+    SourceNote,
+    ZfsInfo,
+)
 
 T = TypeVar("T")
 Notes = tuple[SourceNote, ...]
@@ -59,13 +68,15 @@ def collect_inventory(host: Host) -> Inventory:
     unreadable source: those become ``Inventory.notes``."""
     with ThreadPoolExecutor(max_workers=3) as pool:
         zfs_future = pool.submit(read_zfs, host)
-        md_future = pool.submit(_guard, "md", lambda: read_md(host), ())
-        disks, disk_notes = _guard("disks", lambda: read_disks(host), ())
-        mounts, mount_notes = _guard("mounts", lambda: read_mounts(host), ())
+        md_future = pool.submit(_guard, "md", lambda: read_md(host), tuple[MdArray, ...]())
+        disks, disk_notes = _guard("disks", lambda: read_disks(host), tuple[Disk, ...]())
+        mounts, mount_notes = _guard("mounts", lambda: read_mounts(host), tuple[Mount, ...]())
         mergerfs, mergerfs_notes = _guard(
-            "mergerfs", lambda: read_mergerfs(host, mounts), ()
+            "mergerfs", lambda: read_mergerfs(host, mounts), tuple[MergerfsPool, ...]()
         )
-        btrfs, btrfs_notes = _guard("btrfs", lambda: read_btrfs(host, mounts), ())
+        btrfs, btrfs_notes = _guard(
+            "btrfs", lambda: read_btrfs(host, mounts), tuple[BtrfsFilesystem, ...]()
+        )
         dev_names, slaves = _read_stacking(host)
         md, md_notes = md_future.result()
         try:

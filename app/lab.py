@@ -188,7 +188,11 @@ def _build(
               loops["cache0"], loops["cache1"]])  # fmt: skip
         _run(["mkfs.ext4", "-q", "-F", "-L", "tierdeck-hdd0", loops["hdd0"]])
         _run(["mkfs.xfs", "-q", "-f", "-L", "td-hdd1", loops["hdd1"]])
-    for name, loop in (("cache", loops["cache0"]), ("hdd0", loops["hdd0"]), ("hdd1", loops["hdd1"])):
+    for name, loop in (
+        ("cache", loops["cache0"]),
+        ("hdd0", loops["hdd0"]),
+        ("hdd1", loops["hdd1"]),
+    ):
         mountpoint = str(directory / "mnt" / name)
         with _step(state, progress, f"mount {mountpoint}", f"mount-{name}"):
             _run(["mount", loop, mountpoint])

@@ -131,8 +131,8 @@ def find_problems(inv: Inventory) -> tuple[Problem, ...]:
                         f"device {dev.devid} ({dev.path}) is missing",
                     )
                 )
-    for pool in inv.mergerfs:
-        _mergerfs_problems(pool, out)
+    for mergerfs_pool in inv.mergerfs:
+        _mergerfs_problems(mergerfs_pool, out)
     for mount in inv.mounts:
         fraction = mount.use_fraction
         if fraction is None or mount.fs_type in _ALWAYS_FULL or not mount.size_bytes:

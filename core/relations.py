@@ -186,9 +186,7 @@ def relation_map(inv: Inventory) -> dict[str, dict[str, list[str]]]:
         "mergerfs": mergerfs,
         "mergerfs_branches": branches,
         "zpools": {p.name: names(resolver.zpool(p.name, 0)) for p in inv.zfs.pools},
-        "zfs_datasets": {
-            d.name: names(resolver.zfs_dataset(d.name, 0)) for d in inv.zfs.datasets
-        },
+        "zfs_datasets": {d.name: names(resolver.zfs_dataset(d.name, 0)) for d in inv.zfs.datasets},
         "btrfs": {fs.uuid: names(resolver.btrfs(fs.uuid, 0)) for fs in inv.btrfs},
         "md": {a.name: names(resolver.device(a.name)) for a in inv.md},
     }

@@ -20,7 +20,10 @@ def parse_size(text: str, source: str = "size") -> int:
     if match is None:
         raise ParseError(source, f"not a size: {text!r}")
     number, suffix = match.groups()
-    return int(round(float(number) * 1024 ** _SUFFIX_POWER[suffix.upper()]))
+    try:
+        return int(round(float(number) * 1024 ** _SUFFIX_POWER[suffix.upper()]))
+    except (OverflowError, ValueError) as exc:  # "9" * 400 is a float inf
+        raise ParseError(source, f"size out of range: {text[:40]!r}") from exc
 
 
 def parse_count(text: str, source: str = "counter") -> int:

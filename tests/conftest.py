@@ -40,3 +40,34 @@ def lab_nas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield directory
     finally:
         lab_down(directory)
+
+
+def _udevd_binary() -> str | None:
+    for candidate in ("/lib/systemd/systemd-udevd", "/usr/lib/systemd/systemd-udevd"):
+        if Path(candidate).exists():
+            return candidate
+    return shutil.which("systemd-udevd")
+
+
+@pytest.fixture(scope="session")
+def udevd() -> Iterator[None]:
+    """A running udevd with a populated database, so pyudev sees real properties.
+    Started for the session when it is not running already, and stopped again after."""
+    import subprocess
+
+    if os.geteuid() != 0:
+        pytest.skip("starting udevd needs root")
+    running = subprocess.run(["pgrep", "-x", "systemd-udevd"], capture_output=True).returncode == 0
+    binary = _udevd_binary()
+    if not running and binary is None:
+        pytest.skip("udev is not installed")
+    if not running:
+        subprocess.run([binary, "--daemon"], check=True, timeout=30)  # type: ignore[list-item]
+    try:
+        subprocess.run(["udevadm", "trigger", "--action=add", "--subsystem-match=block"],
+                       check=True, timeout=60)  # fmt: skip
+        subprocess.run(["udevadm", "settle", "--timeout=30"], check=False, timeout=60)
+        yield
+    finally:
+        if not running:
+            subprocess.run(["pkill", "-x", "systemd-udevd"], check=False)

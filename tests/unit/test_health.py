@@ -6,8 +6,19 @@ from dataclasses import replace
 
 from tierdeck.core.health import find_problems
 from tierdeck.core.models import (
-    BranchMode, Inventory, MdArray, MdMember, MergerfsBranch, MergerfsPool, Mount, ScanStatus,
-    Severity, Vdev, VdevKind, ZfsInfo, ZPool,
+    BranchMode,
+    Inventory,
+    MdArray,
+    MdMember,
+    MergerfsBranch,
+    MergerfsPool,
+    Mount,
+    ScanStatus,
+    Severity,
+    Vdev,
+    VdevKind,
+    ZfsInfo,
+    ZPool,
 )  # fmt: skip
 
 G = 1024**3
@@ -57,6 +68,7 @@ def test_branch_below_minfreespace_and_all_full() -> None:
 def test_nearly_full_filesystem_but_not_snaps() -> None:
     def m(point: str, fs: str, used: int, avail: int) -> Mount:
         return Mount(1, 1, "8:1", "/", point, fs, "/dev/x", ("rw",), (), used + avail, used, avail)
+
     problems = find_problems(inv(mounts=(m("/data", "ext4", 95, 5), m("/snap/core", "squashfs", 64, 0),
                                          m("/ok", "xfs", 10, 90))))  # fmt: skip
     assert [(p.severity, p.subject) for p in problems] == [(Severity.WARNING, "filesystem /data")]

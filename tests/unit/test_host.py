@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from tierdeck.backends.host import LiveHost, RecordedHost
 from tierdeck.core.errors import HostError, PermissionDenied, ToolFailed, ToolMissing, ToolTimeout
 

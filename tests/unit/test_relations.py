@@ -3,9 +3,24 @@
 from __future__ import annotations
 
 from tierdeck.core.models import (
-    BranchMode, BtrfsAllocation, BtrfsDevice, BtrfsFilesystem, Disk, DiskKind, Inventory,
-    MdArray, MdMember, MergerfsBranch, MergerfsPool, Mount, Partition, Vdev, VdevKind,
-    ZfsDataset, ZfsInfo, ZPool,
+    BranchMode,
+    BtrfsAllocation,
+    BtrfsDevice,
+    BtrfsFilesystem,
+    Disk,
+    DiskKind,
+    Inventory,
+    MdArray,
+    MdMember,
+    MergerfsBranch,
+    MergerfsPool,
+    Mount,
+    Partition,
+    Vdev,
+    VdevKind,
+    ZfsDataset,
+    ZfsInfo,
+    ZPool,
 )  # fmt: skip
 from tierdeck.core.relations import disks_under, relation_map
 
@@ -56,12 +71,14 @@ def seed000_like() -> Inventory:
         mount("/mnt/tiered", "fuse.mergerfs", "mergerfs", "0:62", 10),
         mount("/srv/btr", "btrfs", "/dev/loop0", "0:70", 11),
     )
+
     def pool_of(point: str, *paths: str) -> MergerfsPool:
         return MergerfsPool(
             mountpoint=point, fsname="mergerfs", version="2.33.5", options={},
             create_policy="eplus", minfreespace_bytes=0,
             branches=tuple(MergerfsBranch(p, BranchMode.RW, None) for p in paths),
         )  # fmt: skip
+
     mergerfs = (
         pool_of("/mnt/slow-storage", "/mnt/disk1", "/mnt/disk2"),
         pool_of("/mnt/cached", "/cache"),

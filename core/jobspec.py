@@ -1,0 +1,523 @@
+"""What to run: fio jobs as data, and the presets tierdeck ships.
+
+A :class:`JobSpec` is one fio job section. It validates itself, renders as command-line
+arguments (what the runner executes) and as a job file (what the user sees, copies and
+can run by hand). ``backends.fio_jobfile`` parses job files back into JobSpecs.
+
+Presets are the benchmarks real NAS owners ran by hand (``/work/shared/seeds``) plus
+KDiskMark's CrystalDiskMark-style profiles, each citing where its parameters come from.
+Pure data and string work: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from tierdeck.core.errors import TierdeckError
+
+DEFAULT_FILENAME_PREFIX = ".tierdeck-bench"
+
+# fio 3.33 HOWTO "rw=": the valid I/O patterns. A ":<nr>" suffix (e.g. "randread:8")
+# is fio's sequence modifier and is allowed after any of them.
+RW_MODES = frozenset(
+    {
+        "read",
+        "write",
+        "trim",
+        "randread",
+        "randwrite",
+        "randtrim",
+        "rw",
+        "readwrite",
+        "randrw",
+        "trimwrite",
+        "randtrimwrite",
+    }
+)
+
+# fio size syntax: decimal or hex integer, optional k/m/g/t/p/e prefix with optional
+# "b"/"ib" (fio reads "16Gb" and "4KiB" alike; seed 000 writes --size=16Gb).
+_SIZE_RE = re.compile(r"^(?:0x[0-9a-f]+|[0-9]+)\s*(?:[kmgtpe](?:i?b)?|b)?$", re.IGNORECASE)
+_PERCENT_RE = re.compile(r"^(?:100|[1-9][0-9]?)%$")
+_OPTION_NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+_ENGINE_RE = re.compile(r"^[A-Za-z0-9_.:/+-]+$")
+_FILE_SAFE_RE = re.compile(r"[^A-Za-z0-9._-]")
+_POWERS = {"": 0, "b": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5, "e": 6}
+
+# Options that choose *where* fio does I/O. tierdeck decides that (the benchmark target
+# and its own file name), so an imported job file can never aim fio at /dev/sdb.
+TARGET_OPTIONS = frozenset({"filename", "directory", "filename_format", "opendir"})
+
+
+class JobSpecError(TierdeckError, ValueError):
+    """A job spec tierdeck refuses to hand to fio, with the reason in words."""
+
+
+def _sizes_ok(text: str, *, positive: bool) -> bool:
+    """fio's per-direction lists: "4k", "4k,8k", ",20m" (read, write[, trim])."""
+    parts = text.split(",")
+    if len(parts) > 3 or not any(parts):
+        return False
+    for part in parts:
+        if part == "":
+            continue
+        value = fio_size_bytes(part)
+        if value is None or (positive and value <= 0):
+            return False
+    return True
+
+
+def _escape_colon(path: str) -> str:
+    # fio splits filename= on ':' (several files per job) unless escaped as "\:"
+    return path.replace(":", "\\:")
+
+
+def fio_size_bytes(text: str) -> int | None:
+    """fio's size syntax -> bytes (kb_base=1024, fio's default); None if not a size."""
+    value = text.strip()
+    if not _SIZE_RE.match(value):
+        return None
+    match = re.match(r"^(0x[0-9a-f]+|[0-9]+)\s*([a-z]?)", value, re.IGNORECASE)
+    assert match is not None  # _SIZE_RE matched
+    digits = match.group(1)
+    number = int(digits, 16) if digits.lower().startswith("0x") else int(digits)
+    return number << (10 * _POWERS[match.group(2).lower()])
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """One fio job. ``None`` means "leave it to fio's default"."""
+
+    name: str
+    rw: str
+    bs: str = "4k"
+    iodepth: int = 1
+    numjobs: int = 1
+    ioengine: str | None = None
+    direct: bool = False
+    size: str | None = None
+    runtime: int | None = None  # seconds
+    time_based: bool = False
+    fsync: int = 0  # fsync every N writes (0: never)
+    fdatasync: int = 0  # fdatasync every N writes
+    end_fsync: bool = False  # one fsync when the job's writes are done (dd conv=fsync)
+    group_reporting: bool = False
+    rate: str | None = None  # fio's "rate=": bytes/s cap, "20m" or "read,write"
+    stonewall: bool = False  # wait for the jobs before it (and start a new group)
+    # Jobs with the same file_tag share one file (KDiskMark reads what it wrote); others
+    # get a file of their own, named after the job.
+    file_tag: str | None = None
+    # Every other fio option, in order; a bare flag ("refill_buffers") maps to None.
+    extra: Mapping[str, str | None] = field(default_factory=dict, hash=False)
+
+    # -- checks ----------------------------------------------------------------------
+
+    def validate(self) -> JobSpec:
+        """Raise JobSpecError naming the first bad value; return self when fine."""
+        if not self.name or self.name.strip() != self.name:
+            raise JobSpecError(f"job name {self.name!r}: empty or padded with spaces")
+        if self.name == "global" or any(c in self.name for c in "[]\n\r;#=\0"):
+            raise JobSpecError(f"job name {self.name!r}: not usable as a fio section")
+        if self.rw.split(":", 1)[0] not in RW_MODES:
+            known = ", ".join(sorted(RW_MODES))
+            raise JobSpecError(f"{self.name}: rw={self.rw!r} is not one of {known}")
+        if not _sizes_ok(self.bs, positive=True):
+            raise JobSpecError(f"{self.name}: bs={self.bs!r} is not a block size like 4k or 1M")
+        for label, number, least in (
+            ("iodepth", self.iodepth, 1),
+            ("numjobs", self.numjobs, 1),
+            ("fsync", self.fsync, 0),
+            ("fdatasync", self.fdatasync, 0),
+        ):
+            if isinstance(number, bool) or not isinstance(number, int) or number < least:
+                raise JobSpecError(
+                    f"{self.name}: {label}={number!r} must be a whole number >= {least}"
+                )
+        if self.ioengine is not None and not _ENGINE_RE.match(self.ioengine):
+            raise JobSpecError(f"{self.name}: ioengine={self.ioengine!r} is not an engine name")
+        if self.size is not None and not (
+            (fio_size_bytes(self.size) or 0) > 0 or _PERCENT_RE.match(self.size)
+        ):
+            raise JobSpecError(f"{self.name}: size={self.size!r} is not a size like 1G or 50%")
+        if self.runtime is not None and (
+            isinstance(self.runtime, bool) or not isinstance(self.runtime, int) or self.runtime < 1
+        ):
+            raise JobSpecError(f"{self.name}: runtime={self.runtime!r} must be seconds >= 1")
+        if self.time_based and self.runtime is None:
+            raise JobSpecError(f"{self.name}: time_based without runtime would never stop")
+        if self.rate is not None and not _sizes_ok(self.rate, positive=False):
+            raise JobSpecError(f"{self.name}: rate={self.rate!r} is not like 20m or 10m,5m")
+        if self.file_tag is not None and (not self.file_tag or _FILE_SAFE_RE.search(self.file_tag)):
+            raise JobSpecError(f"{self.name}: file_tag={self.file_tag!r}: letters, digits, ._-")
+        for key, option in self.extra.items():
+            if not _OPTION_NAME_RE.match(key):
+                raise JobSpecError(f"{self.name}: {key!r} is not a fio option name")
+            if key in _FIELD_OPTIONS:
+                raise JobSpecError(f"{self.name}: {key} belongs in its own field, not extra")
+            if option is not None and (
+                option != option.strip() or any(c in option for c in "\n\r;#\0")
+            ):
+                # fio cuts a job-file line at ';' or '#' (parse.c strip_blank_end)
+                raise JobSpecError(f"{self.name}: {key}={option!r} cannot be written for fio")
+        return self
+
+    @property
+    def bs_bytes(self) -> int | None:
+        """The (first) block size in bytes, for labels like "1 MiB"."""
+        first = next((p for p in self.bs.split(",") if p), "")
+        return fio_size_bytes(first)
+
+    # -- rendering ---------------------------------------------------------------------
+
+    def options(self) -> list[tuple[str, str | None]]:
+        """The job's fio options in a stable order; (name, None) is a bare flag."""
+        opts: list[tuple[str, str | None]] = [("rw", self.rw), ("bs", self.bs)]
+        if self.ioengine is not None:
+            opts.append(("ioengine", self.ioengine))
+        opts += [("iodepth", str(self.iodepth)), ("numjobs", str(self.numjobs))]
+        if self.direct:
+            opts.append(("direct", "1"))
+        if self.size is not None:
+            opts.append(("size", self.size))
+        if self.runtime is not None:
+            opts.append(("runtime", str(self.runtime)))
+        if self.time_based:
+            opts.append(("time_based", None))
+        if self.fsync:
+            opts.append(("fsync", str(self.fsync)))
+        if self.fdatasync:
+            opts.append(("fdatasync", str(self.fdatasync)))
+        if self.end_fsync:
+            opts.append(("end_fsync", "1"))
+        if self.rate is not None:
+            opts.append(("rate", self.rate))
+        if self.group_reporting:
+            opts.append(("group_reporting", None))
+        if self.stonewall:
+            opts.append(("stonewall", None))
+        opts += list(self.extra.items())
+        return opts
+
+    def target_file(self, target_dir: str, filename_prefix: str = DEFAULT_FILENAME_PREFIX) -> str:
+        """Path of the file this job does I/O on, inside the benchmark target."""
+        if not target_dir.startswith("/") or any(c in target_dir for c in "\n\r\0"):
+            raise JobSpecError(f"target directory {target_dir!r} must be an absolute path")
+        if not filename_prefix or _FILE_SAFE_RE.search(filename_prefix):
+            raise JobSpecError(f"file prefix {filename_prefix!r}: letters, digits, ._-")
+        tag = self.file_tag or _FILE_SAFE_RE.sub("_", self.name)
+        return f"{target_dir.rstrip('/')}/{filename_prefix}.{tag}"
+
+    def to_fio_args(
+        self, target_dir: str, filename_prefix: str = DEFAULT_FILENAME_PREFIX
+    ) -> list[str]:
+        """``fio`` arguments for this job: ``--name=...`` first, then its options.
+
+        Several jobs' argument lists can be concatenated into one fio command line:
+        each ``--name`` starts a new job. Output options are the runner's business.
+        """
+        self.validate()
+        path = _escape_colon(self.target_file(target_dir, filename_prefix))
+        args = [f"--name={self.name}", f"--filename={path}"]
+        for key, value in self.options():
+            if key in TARGET_OPTIONS:
+                continue
+            args.append(f"--{key}" if value is None else f"--{key}={value}")
+        return args
+
+    def to_jobfile(self, target_dir: str | None = None) -> str:
+        """This job as a fio job-file section. With ``target_dir`` it gets the same
+        filename= the runner would use, so the text runs as-is with ``fio FILE``."""
+        self.validate()
+        lines = [f"[{self.name}]"]
+        if target_dir is not None:
+            lines.append(f"filename={_escape_colon(self.target_file(target_dir))}")
+        for key, value in self.options():
+            if target_dir is not None and key in TARGET_OPTIONS:
+                continue
+            lines.append(key if value is None else f"{key}={value}")
+        return "\n".join(lines) + "\n"
+
+
+# Fields with a home of their own; parse_jobfile maps these names onto them.
+_FIELD_OPTIONS = frozenset(
+    {
+        "name",
+        "rw",
+        "readwrite",
+        "bs",
+        "blocksize",
+        "iodepth",
+        "numjobs",
+        "ioengine",
+        "direct",
+        "size",
+        "runtime",
+        "timeout",
+        "time_based",
+        "fsync",
+        "fdatasync",
+        "end_fsync",
+        "group_reporting",
+        "rate",
+        "stonewall",
+        "wait_for_previous",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named benchmark: one or more jobs run in order, and where they come from."""
+
+    name: str  # stable id: "seed000-seqwrite"
+    title: str
+    source: str  # the seed file or URL the parameters were taken from
+    description: str
+    jobs: tuple[JobSpec, ...]
+    lay_out_first: bool = False  # create the files before measuring (fio --create_only)
+    drop_caches: bool = False  # echo 3 > /proc/sys/vm/drop_caches before each job
+
+    def to_fio_args(
+        self, target_dir: str, filename_prefix: str = DEFAULT_FILENAME_PREFIX
+    ) -> list[str]:
+        return [a for job in self.jobs for a in job.to_fio_args(target_dir, filename_prefix)]
+
+    def to_jobfile(self, target_dir: str | None = None) -> str:
+        header = [f"; {self.title}", f"; source: {self.source}"]
+        sections = [job.to_jobfile(target_dir) for job in self.jobs]
+        return "\n".join(header) + "\n\n" + "\n".join(sections)
+
+
+def _kdiskmark_job(label: str, rw: str, bs: str, qd: int, threads: int) -> JobSpec:
+    # Arguments of KDiskMark's Benchmark::startTest(); runtime is its "measuring time"
+    # (default 5 s), size its default 1024 MiB test file, shared by all tests.
+    return JobSpec(
+        name=f"{label}-{'read' if 'read' in rw else 'write'}",
+        rw=rw,
+        bs=bs,
+        iodepth=qd,
+        numjobs=threads,
+        ioengine="libaio",
+        direct=True,
+        size="1024m",
+        runtime=5,
+        end_fsync=True,
+        stonewall=True,
+        file_tag="kdiskmark",
+        extra={"randrepeat": "0", "refill_buffers": None, "zero_buffers": "0"},
+    )
+
+
+def _kdiskmark(tests: tuple[tuple[str, str, int, int], ...]) -> tuple[JobSpec, ...]:
+    reads = [
+        _kdiskmark_job(label, "read" if label.startswith("SEQ") else "randread", bs, qd, t)
+        for label, bs, qd, t in tests
+    ]
+    writes = [
+        _kdiskmark_job(label, "write" if label.startswith("SEQ") else "randwrite", bs, qd, t)
+        for label, bs, qd, t in tests
+    ]
+    jobs = reads + writes
+    # The first job has nothing to wait for.
+    return (replace(jobs[0], stonewall=False), *jobs[1:])
+
+
+KDISKMARK_SOURCE = (
+    "https://github.com/JonMagon/KDiskMark/blob/master/src/benchmark.cpp (fio arguments) "
+    "and src/appsettings.cpp defaultBenchmarkParams (profiles)"
+)
+
+_SEED002_NOTE = (
+    "The seed shows the job names, rw, bs, ioengine=libaio, iodepth=64 and 60-second runs "
+    "(run=60001msec); its script is not shown, so direct=1, numjobs=1 and size=4G are "
+    "tierdeck's choices."
+)
+
+PRESETS: tuple[Preset, ...] = (
+    Preset(
+        name="seed000-seqwrite",
+        title="Sequential write 1M, QD8 x 8 jobs",
+        source="seeds/000_2165e207106fb01c.txt",
+        description=(
+            "Backup-style large sequential writes, run on every layer of a mergerfs/ZFS "
+            "NAS (raw pool 1240 MiB/s vs 374 MiB/s through mergerfs). Seed command: fio "
+            "--name=fiotest --size=16Gb --rw=write --bs=1M --direct=1 --numjobs=8 "
+            "--ioengine=libaio --iodepth=8 --group_reporting --runtime=60 --startdelay=60. "
+            "tierdeck drops --startdelay (it shows the live graph instead)."
+        ),
+        jobs=(
+            JobSpec(
+                name="fiotest",
+                rw="write",
+                bs="1M",
+                iodepth=8,
+                numjobs=8,
+                ioengine="libaio",
+                direct=True,
+                size="16G",
+                runtime=60,
+                group_reporting=True,
+            ),
+        ),
+    ),
+    Preset(
+        name="seed002-suite",
+        title="Four-test suite: seq/rand write, seq/rand read",
+        source="seeds/002_b8e0eef94fd32ea2.txt",
+        description=(
+            "Sequential write 1M, random write 4K QD64, sequential read 1M QD64, random "
+            "read 4K QD64, used to compare mdadm+btrfs, mdadm+ext4, ZFS on md and native "
+            "ZFS/btrfs mirrors. " + _SEED002_NOTE
+        ),
+        jobs=tuple(
+            JobSpec(
+                name=name,
+                rw=rw,
+                bs=bs,
+                iodepth=64,
+                ioengine="libaio",
+                direct=True,
+                size="4G",
+                runtime=60,
+                time_based=True,
+                group_reporting=True,
+                stonewall=i > 0,
+            )
+            for i, (name, rw, bs) in enumerate(
+                (
+                    ("write_throughput", "write", "1M"),
+                    ("write_iops", "randwrite", "4K"),
+                    ("read_throughput", "read", "1M"),
+                    ("read_iops", "randread", "4K"),
+                )
+            )
+        ),
+    ),
+    Preset(
+        name="kdiskmark-standard",
+        title="KDiskMark / CrystalDiskMark standard profile",
+        source=KDISKMARK_SOURCE,
+        description=(
+            "SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1; reads, then writes. "
+            "KDiskMark repeats each test 5 times with 5 s pauses and averages; tierdeck "
+            "runs each once and graphs it."
+        ),
+        jobs=_kdiskmark(
+            (
+                ("SEQ1M-Q8T1", "1024k", 8, 1),
+                ("SEQ1M-Q1T1", "1024k", 1, 1),
+                ("RND4K-Q32T1", "4k", 32, 1),
+                ("RND4K-Q1T1", "4k", 1, 1),
+            )
+        ),
+        lay_out_first=True,
+        drop_caches=True,
+    ),
+    Preset(
+        name="kdiskmark-nvme",
+        title="KDiskMark / CrystalDiskMark NVMe SSD profile",
+        source=KDISKMARK_SOURCE,
+        description=(
+            "SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T16, RND4K Q1T1; reads, then writes. "
+            "KDiskMark repeats each test 5 times with 5 s pauses and averages; tierdeck "
+            "runs each once and graphs it."
+        ),
+        jobs=_kdiskmark(
+            (
+                ("SEQ1M-Q8T1", "1024k", 8, 1),
+                ("SEQ128K-Q32T1", "128k", 32, 1),
+                ("RND4K-Q32T16", "4k", 32, 16),
+                ("RND4K-Q1T1", "4k", 1, 1),
+            )
+        ),
+        lay_out_first=True,
+        drop_caches=True,
+    ),
+    Preset(
+        name="seed001-uncached-randread",
+        title="Uncached 16K random read (sync engine)",
+        source="seeds/001_23f8bdb65a60e9de.txt",
+        description=(
+            "Shows whether a mirror reads from its faster member: 16K random reads with "
+            "every cache dropped first. Seed command: fio --name=read --ioengine=sync "
+            "--rw=randread --bs=16K --size=1G --numjobs=1 --end_fsync=1, run once to lay "
+            "the file out, then again after dropping caches. On ZFS the ARC survives "
+            "drop_caches: the seed exported and re-imported the pool, which tierdeck "
+            "leaves to you."
+        ),
+        jobs=(
+            JobSpec(
+                name="read",
+                rw="randread",
+                bs="16K",
+                ioengine="sync",
+                size="1G",
+                numjobs=1,
+                end_fsync=True,
+            ),
+        ),
+        lay_out_first=True,
+        drop_caches=True,
+    ),
+    Preset(
+        name="seed004-dd",
+        title="dd-style 1M write/read, and the 512-byte overhead check",
+        source="seeds/004_581ecd9ce501d75e.txt",
+        description=(
+            "mergerfs's own method: dd bs=1M count=1024 conv=fdatasync (write) and iflag="
+            "nocache (read), caches dropped first; then the same with 512-byte I/O, where "
+            "mergerfs fell from 4.9 GB/s to 69.7 MB/s. fio equivalent: sync engine, one "
+            "job, end_fsync for conv=fdatasync. The 512-byte runs use 64M, not 1G, so "
+            "they finish in reasonable time (tierdeck's choice)."
+        ),
+        jobs=(
+            JobSpec(
+                name="dd-write-1M",
+                rw="write",
+                bs="1M",
+                ioengine="sync",
+                size="1G",
+                end_fsync=True,
+                file_tag="dd-1M",
+            ),
+            JobSpec(
+                name="dd-read-1M",
+                rw="read",
+                bs="1M",
+                ioengine="sync",
+                size="1G",
+                stonewall=True,
+                file_tag="dd-1M",
+            ),
+            JobSpec(
+                name="dd-write-512",
+                rw="write",
+                bs="512",
+                ioengine="sync",
+                size="64M",
+                end_fsync=True,
+                stonewall=True,
+                file_tag="dd-512",
+            ),
+            JobSpec(
+                name="dd-read-512",
+                rw="read",
+                bs="512",
+                ioengine="sync",
+                size="64M",
+                stonewall=True,
+                file_tag="dd-512",
+            ),
+        ),
+        drop_caches=True,
+    ),
+)
+
+
+def preset(name: str) -> Preset:
+    for candidate in PRESETS:
+        if candidate.name == name:
+            return candidate
+    raise KeyError(name)

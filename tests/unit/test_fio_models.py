@@ -1,0 +1,52 @@
+"""The fio result models: small behaviours the screens rely on."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from tierdeck.core.errors import TierdeckError
+from tierdeck.core.fio_models import (
+    EMPTY_DIRECTION,
+    EMPTY_SAMPLE_DIRECTION,
+    Direction,
+    DirectionSample,
+    FioError,
+    FioJobResult,
+    FioReport,
+    Sample,
+)
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "fio"
+
+
+def report(version: str) -> FioReport:
+    return FioReport(version, None, None, (), EMPTY_DIRECTION, EMPTY_DIRECTION, EMPTY_DIRECTION)
+
+
+def test_version_tuple() -> None:
+    assert report("fio-3.33").version_tuple == (3, 33)
+    assert report("fio-2.2.10").version_tuple == (2, 2, 10)
+    assert report("fio-3.35-12-gabcdef").version_tuple == (3, 35)
+    assert report("garbage").version_tuple == ()
+
+
+def test_direction_lookup_and_totals() -> None:
+    read = DirectionSample(100.0, 1.0, 5.0, None)
+    write = DirectionSample(50.0, 2.0, None, None)
+    sample = Sample(t=1.0, interval_s=1.0, read=read, write=write)
+    assert sample.direction(Direction.WRITE) is write
+    assert sample.direction(Direction.TRIM) is EMPTY_SAMPLE_DIRECTION
+    assert sample.total_bw_bytes_per_s == 150.0
+    job = FioJobResult("j", 0, 0, EMPTY_DIRECTION, replace(EMPTY_DIRECTION, io_bytes=1),
+                       EMPTY_DIRECTION)  # fmt: skip
+    assert job.has_io and job.direction(Direction.WRITE).io_bytes == 1
+
+
+def test_fio_error_without_jobs_uses_fio_own_line() -> None:
+    # the real line from tests/fixtures/fio/fio333_odirect_ramfs.stdout
+    line = (FIXTURES / "fio333_odirect_ramfs.stdout").read_text(encoding="utf-8").splitlines()[0]
+    error = FioError([], [line])
+    assert isinstance(error, TierdeckError)
+    assert str(error) == f"fio failed; {line}"
+    assert str(FioError([("w", 28)])) == "fio job failed: w (err=28: No space left on device)"

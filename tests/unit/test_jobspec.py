@@ -1,0 +1,166 @@
+"""JobSpec validation and rendering, and the presets' parameters against their sources."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from tierdeck.core.jobspec import PRESETS, JobSpec, JobSpecError, fio_size_bytes, preset
+
+GOOD = JobSpec(name="seq", rw="write", bs="1M", size="1G")
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"name": ""}, "empty"),
+        ({"name": "global"}, "section"),
+        ({"name": "a]b"}, "section"),
+        ({"rw": "sideways"}, "rw='sideways' is not one of"),
+        ({"bs": "big"}, "bs='big'"),
+        ({"bs": "0"}, "bs='0'"),
+        ({"bs": "4k,8k,1m,2m"}, "bs="),
+        ({"iodepth": 0}, "iodepth=0 must be a whole number >= 1"),
+        ({"numjobs": -1}, "numjobs=-1"),
+        ({"fsync": -1}, "fsync=-1 must be a whole number >= 0"),
+        ({"ioengine": "lib aio"}, "ioengine"),
+        ({"size": "lots"}, "size='lots'"),
+        ({"size": "150%"}, "size='150%'"),
+        ({"runtime": 0}, "runtime=0"),
+        ({"time_based": True}, "never stop"),
+        ({"rate": "fast"}, "rate='fast'"),
+        ({"file_tag": "a/b"}, "file_tag"),
+        ({"extra": {"Bad Key": "1"}}, "not a fio option name"),
+        ({"extra": {"bs": "4k"}}, "own field"),
+        ({"extra": {"buffer_pattern": "0xdead ; beef"}}, "cannot be written"),
+    ],
+)
+def test_validate_rejects_bad_values_with_reason(change: dict[str, object], words: str) -> None:
+    bad = replace(GOOD, **change)  # type: ignore[arg-type]
+    with pytest.raises(JobSpecError, match=words.replace("[", r"\[").replace("(", r"\(")):
+        bad.validate()
+    with pytest.raises(ValueError):  # JobSpecError is a ValueError too
+        bad.to_fio_args("/mnt/pool")
+
+
+@pytest.mark.parametrize(
+    "good",
+    [
+        GOOD,
+        replace(GOOD, rw="randread:8", bs="4k,8k", size="50%", rate=",20m"),
+        replace(GOOD, bs="512", size="16Gb", runtime=60, time_based=True, ioengine="io_uring"),
+    ],
+)
+def test_validate_accepts_fio_syntax(good: JobSpec) -> None:
+    assert good.validate() is good
+
+
+def test_fio_size_bytes_reads_fio_units() -> None:
+    assert fio_size_bytes("16Gb") == 16 * 1024**3  # seed 000's --size=16Gb
+    assert fio_size_bytes("4KiB") == 4096
+    assert fio_size_bytes("0x10") == 16
+    assert fio_size_bytes("512") == 512
+    assert fio_size_bytes("1.5G") is None
+
+
+def test_seed000_preset_renders_the_seed_command() -> None:
+    args = preset("seed000-seqwrite").to_fio_args("/mnt/cached")
+    assert args == [
+        "--name=fiotest",
+        "--filename=/mnt/cached/.tierdeck-bench.fiotest",
+        "--rw=write",
+        "--bs=1M",
+        "--ioengine=libaio",
+        "--iodepth=8",
+        "--numjobs=8",
+        "--direct=1",
+        "--size=16G",
+        "--runtime=60",
+        "--group_reporting",
+    ]
+
+
+def test_target_comes_from_tierdeck_never_from_extra() -> None:
+    spec = replace(GOOD, extra={"filename": "/dev/sdb", "directory": "/", "norandommap": None})
+    args = spec.to_fio_args("/mnt/a:b", filename_prefix=".tdb")
+    assert args[:2] == ["--name=seq", "--filename=/mnt/a\\:b/.tdb.seq"]  # ':' escaped
+    assert "--norandommap" in args
+    assert not any("/dev/sdb" in a or a == "--directory=/" for a in args)
+    with pytest.raises(JobSpecError):
+        spec.to_fio_args("relative/dir")
+
+
+def test_to_jobfile_shows_exact_parameters() -> None:
+    spec = replace(GOOD, time_based=True, runtime=30, end_fsync=True, stonewall=True,
+                   extra={"refill_buffers": None, "randrepeat": "0"})  # fmt: skip
+    assert spec.to_jobfile() == (
+        "[seq]\nrw=write\nbs=1M\niodepth=1\nnumjobs=1\nsize=1G\nruntime=30\ntime_based\n"
+        "end_fsync=1\nstonewall\nrefill_buffers\nrandrepeat=0\n"
+    )
+
+
+def test_kdiskmark_profiles_match_kdiskmark_source() -> None:
+    # appsettings.cpp defaultBenchmarkParams: {pattern, block KiB, queues, threads}
+    expected = {
+        "kdiskmark-standard": [("read", "1024k", 8, 1), ("read", "1024k", 1, 1),
+                               ("randread", "4k", 32, 1), ("randread", "4k", 1, 1)],
+        "kdiskmark-nvme": [("read", "1024k", 8, 1), ("read", "128k", 32, 1),
+                           ("randread", "4k", 32, 16), ("randread", "4k", 1, 1)],
+    }  # fmt: skip
+    for name, tests in expected.items():
+        jobs = preset(name).jobs
+        assert [(j.rw, j.bs, j.iodepth, j.numjobs) for j in jobs[:4]] == tests
+        writes = [(j.rw, j.bs, j.iodepth, j.numjobs) for j in jobs[4:]]
+        assert writes == [(rw.replace("read", "write"), b, q, t) for rw, b, q, t in tests]
+        for job in jobs:  # benchmark.cpp startTest() arguments
+            assert (job.ioengine, job.direct, job.end_fsync, job.size, job.runtime) == (
+                "libaio", True, True, "1024m", 5)  # fmt: skip
+            assert job.extra == {"randrepeat": "0", "refill_buffers": None, "zero_buffers": "0"}
+            assert job.file_tag == "kdiskmark"
+        assert [j.stonewall for j in jobs] == [False] + [True] * 7
+
+
+def test_seed_presets_keep_the_seed_parameters() -> None:
+    suite = preset("seed002-suite").jobs
+    assert [(j.name, j.rw, j.bs, j.iodepth, j.ioengine) for j in suite] == [
+        ("write_throughput", "write", "1M", 64, "libaio"),
+        ("write_iops", "randwrite", "4K", 64, "libaio"),
+        ("read_throughput", "read", "1M", 64, "libaio"),
+        ("read_iops", "randread", "4K", 64, "libaio"),
+    ]
+    [read] = preset("seed001-uncached-randread").jobs
+    assert (read.ioengine, read.rw, read.bs, read.size, read.numjobs, read.end_fsync) == (
+        "sync", "randread", "16K", "1G", 1, True)  # fmt: skip
+    assert preset("seed001-uncached-randread").drop_caches
+    assert preset("seed001-uncached-randread").lay_out_first
+    dd = preset("seed004-dd").jobs
+    assert [(j.rw, j.bs) for j in dd] == [("write", "1M"), ("read", "1M"),
+                                          ("write", "512"), ("read", "512")]  # fmt: skip
+    assert dd[0].end_fsync  # dd conv=fdatasync
+
+
+def test_every_preset_is_valid_and_cites_a_source() -> None:
+    assert len({p.name for p in PRESETS}) == len(PRESETS) == 6
+    for p in PRESETS:
+        assert p.source.startswith(("seeds/", "https://"))
+        for job in p.jobs:
+            job.validate()
+        assert p.to_jobfile().startswith(f"; {p.title}\n; source: {p.source}\n\n[")
+    with pytest.raises(KeyError):
+        preset("nope")
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
+@pytest.mark.parametrize("name", [p.name for p in PRESETS])
+def test_fio_itself_accepts_every_preset(name: str, tmp_path: Path) -> None:
+    p = preset(name)
+    jobfile = tmp_path / "preset.fio"
+    jobfile.write_text(p.to_jobfile(str(tmp_path)), encoding="utf-8")
+    for argv in (["fio", "--parse-only", str(jobfile)],
+                 ["fio", "--parse-only", *p.to_fio_args(str(tmp_path))]):  # fmt: skip
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+        assert done.returncode == 0, done.stderr
+    assert list(tmp_path.iterdir()) == [jobfile]  # parse-only created no data files
