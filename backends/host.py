@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import sh
-
 from tierdeck.core.errors import (
     HostError,
     PermissionDenied,
@@ -268,7 +267,8 @@ class RecordedHost:
     Layout::
 
         host.json        hostname, kernel, is_root, tools, commands, xattrs, statvfs, udev
-        root/sys/...     a copy of the sysfs parts tierdeck reads (symlinks kept)
+        root/sys/...     a copy of the sysfs parts tierdeck reads; symlinks either on
+                         disk or, better, as data in host.json "links"
         root/proc/...    mountinfo ("proc/self/mountinfo"), mdstat, diskstats
         root/dev/...     /dev/disk/by-id symlinks
         commands/*.txt   command outputs referred to by host.json
@@ -290,6 +290,13 @@ class RecordedHost:
         self._commands: dict[tuple[str, ...], dict[str, Any]] = {
             tuple(entry["argv"]): entry for entry in self._meta.get("commands", [])
         }
+        # Symlinks recorded as data ("links": host path -> target as stored). Captures
+        # may also hold real symlinks on disk; both are honoured.
+        self._links: dict[str, str] = dict(self._meta.get("links", {}))
+        self._link_children: dict[str, set[str]] = {}
+        for link in self._links:
+            parent, _, name = link.rpartition("/")
+            self._link_children.setdefault(parent or "/", set()).add(name)
 
     def _local(self, path: str) -> Path:
         if not path.startswith("/"):
@@ -308,9 +315,14 @@ class RecordedHost:
     def is_root(self) -> bool:
         return bool(self._meta.get("is_root", True))
 
+    def _resolved(self, path: str) -> Path:
+        """The local file for a host path, through recorded links. Without a links
+        table the OS follows on-disk symlinks itself, which is faster."""
+        return self._local(self.realpath(path) if self._links else path)
+
     def read_text(self, path: str) -> str:
         try:
-            return self._local(path).read_text(encoding="utf-8", errors="replace")
+            return self._resolved(path).read_text(encoding="utf-8", errors="replace")
         except IsADirectoryError as exc:
             raise FileNotFoundError(path) from exc
         except OSError as exc:
@@ -319,15 +331,20 @@ class RecordedHost:
             raise _wrap_oserror(exc, path) from exc
 
     def listdir(self, path: str) -> list[str]:
-        local = self._local(path)
+        resolved = self.realpath(path) if self._links else path
+        linked = self._link_children.get(resolved.rstrip("/") or "/", set())
         try:
-            return sorted(os.listdir(local))
+            return sorted(set(os.listdir(self._local(resolved))) | linked)
         except OSError as exc:
+            if linked and isinstance(exc, FileNotFoundError):
+                return sorted(linked)
             if isinstance(exc, FileNotFoundError | NotADirectoryError):
                 raise FileNotFoundError(path) from exc
             raise _wrap_oserror(exc, path) from exc
 
     def readlink(self, path: str) -> str:
+        if path in self._links:
+            return self._links[path]
         try:
             return os.readlink(self._local(path))
         except OSError as exc:
@@ -348,12 +365,15 @@ class RecordedHost:
                     resolved.pop()
                 continue
             candidate = "/" + "/".join([*resolved, part])
-            local = self._local(candidate)
-            if local.is_symlink():
+            target: str | None = self._links.get(candidate)
+            if target is None:
+                local = self._local(candidate)
+                if local.is_symlink():
+                    target = os.readlink(local)
+            if target is not None:
                 hops += 1
                 if hops > 40:
                     raise HostError(f"symlink loop at {candidate}")
-                target = os.readlink(local)
                 if target.startswith("/"):
                     resolved = []
                 parts = [p for p in target.split("/") if p] + parts
@@ -362,10 +382,12 @@ class RecordedHost:
         return "/" + "/".join(resolved)
 
     def exists(self, path: str) -> bool:
-        return self._local(self.realpath(path)).exists()
+        resolved = self.realpath(path)
+        return self._local(resolved).exists() or resolved in self._link_children
 
     def is_dir(self, path: str) -> bool:
-        return self._local(self.realpath(path)).is_dir()
+        resolved = self.realpath(path)
+        return self._local(resolved).is_dir() or resolved in self._link_children
 
     def _xattrs(self, path: str) -> dict[str, str]:
         table: dict[str, dict[str, str]] = self._meta.get("xattrs", {})

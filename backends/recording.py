@@ -417,10 +417,15 @@ class HostRecording:
             local = root / path.lstrip("/")
             local.parent.mkdir(parents=True, exist_ok=True)
             local.write_text(text, encoding="utf-8")
-        for path, target in sorted(self._links.items()):
-            local = root / path.lstrip("/")
-            local.parent.mkdir(parents=True, exist_ok=True)
-            os.symlink(_relative_link(target, os.path.dirname(path)), local)
+        # Symlinks are kept as data in host.json, not on disk: sysfs is full of link
+        # cycles (block/sda/device -> its ancestor, holders <-> slaves) that copying
+        # tools (wheels, cp -r, some editors) follow forever.
+        links = {
+            path: _relative_link(target, os.path.dirname(path))
+            for path, target in sorted(self._links.items())
+        }
+        for path in links:
+            (root / os.path.dirname(path).lstrip("/")).mkdir(parents=True, exist_ok=True)
         if self._mountinfo:
             mountinfo = root / "proc/self/mountinfo"
             mountinfo.parent.mkdir(parents=True, exist_ok=True)
@@ -443,6 +448,7 @@ class HostRecording:
             "fallback": self._fallback,
             "xattrs": self._xattrs,
             "statvfs": self._statvfs,
+            "links": links,
         }
         if self._udev is not None:
             meta["udev"] = self._udev

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
@@ -38,22 +37,27 @@ def test_kernel_shaped_sysfs(tmp_path: Path) -> None:
                  partitions=[PartitionSpec(1, 10**9)])  # fmt: skip
     folder = rec.write()
     root = folder / "root"
-    assert os.readlink(root / "sys/block/sdc") == (
+    host = RecordedHost(folder)
+    # Links are recorded as data (sysfs has link cycles), never as symlinks on disk.
+    assert not any(p.is_symlink() for p in root.rglob("*"))
+    assert host.readlink("/sys/block/sdc") == (
         "../devices/pci0000:00/0000:00:10.0/host0/port-0:0/end_device-0:0/target0:0:0/0:0:0:0"
         "/block/sdc"
     )
-    device = root / "sys/devices/pci0000:00/0000:00:10.0/host0/port-0:0/end_device-0:0"
-    device = device / "target0:0:0/0:0:0:0"
-    assert os.readlink(device / "block/sdc/device") == "../../../0:0:0:0"
+    device_path = "/sys/devices/pci0000:00/0000:00:10.0/host0/port-0:0/end_device-0:0"
+    device_path += "/target0:0:0/0:0:0:0"
+    device = root / device_path.lstrip("/")
+    assert host.readlink(f"{device_path}/block/sdc/device") == "../../../0:0:0:0"
+    assert host.realpath("/sys/block/sdc/device") == device_path
     # INQUIRY fields as libata fills them: padded, model cut to 16, firmware's last 4.
     assert (device / "vendor").read_text() == "ATA     \n"
     assert (device / "model").read_text() == "WDC WD180EDGZ-11\n"
     assert (device / "rev").read_text() == "0A85\n"
     assert (device / "block/sdc/sdc1/partition").read_text() == "1\n"
     assert (device / "block/sdc/sdc1/dev").read_text() == "8:33\n"
-    assert os.readlink(root / "dev/disk/by-id/ata-X_1-part1") == "../../sdc1"
-    assert os.readlink(root / "sys/block/nvme0n1").endswith("/nvme/nvme0/nvme0n1")
-    host = RecordedHost(folder)
+    assert host.readlink("/dev/disk/by-id/ata-X_1-part1") == "../../sdc1"
+    assert host.readlink("/sys/block/nvme0n1").endswith("/nvme/nvme0/nvme0n1")
+    assert "sdc" in host.listdir("/sys/block") and host.is_dir("/sys/block/sdc")
     assert host.read_text("/sys/block/nvme0n1/device/serial") == "S2GL".ljust(20) + "\n"
     assert host.read_text("/sys/block/nvme0n1/dev") == "259:0\n"
     assert host.read_text("/sys/block/nvme0n1/nvme0n1p1/dev") == "259:1\n"
