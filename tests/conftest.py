@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,17 +59,25 @@ def udevd() -> Iterator[None]:
 
     if os.geteuid() != 0:
         pytest.skip("starting udevd needs root")
-    running = subprocess.run(["pgrep", "-x", "systemd-udevd"], capture_output=True).returncode == 0
+
+    def udevd_pids() -> set[int]:
+        found = subprocess.run(["pgrep", "-x", "systemd-udevd"], capture_output=True, text=True)
+        return {int(pid) for pid in found.stdout.split()}
+
+    before = udevd_pids()
     binary = _udevd_binary()
-    if not running and binary is None:
+    if not before and binary is None:
         pytest.skip("udev is not installed")
-    if not running:
+    started: set[int] = set()
+    if not before:
         subprocess.run([binary, "--daemon"], check=True, timeout=30)  # type: ignore[list-item]
+        started = udevd_pids() - before
     try:
         subprocess.run(["udevadm", "trigger", "--action=add", "--subsystem-match=block"],
                        check=True, timeout=60)  # fmt: skip
         subprocess.run(["udevadm", "settle", "--timeout=30"], check=False, timeout=60)
         yield
     finally:
-        if not running:
-            subprocess.run(["pkill", "-x", "systemd-udevd"], check=False)
+        for pid in started:  # only the daemon this fixture started
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
