@@ -282,6 +282,7 @@ class RecordedHost:
     def __init__(self, folder: str | Path) -> None:
         self.folder = Path(folder)
         self.root = self.folder / "root"
+        self._root_prefix = str(self.root)  # string joins: this is the hot path
         meta_path = self.folder / "host.json"
         try:
             self._meta: dict[str, Any] = json.loads(meta_path.read_text(encoding="utf-8"))
@@ -293,6 +294,7 @@ class RecordedHost:
         # Symlinks recorded as data ("links": host path -> target as stored). Captures
         # may also hold real symlinks on disk; both are honoured.
         self._links: dict[str, str] = dict(self._meta.get("links", {}))
+        self._realpaths: dict[str, str] = {}
         self._link_children: dict[str, set[str]] = {}
         for link in self._links:
             parent, _, name = link.rpartition("/")
@@ -301,7 +303,7 @@ class RecordedHost:
     def _local(self, path: str) -> Path:
         if not path.startswith("/"):
             raise ValueError(f"host paths are absolute: {path!r}")
-        return self.root / path.lstrip("/")
+        return Path(self._root_prefix + path)
 
     @property
     def hostname(self) -> str:
@@ -351,6 +353,13 @@ class RecordedHost:
             raise FileNotFoundError(path) from exc
 
     def realpath(self, path: str) -> str:
+        # A recording never changes, so each answer is kept.
+        cached = self._realpaths.get(path)
+        if cached is None:
+            cached = self._realpaths[path] = self._walk_links(path)
+        return cached
+
+    def _walk_links(self, path: str) -> str:
         # Resolve symlinks inside the recorded root, component by component, so that
         # absolute links ("/dev/sda") and relative ones stay within the recording.
         parts = [p for p in path.split("/") if p]
@@ -365,11 +374,11 @@ class RecordedHost:
                     resolved.pop()
                 continue
             candidate = "/" + "/".join([*resolved, part])
-            target: str | None = self._links.get(candidate)
-            if target is None:
+            if self._links:  # a builder recording: links live only in the table
+                target: str | None = self._links.get(candidate)
+            else:  # a capture: links are real symlinks on disk
                 local = self._local(candidate)
-                if local.is_symlink():
-                    target = os.readlink(local)
+                target = os.readlink(local) if local.is_symlink() else None
             if target is not None:
                 hops += 1
                 if hops > 40:
