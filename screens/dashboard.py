@@ -1,0 +1,202 @@
+"""The dashboard: Disks, Pools, mergerfs and Problems, one tab each, keys 1-4.
+
+The screen only draws what the app hands it (``show_inventory``); it never reads the
+machine. Detail panes follow the highlighted row of the focused table or tree.
+"""
+
+from __future__ import annotations
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, TabbedContent, TabPane, Tree
+from tierdeck.core.models import Inventory, Problem, Severity
+from tierdeck.core.relations import disks_under
+from tierdeck.core.units import format_bytes
+from tierdeck.widgets.detail_pane import DetailPane
+from tierdeck.widgets.disk_table import KIND_LABEL, DiskTable, disk_detail
+from tierdeck.widgets.mergerfs_tables import (
+    BranchTable,
+    MergerfsPoolTable,
+    branch_detail,
+)
+from tierdeck.widgets.mergerfs_tables import pool_detail as mergerfs_detail
+from tierdeck.widgets.pool_tree import PoolItem, PoolTree, pool_detail, relation_key
+from tierdeck.widgets.problem_list import problems_renderable
+
+SECTION_FOCUS = {
+    "disks": "#disk-table",
+    "pools": "#pool-tree",
+    "mergerfs": "#mergerfs-pools",
+    "problems": "#problem-list",
+}
+
+
+class DashboardScreen(Screen[None]):
+    CSS_PATH = "dashboard.tcss"
+
+    BINDINGS = [
+        Binding("1", "section('disks')", "Disks", show=False),
+        Binding("2", "section('pools')", "Pools", show=False),
+        Binding("3", "section('mergerfs')", "mergerfs", show=False),
+        Binding("4", "section('problems')", "Problems", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(id="dashboard")
+        self.inventory: Inventory | None = None
+        self.problems: tuple[Problem, ...] = ()
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with TabbedContent(initial="disks", id="sections"):
+            with TabPane("1 Disks", id="disks"):
+                yield DiskTable(id="disk-table")
+                yield DetailPane(id="disk-detail")
+            with TabPane("2 Pools", id="pools"):
+                yield PoolTree(id="pool-tree")
+                yield DetailPane(id="pool-detail")
+            with TabPane("3 mergerfs", id="mergerfs"):
+                yield MergerfsPoolTable(id="mergerfs-pools")
+                yield BranchTable(id="mergerfs-branches")
+                yield DetailPane(id="mergerfs-detail")
+            with TabPane("4 Problems", id="problems"):
+                yield DetailPane(id="problem-list")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.inventory is None:
+            self.query_one("#sections", TabbedContent).loading = True
+        self.query_one(DiskTable).focus()
+
+    # -- sections -------------------------------------------------------------------
+
+    def action_section(self, section: str) -> None:
+        self.query_one("#sections", TabbedContent).active = section
+        # Land on the section's list so arrows work at once (walking the tab bar with
+        # left/right keeps focus on the tabs instead: that path does not come here).
+        self.query_one(SECTION_FOCUS[section]).focus()
+
+    # -- data -------------------------------------------------------------------------
+
+    def show_inventory(self, inv: Inventory, problems: tuple[Problem, ...]) -> None:
+        self.inventory = inv
+        self.problems = problems
+        self.query_one("#sections", TabbedContent).loading = False
+        self.query_one(DiskTable).show_inventory(inv)
+        self.query_one(PoolTree).show_inventory(inv)
+        pools = self.query_one(MergerfsPoolTable)
+        pools.show_pools(inv.mergerfs)
+        self.query_one(BranchTable).show_pool(pools.selected_pool)
+        self.query_one("#problem-list", DetailPane).show(problems_renderable(inv, problems))
+        self._label_problems_tab(problems)
+        self._update_disk_detail()
+        self._update_pool_detail()
+        self._update_mergerfs_detail(branch=self.query_one(BranchTable).has_focus)
+
+    def show_failure(self, error: str) -> None:
+        """The first inventory failed: say so where the data would be."""
+        self.query_one("#sections", TabbedContent).loading = False
+        if self.inventory is not None:
+            return
+        message = Text.assemble(
+            ("Could not read the inventory: ", "bold red"), error, "\nPress r to retry."
+        )
+        for pane in self.query(DetailPane):
+            pane.show(message)
+
+    def _label_problems_tab(self, problems: tuple[Problem, ...]) -> None:
+        tab = self.query_one("#sections", TabbedContent).get_tab("problems")
+        if not problems:
+            tab.label = Text("4 Problems")
+            return
+        critical = any(p.severity is Severity.CRITICAL for p in problems)
+        label = Text("4 Problems ")
+        label.append(f"({len(problems)})", style="bold red" if critical else "bold yellow")
+        tab.label = label
+
+    # -- detail panes -------------------------------------------------------------------
+
+    def _disks_under(self, path: str | None) -> RenderableType:
+        inv = self.inventory
+        if inv is None or path is None:
+            return Text("")
+        try:
+            names = disks_under(inv, path)
+        except Exception as exc:  # noqa: BLE001 - a relation bug must not kill the view
+            return Text(f"Disks under it: unknown ({exc})", style="yellow")
+        out = Text.assemble(("Disks under it: ", "bold"))
+        if not names:
+            out.append("none found", style="dim")
+        for i, name in enumerate(names):
+            if i:
+                out.append(", ")
+            out.append(name, style="bold cyan")
+            disk = inv.disk(name)
+            if disk is not None:
+                model = disk.model or KIND_LABEL[disk.kind]
+                out.append(f" ({model}, {format_bytes(disk.size_bytes)})")
+        return out
+
+    def _update_disk_detail(self) -> None:
+        pane = self.query_one("#disk-detail", DetailPane)
+        disk = self.query_one(DiskTable).selected_disk
+        if self.inventory is None or disk is None:
+            pane.show(Text("No disks found.", style="dim"))
+            return
+        pane.show(disk_detail(self.inventory, disk))
+
+    def _update_pool_detail(self) -> None:
+        item: PoolItem = self.query_one(PoolTree).selected_item
+        parts = pool_detail(item)
+        if item is not None:  # right under the title: the answer people come for
+            parts.insert(1, self._disks_under(relation_key(item)))
+        self.query_one("#pool-detail", DetailPane).show(*parts)
+
+    def _update_mergerfs_detail(self, *, branch: bool) -> None:
+        pane = self.query_one("#mergerfs-detail", DetailPane)
+        pool = self.query_one(MergerfsPoolTable).selected_pool
+        if pool is None:
+            pane.show(Text("No mergerfs pools mounted.", style="dim"))
+            return
+        selected = self.query_one(BranchTable).selected_branch if branch else None
+        if selected is not None:
+            parts = branch_detail(pool, selected)
+            parts.insert(1, self._disks_under(selected.path))
+        else:
+            parts = mergerfs_detail(pool)
+            parts.insert(1, self._disks_under(pool.mountpoint))
+        pane.show(*parts)
+
+    @on(DataTable.RowHighlighted, "#disk-table")
+    def _disk_highlighted(self) -> None:
+        self._update_disk_detail()
+
+    @on(Tree.NodeHighlighted, "#pool-tree")
+    def _pool_highlighted(self) -> None:
+        self._update_pool_detail()
+
+    @on(DataTable.RowHighlighted, "#mergerfs-pools")
+    def _mergerfs_pool_highlighted(self) -> None:
+        branches = self.query_one(BranchTable)
+        pool = self.query_one(MergerfsPoolTable).selected_pool
+        if branches.pool is not pool:
+            branches.show_pool(pool)
+        self._update_mergerfs_detail(branch=False)
+
+    @on(DataTable.RowHighlighted, "#mergerfs-branches")
+    def _branch_highlighted(self) -> None:
+        # Rebuilding the branch table highlights its first row: only a user moving
+        # the cursor in the focused branch table should switch the pane to a branch.
+        if self.query_one(BranchTable).has_focus:
+            self._update_mergerfs_detail(branch=True)
+
+    def on_descendant_focus(self) -> None:
+        focused = self.focused
+        if isinstance(focused, BranchTable):
+            self._update_mergerfs_detail(branch=True)
+        elif isinstance(focused, MergerfsPoolTable):
+            self._update_mergerfs_detail(branch=False)

@@ -1,0 +1,99 @@
+"""Hotplug: udev events debounce into one refresh; the watcher is a no-op off live hosts."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from tierdeck.app import hotplug
+from tierdeck.app.messages import HotplugEvent
+from tierdeck.app.tui import TierdeckApp
+from tierdeck.backends.host import LiveHost, RecordedHost
+
+from .conftest import CountingCollector
+from .waiting import wait_for_inventory
+
+
+def test_udev_running_needs_a_populated_database(tmp_path: Path) -> None:
+    assert not hotplug.udev_running(str(tmp_path / "missing"))
+    assert not hotplug.udev_running(str(tmp_path))
+    (tmp_path / "b8:0").write_text("E:ID_MODEL=x\n")
+    assert hotplug.udev_running(str(tmp_path))
+
+
+def test_no_watcher_on_recorded_host(demo_host: RecordedHost) -> None:
+    assert hotplug.start_hotplug(demo_host, lambda action, dev: None) is None
+
+
+def test_no_watcher_without_udevd(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hotplug, "udev_running", lambda data_dir=hotplug.UDEV_DATA: False)
+    assert hotplug.start_hotplug(LiveHost(), lambda action, dev: None) is None
+
+
+def test_watcher_passes_only_add_and_remove() -> None:
+    seen: list[tuple[str, str]] = []
+    watcher = hotplug.HotplugWatcher(lambda a, d: seen.append((a, d)))
+    for action in ("add", "change", "remove", "bind"):
+        watcher._handle(SimpleNamespace(action=action, sys_name="sdf"))
+    assert seen == [("add", "sdf"), ("remove", "sdf")]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="netlink kernel uevents need root")
+def test_watcher_thread_starts_and_stops_cleanly() -> None:
+    # The "kernel" netlink source works without udevd, so the thread really polls.
+    watcher = hotplug.HotplugWatcher(lambda a, d: None, source="kernel")
+    assert watcher.start()
+    assert watcher.running
+    thread = watcher._observer
+    watcher.stop()
+    assert not watcher.running
+    assert not thread.is_alive()
+    assert not any(t.name == "tierdeck-hotplug" for t in threading.enumerate())
+
+
+async def test_burst_of_events_gives_one_refresh(
+    demo_host: RecordedHost, demo_collector: CountingCollector
+) -> None:
+    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
+    app.HOTPLUG_DEBOUNCE = 0.05
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_inventory(pilot, app)
+        for dev in ("sdf", "sdf1", "sdf2", "sdf9"):
+            app.post_message(HotplugEvent("add", dev))
+        await wait_for_inventory(pilot, app, after=1)
+        await app.workers.wait_for_complete()
+        assert demo_collector.calls == 2
+
+
+class FakeWatcher:
+    def __init__(self) -> None:
+        self.stopped = False
+
+    def stop(self) -> None:
+        self.stopped = True
+
+
+async def test_watcher_stops_on_exit(
+    monkeypatch: pytest.MonkeyPatch, demo_host: RecordedHost, demo_collector: CountingCollector
+) -> None:
+    fake = FakeWatcher()
+    callbacks = []
+
+    def fake_start(host: object, on_event: object) -> FakeWatcher:
+        callbacks.append(on_event)
+        return fake
+
+    monkeypatch.setattr("tierdeck.app.tui.start_hotplug", fake_start)
+    app = TierdeckApp(demo_host, demo=True, collect=demo_collector)
+    app.HOTPLUG_DEBOUNCE = 0.01
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_inventory(pilot, app)
+        # The watcher thread's callback posts messages thread-safely.
+        thread = threading.Thread(target=callbacks[0], args=("remove", "sdc"))
+        thread.start()
+        thread.join()
+        await wait_for_inventory(pilot, app, after=1)
+    assert fake.stopped

@@ -1,0 +1,48 @@
+"""Condition waits and screen text for Pilot tests (no sleeps: the Harlequin habit)."""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Callable
+
+from rich.console import Console
+from textual.app import App
+from textual.pilot import Pilot
+from tierdeck.app.tui import TierdeckApp
+
+TIMEOUT = 10.0
+
+
+async def wait_until(pilot: Pilot[None], condition: Callable[[], bool], what: str) -> None:
+    """Let workers finish and messages drain until ``condition`` holds (or time out).
+    Timers (the hotplug debounce) need the clock to move, hence the short pause."""
+    app = pilot.app
+    deadline = time.monotonic() + TIMEOUT
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.01)
+    await pilot.pause()
+
+
+async def wait_for_inventory(pilot: Pilot[None], app: TierdeckApp, *, after: int = 0) -> None:
+    """Wait until more than ``after`` inventories have loaded."""
+    await wait_until(pilot, lambda: app.refreshes > after, f"inventory #{after + 1}")
+
+
+async def wait_for_failure(pilot: Pilot[None], app: TierdeckApp) -> None:
+    await wait_until(pilot, lambda: app.last_error is not None, "a failed refresh")
+
+
+def screen_text(app: App[None]) -> str:
+    """The screen as plain text, the way a user on an 80x24 console reads it."""
+    width, height = app.size
+    console = Console(
+        width=width, height=height, file=io.StringIO(), record=True, legacy_windows=False
+    )
+    console.print(
+        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    )
+    return console.export_text(styles=False)

@@ -1,0 +1,86 @@
+"""SVG snapshots of the dashboard on the demo NAS (seed 000), plus one degraded NAS.
+
+Plain sync functions (an ``asyncio.run`` inside an async test breaks later snapshots),
+fixed terminal sizes, fixed data, no clock, no blinking cursor. Update after a deliberate
+UI change with ``pytest tests/snapshots --snapshot-update`` and look at the SVGs.
+"""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+from tierdeck.app.demo import load_demo_host
+from tierdeck.app.tui import TierdeckApp
+
+from tests.pilot.waiting import wait_for_inventory
+from tests.snapshot_apps.inventories import degraded_inventory
+
+SMALL = (80, 24)
+LARGE = (160, 50)
+
+
+def demo_app() -> TierdeckApp:
+    # The real collector on the recorded host: the snapshot shows what --demo shows.
+    return TierdeckApp(load_demo_host(), demo=True, hotplug=False)
+
+
+class _Host:
+    hostname = "sickbox"
+
+
+def degraded_app() -> TierdeckApp:
+    return TierdeckApp(_Host(), collect=lambda host: degraded_inventory(), hotplug=False)  # type: ignore[arg-type]
+
+
+async def loaded(pilot: Pilot[None]) -> None:
+    assert isinstance(pilot.app, TierdeckApp)
+    await wait_for_inventory(pilot, pilot.app)
+
+
+def test_demo_disks_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(demo_app(), terminal_size=SMALL, run_before=loaded)
+
+
+def test_demo_disks_160x50(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(demo_app(), terminal_size=LARGE, run_before=loaded)
+
+
+def test_demo_pools_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(demo_app(), press=["2"], terminal_size=SMALL, run_before=loaded)
+
+
+def test_demo_pools_160x50(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(demo_app(), press=["2"], terminal_size=LARGE, run_before=loaded)
+
+
+def test_demo_mergerfs_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(demo_app(), press=["3"], terminal_size=SMALL, run_before=loaded)
+
+
+def test_demo_mergerfs_second_pool_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(demo_app(), press=["3", "down"], terminal_size=SMALL, run_before=loaded)
+
+
+def test_demo_mergerfs_160x50(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(demo_app(), press=["3"], terminal_size=LARGE, run_before=loaded)
+
+
+def test_demo_problems_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(demo_app(), press=["4"], terminal_size=SMALL, run_before=loaded)
+
+
+def test_demo_help_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(demo_app(), press=["question_mark"], terminal_size=SMALL,
+                        run_before=loaded)  # fmt: skip
+
+
+def test_degraded_pools_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(degraded_app(), press=["2"], terminal_size=SMALL, run_before=loaded)
+
+
+def test_degraded_problems_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(degraded_app(), press=["4"], terminal_size=SMALL, run_before=loaded)
+
+
+def test_degraded_mergerfs_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(degraded_app(), press=["3", "tab", "down"], terminal_size=SMALL,
+                        run_before=loaded)  # fmt: skip
