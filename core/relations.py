@@ -190,3 +190,40 @@ def relation_map(inv: Inventory) -> dict[str, dict[str, list[str]]]:
         "btrfs": {fs.uuid: names(resolver.btrfs(fs.uuid, 0)) for fs in inv.btrfs},
         "md": {a.name: names(resolver.device(a.name)) for a in inv.md},
     }
+
+
+def disk_users(inv: Inventory) -> dict[str, tuple[str, ...]]:
+    """The reverse of disks_under, for every disk at once: what sits on each disk.
+
+    Per disk, in this order: ZFS pools ("zfs:cache"), md arrays ("md127"), btrfs
+    filesystems ("btrfs:label"), then mountpoints of block filesystems on it (one per
+    device, the shortest: a disk bind-mounted twice shows once). Computed in one pass
+    over the inventory, so a 240-disk table costs the same as a 2-disk one per row.
+    """
+    resolver = _Resolver(inv)
+    users: dict[str, list[str]] = {d.name: [] for d in inv.disks}
+
+    def add(disks: set[str], item: str) -> None:
+        for name in sorted(disks):
+            if name in users and item not in users[name]:
+                users[name].append(item)
+
+    for pool in inv.zfs.pools:
+        add(resolver.zpool(pool.name, 0), f"zfs:{pool.name}")
+    for array in inv.md:
+        add(resolver.device(array.name), array.name)
+    for fs in inv.btrfs:
+        add(resolver.btrfs(fs.uuid, 0), f"btrfs:{fs.label or fs.uuid[:8]}")
+    shortest: dict[str, Mount] = {}
+    for mount in inv.mounts:
+        if mount.fs_type in ("fuse.mergerfs", "zfs", "btrfs"):
+            continue  # shown as the pool above; mergerfs has its own section
+        best = shortest.get(mount.major_minor)
+        if best is None or (len(mount.mountpoint), mount.mountpoint) < (
+            len(best.mountpoint),
+            best.mountpoint,
+        ):
+            shortest[mount.major_minor] = mount
+    for mount in sorted(shortest.values(), key=lambda m: (len(m.mountpoint), m.mountpoint)):
+        add(resolver.mount(mount, 0), mount.mountpoint)
+    return {name: tuple(items) for name, items in users.items()}

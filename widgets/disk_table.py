@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import DataTable
 from tierdeck.core.models import Disk, DiskKind, Inventory, Mount
+from tierdeck.core.relations import disk_users
 from tierdeck.core.units import format_bytes
 from tierdeck.widgets.bars import FULL_FRACTION, usage_bar
 
@@ -36,48 +37,17 @@ def _basename(path: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1]
 
 
-def used_by(inv: Inventory, disk: Disk) -> tuple[str, ...]:
-    """What sits on this disk or its partitions: zpools, md, btrfs, mounts, holders."""
-    names = {disk.name} | {p.name for p in disk.partitions}
-    by_ids = {_basename(b) for b in disk.by_id}
-    uses: list[str] = []
-
-    def add(item: str) -> None:
-        if item not in uses:
-            uses.append(item)
-
-    for pool in inv.zfs.pools:
-        for leaf in pool.leaves():
-            base = _basename(leaf.name)
-            if base in names or re.sub(r"-part\d+$", "", base) in by_ids:
-                add(f"zfs:{pool.name}")
-    for array in inv.md:
-        if any(m.name in names for m in array.members):
-            add(array.name)
-    for fs in inv.btrfs:
-        if any(_basename(d.path) in names for d in fs.devices):
-            add(f"btrfs:{fs.label or fs.uuid[:8]}")
-    # A device is often bind-mounted twice (/mnt/disk2 and a snapraid path): one
-    # mountpoint per device, the shortest.
-    per_device: dict[str, str] = {}
-    for m in disk_mounts(inv, disk):
-        best = per_device.get(m.major_minor)
-        if best is None or (len(m.mountpoint), m.mountpoint) < (len(best), best):
-            per_device[m.major_minor] = m.mountpoint
-    for point in sorted(per_device.values(), key=lambda p: (len(p), p)):
-        add(point)
-    # Holders (dm, bcache) are shown by where they are mounted when they are: "/" says
-    # more than "dm-0".
-    numbers = {name: mm for mm, name in inv.dev_names.items()}
-    for holder in (*disk.holders, *(h for p in disk.partitions for h in p.holders)):
-        if any(holder in u for u in uses):
-            continue
-        points = [m.mountpoint for m in inv.mounts if m.major_minor == numbers.get(holder)]
-        add(min(points, key=lambda p: (len(p), p)) if points else holder)
-    if not uses:
-        fs_types = [t for t in (disk.fs_type, *(p.fs_type for p in disk.partitions)) if t]
-        uses.extend(dict.fromkeys(fs_types))
-    return tuple(uses)
+def used_by(
+    inv: Inventory, disk: Disk, users: dict[str, tuple[str, ...]] | None = None
+) -> tuple[str, ...]:
+    """What sits on this disk or its partitions: zpools, md, btrfs, mounts. Pass
+    ``users`` (core.relations.disk_users) when asking for many disks."""
+    uses = (users if users is not None else disk_users(inv)).get(disk.name, ())
+    if uses:
+        return uses
+    # Nothing mounted or pooled: the filesystem signatures at least say what it holds.
+    fs_types = [t for t in (disk.fs_type, *(p.fs_type for p in disk.partitions)) if t]
+    return tuple(dict.fromkeys(fs_types))
 
 
 def disk_mounts(inv: Inventory, disk: Disk) -> list[Mount]:
@@ -163,7 +133,8 @@ class DiskTable(DataTable[Text | str]):
         self.clear(columns=True)
         inv = self._inventory
         disks = sorted(inv.disks, key=disk_sort_key) if inv is not None else []
-        uses = {d.name: ", ".join(used_by(inv, d)) for d in disks} if inv is not None else {}
+        users = disk_users(inv) if inv is not None else {}
+        uses = {d.name: ", ".join(used_by(inv, d, users)) for d in disks} if inv is not None else {}
         model_w, uses_w = self._widths(disks, uses)
         self.add_column("Disk", key="name")
         self.add_column("Kind", key="kind")
