@@ -352,43 +352,39 @@ class RecordedHost:
         except OSError as exc:
             raise FileNotFoundError(path) from exc
 
-    def realpath(self, path: str) -> str:
-        # A recording never changes, so each answer is kept.
+    def realpath(self, path: str, _hops: int = 0) -> str:
+        """Resolve symlinks inside the recorded root, so absolute links ("/dev/sda") and
+        relative ones stay within the recording. A recording never changes, so every
+        answer is kept, and a path resolves as (resolved parent) + its last name: each
+        directory is resolved once, however many files below it are read."""
         cached = self._realpaths.get(path)
-        if cached is None:
-            cached = self._realpaths[path] = self._walk_links(path)
-        return cached
-
-    def _walk_links(self, path: str) -> str:
-        # Resolve symlinks inside the recorded root, component by component, so that
-        # absolute links ("/dev/sda") and relative ones stay within the recording.
-        parts = [p for p in path.split("/") if p]
-        resolved: list[str] = []
-        hops = 0
-        while parts:
-            part = parts.pop(0)
-            if part == ".":
-                continue
-            if part == "..":
-                if resolved:
-                    resolved.pop()
-                continue
-            candidate = "/" + "/".join([*resolved, part])
+        if cached is not None:
+            return cached
+        if _hops > 40:
+            raise HostError(f"symlink loop at {path}")
+        head, _, name = path.rstrip("/").rpartition("/")
+        if not name:
+            return "/"
+        if name == ".":
+            resolved = self.realpath(head or "/", _hops)
+        elif name == "..":
+            resolved = self.realpath(head or "/", _hops).rpartition("/")[0] or "/"
+        else:
+            parent = self.realpath(head or "/", _hops)
+            candidate = f"{parent.rstrip('/')}/{name}"
             if self._links:  # a builder recording: links live only in the table
                 target: str | None = self._links.get(candidate)
             else:  # a capture: links are real symlinks on disk
-                local = self._local(candidate)
-                target = os.readlink(local) if local.is_symlink() else None
-            if target is not None:
-                hops += 1
-                if hops > 40:
-                    raise HostError(f"symlink loop at {candidate}")
-                if target.startswith("/"):
-                    resolved = []
-                parts = [p for p in target.split("/") if p] + parts
-                continue
-            resolved.append(part)
-        return "/" + "/".join(resolved)
+                local = self._root_prefix + candidate
+                target = os.readlink(local) if os.path.islink(local) else None
+            if target is None:
+                resolved = candidate
+            elif target.startswith("/"):
+                resolved = self.realpath(target, _hops + 1)
+            else:
+                resolved = self.realpath(f"{parent.rstrip('/')}/{target}", _hops + 1)
+        self._realpaths[path] = resolved
+        return resolved
 
     def exists(self, path: str) -> bool:
         resolved = self.realpath(path)
