@@ -133,9 +133,13 @@ def find_problems(inv: Inventory) -> tuple[Problem, ...]:
                 )
     for mergerfs_pool in inv.mergerfs:
         _mergerfs_problems(mergerfs_pool, out)
+    # A dataset of a pool already reported as full would only say the same again.
+    full_pools = {p.subject.removeprefix("zpool ") for p in out if p.message.endswith("% full")}
     for mount in inv.mounts:
         fraction = mount.use_fraction
         if fraction is None or mount.fs_type in _ALWAYS_FULL or not mount.size_bytes:
+            continue
+        if mount.fs_type == "zfs" and mount.source.split("/", 1)[0] in full_pools:
             continue
         if "ro" in mount.options:
             continue

@@ -81,3 +81,14 @@ def test_md_degraded_and_resync() -> None:
     texts = {(p.severity, p.message) for p in find_problems(inv(md=(array,)))}
     assert (Severity.CRITICAL, "degraded: 1 of 2 devices active") in texts
     assert (Severity.INFO, "recover 12.6% finish=127.5min") in texts
+
+
+def test_full_zpool_is_reported_once_not_again_per_dataset() -> None:
+    pool = ZPool("tank", "ONLINE", (Vdev("sdb", VdevKind.DISK, "ONLINE"),), capacity_pct=95)
+    dataset = Mount(1, 1, "0:50", "/", "/tank", "zfs", "tank", ("rw",), (), 100, 96, 4)
+    other = Mount(2, 1, "0:51", "/", "/other", "zfs", "other", ("rw",), (), 100, 96, 4)
+    problems = find_problems(inv(zfs=ZfsInfo(True, pools=(pool,)), mounts=(dataset, other)))
+    assert [(p.subject, p.message) for p in problems] == [
+        ("zpool tank", "95% full"),
+        ("filesystem /other", "96% full (4B free)"),
+    ]
