@@ -18,7 +18,9 @@ from tierdeck.backends.host import Host, LiveHost
 log = logging.getLogger(__name__)
 
 UDEV_DATA = "/run/udev/data"
-ACTIONS = frozenset({"add", "remove"})
+# "change" too: attaching or detaching a loop device, a partition table rescan and a
+# media change all arrive as "change" (the device node itself already existed).
+ACTIONS = frozenset({"add", "remove", "change"})
 
 EventCallback = Callable[[str, str], None]  # (action, kernel name); called on the thread
 
