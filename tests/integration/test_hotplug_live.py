@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from tests.pilot.waiting import wait_for_inventory, wait_until
 from tierdeck.app.tui import TierdeckApp
 from tierdeck.backends.host import LiveHost
+
+from tests.pilot.waiting import wait_for_inventory, wait_until
 
 pytestmark = pytest.mark.integration
 

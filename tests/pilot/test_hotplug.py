@@ -33,12 +33,12 @@ def test_no_watcher_without_udevd(monkeypatch: pytest.MonkeyPatch) -> None:
     assert hotplug.start_hotplug(LiveHost(), lambda action, dev: None) is None
 
 
-def test_watcher_passes_only_add_and_remove() -> None:
+def test_watcher_passes_add_change_remove_but_not_bind() -> None:
     seen: list[tuple[str, str]] = []
     watcher = hotplug.HotplugWatcher(lambda a, d: seen.append((a, d)))
     for action in ("add", "change", "remove", "bind"):
         watcher._handle(SimpleNamespace(action=action, sys_name="sdf"))
-    assert seen == [("add", "sdf"), ("remove", "sdf")]
+    assert seen == [("add", "sdf"), ("change", "sdf"), ("remove", "sdf")]
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="netlink kernel uevents need root")
