@@ -61,9 +61,11 @@ def test_schema_and_loop_disks(report: dict[str, Any], lab_nas: Path) -> None:
 
 def test_btrfs_raid1_with_both_devices(report: dict[str, Any], lab_nas: Path) -> None:
     loops = _loops(lab_nas)
-    (fs,) = [f for f in report["btrfs"] if f["label"] == "tierdeck-cache"]
+    # Select by this lab's mountpoint: another lab on the machine has the same label.
+    (fs,) = [f for f in report["btrfs"] if str(lab_nas / "mnt" / "cache") in f["mountpoints"]]
+    assert fs["label"] == "tierdeck-cache"
     assert sorted(d["path"] for d in fs["devices"]) == sorted(
-        f"/dev/{loops['cache0']}", f"/dev/{loops['cache1']}"
+        [f"/dev/{loops['cache0']}", f"/dev/{loops['cache1']}"]
     )
     profiles = {(a["kind"], a["profile"].upper()) for a in fs["allocations"]}
     assert ("data", "RAID1") in profiles and ("metadata", "RAID1") in profiles
