@@ -152,5 +152,12 @@ def lab_status_cmd(directory: Path | None) -> None:
                            "loops": state.loops, "mounts": state.mounts}, indent=2))  # fmt: skip
 
 
+# Issue 3: benchmarks and their history (app/cli_bench.py).
+from tierdeck.app.cli_bench import bench, history  # noqa: E402
+
+main.add_command(bench)
+main.add_command(history)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

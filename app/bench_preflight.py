@@ -1,0 +1,598 @@
+"""Before a benchmark runs: where it goes, and whether it may go there at all.
+
+:func:`plan_run` turns a user's choice (a path, jobs, overrides) into a
+:class:`RunRequest`, or refuses with a :class:`BenchRefused` saying why and what to do:
+
+* the target is resolved through the inventory (mergerfs pool, branch, ZFS dataset,
+  mount, or a plain directory) with the disks under it;
+* test files are named ``.tierdeck-bench.*`` and live only in the target directory; a
+  symlink or a directory under such a name is refused (tierdeck often runs as root);
+* free space is checked against the files fio will create;
+* O_DIRECT is probed by writing one aligned block: FUSE (mergerfs over some
+  filesystems), ramfs and older tmpfs answer EINVAL, and the caller may offer direct=0;
+* raw block devices are refused unless raw mode is asked for, the device name is typed
+  to confirm, and the device carries no filesystem, partition in use, holder or pool;
+* only one run per target at a time.
+
+The checks read the machine through the Host, except the O_DIRECT probe, which must
+really open a file (:func:`probe_write`; skipped for recorded hosts).
+"""
+
+from __future__ import annotations
+
+import errno
+import mmap
+import os
+import posixpath
+from collections.abc import Sequence
+from dataclasses import replace
+
+from tierdeck.app import bench_runner
+from tierdeck.backends.host import FsUsage, Host, LiveHost
+from tierdeck.backends.mergerfs import FS_TYPE as MERGERFS_FS_TYPE
+from tierdeck.backends.mounts import (
+    NETWORK_STATVFS_TIMEOUT,
+    PSEUDO_FS_TYPES,
+    may_hang,
+    mount_for_path,
+    statvfs_with_timeout,
+)
+from tierdeck.core.bench_models import BenchRefused, BenchTarget, RunRequest, TargetKind
+from tierdeck.core.errors import HostError
+from tierdeck.core.jobspec import (
+    DEFAULT_FILENAME_PREFIX,
+    PRESETS,
+    JobSpec,
+    JobSpecError,
+    fio_size_bytes,
+)
+from tierdeck.core.models import BranchMode, Disk, Inventory, MergerfsPool, Mount, Partition
+from tierdeck.core.relations import disks_under
+from tierdeck.core.units import format_bytes
+
+PROBE_NAME = f"{DEFAULT_FILENAME_PREFIX}.probe"
+PROBE_BYTES = 4096  # a multiple of every logical block size (512, 4096)
+
+DIRECT_UNSUPPORTED = (
+    "{where} does not support O_DIRECT (direct=1): FUSE filesystems such as mergerfs, "
+    "tmpfs and ramfs may refuse it (the probe got EINVAL). You can run with direct=0 "
+    "instead, but then the page cache sits between fio and the disks and can inflate "
+    "the results far beyond what the disks deliver."
+)
+BUFFERED_WARNING = (
+    "direct=0 (buffered I/O) on {where}: the page cache can inflate these results; "
+    "compare them only with other buffered runs."
+)
+
+# Mounts not offered as benchmark targets: kernel pseudo filesystems, memory-backed and
+# read-only images. A typed path on tmpfs is still accepted (plan_run), just not listed.
+_UNLISTED_FS = PSEUDO_FS_TYPES | {"tmpfs", "ramfs", "squashfs", "iso9660", "udf", "overlay"}
+# Not storage at all: refused even when typed.
+_REFUSED_FS = PSEUDO_FS_TYPES
+
+
+# --------------------------------------------------------------------------- targets
+
+
+def _within(path: str, top: str) -> bool:
+    top = top.rstrip("/") or "/"
+    return path == top or top == "/" or path.startswith(top + "/")
+
+
+def _suffix(path: str, top: str) -> str:
+    return "" if path == top else f" ({path})"
+
+
+def _block_device(inv: Inventory, path: str) -> tuple[Disk, Partition | None] | None:
+    """The inventory disk (and partition) a /dev path names, if it names one."""
+    base = posixpath.basename(path)
+    for disk in inv.disks:
+        if base == disk.name or path == disk.path or path in disk.by_id:
+            return disk, None
+        for part in disk.partitions:
+            if base == part.name or path == part.path:
+                return disk, part
+    return None
+
+
+def _branch_for(inv: Inventory, path: str) -> str | None:
+    best: str | None = None
+    for pool in inv.mergerfs:
+        for branch in pool.branches:
+            point = posixpath.normpath(branch.path)
+            if _within(path, point) and (best is None or len(point) > len(best)):
+                best = point
+    return best
+
+
+def resolve_target(inv: Inventory, path: str) -> BenchTarget:
+    """What ``path`` is in the inventory, and the disks under it. ``path`` should be
+    canonical (plan_run resolves symlinks through the host first)."""
+    if not path.startswith("/"):
+        raise BenchRefused(f"{path!r}: give an absolute path")
+    path = posixpath.normpath(path)
+    if path.startswith("/dev/"):
+        found = _block_device(inv, path)
+        if found is not None:
+            disk, part = found
+            node = part.path if part is not None else disk.path
+            fs_type = part.fs_type if part is not None else disk.fs_type
+            return BenchTarget(node, TargetKind.RAW, f"raw {node}", (disk.name,), fs_type)
+    mount = mount_for_path(inv.mounts, path)
+    disks = disks_under(inv, path)
+    fs_type = mount.fs_type if mount is not None else None
+    point = mount.mountpoint if mount is not None else None
+    branch = _branch_for(inv, path)
+    if mount is not None and mount.fs_type == MERGERFS_FS_TYPE:
+        kind, label = TargetKind.MERGERFS, f"mergerfs {point}{_suffix(path, mount.mountpoint)}"
+    elif branch is not None:
+        kind, label = TargetKind.BRANCH, f"branch {branch}{_suffix(path, branch)}"
+    elif mount is not None and mount.fs_type == "zfs":
+        kind, label = TargetKind.ZFS, f"zfs {mount.source}{_suffix(path, mount.mountpoint)}"
+    elif mount is not None and path == mount.mountpoint:
+        kind, label = TargetKind.MOUNT, f"{mount.fs_type} {path}"
+    else:
+        kind, label = TargetKind.PATH, f"path {path}"
+    return BenchTarget(path, kind, label, disks, fs_type, point)
+
+
+def _listable(mount: Mount) -> bool:
+    return (
+        mount.fs_type not in _UNLISTED_FS
+        and "ro" not in mount.options
+        and not mount.mountpoint.startswith(("/proc", "/sys", "/dev", "/run", "/snap"))
+    )
+
+
+def list_targets(inv: Inventory) -> tuple[BenchTarget, ...]:
+    """Benchmark targets for a picker: mergerfs pools, their branches, mounted ZFS
+    datasets, then other writable storage mounts. Each path once."""
+    paths: list[str] = []
+    for pool in inv.mergerfs:
+        paths.append(pool.mountpoint)
+    for pool in inv.mergerfs:
+        paths += [b.path for b in pool.branches if b.mode is not BranchMode.RO]
+    mounted = {m.mountpoint for m in inv.mounts}
+    for dataset in inv.zfs.datasets:
+        point = dataset.mountpoint
+        if dataset.kind == "filesystem" and point is not None and point in mounted:
+            paths.append(point)
+    paths += [m.mountpoint for m in inv.mounts if _listable(m)]
+    seen: set[str] = set()
+    targets: list[BenchTarget] = []
+    for path in paths:
+        path = posixpath.normpath(path)
+        if path not in seen:
+            seen.add(path)
+            targets.append(resolve_target(inv, path))
+    return tuple(targets)
+
+
+# --------------------------------------------------------------------------- probes
+
+
+def probe_write(host: Host, directory: str, *, direct: bool) -> OSError | None:
+    """Create ``.tierdeck-bench.probe`` in ``directory`` and write one aligned 4 KiB
+    block (with O_DIRECT when ``direct``); always remove it. The error, or None.
+
+    A real open is the only reliable test: mergerfs accepts O_DIRECT at open() and fails
+    the write when its branch does not, ramfs fails the open. Recorded hosts have no
+    files to open: nothing is probed (fio would report the problem itself)."""
+    if not isinstance(host, LiveHost):
+        return None
+    path = posixpath.join(directory, PROBE_NAME)
+    # O_NOFOLLOW | O_EXCL after removing a stale probe: as root in a shared directory, a
+    # planted symlink under our name must never make us write somewhere else.
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    if direct:
+        flags |= os.O_DIRECT
+    buffer = mmap.mmap(-1, PROBE_BYTES)  # page-aligned and zeroed, as O_DIRECT needs
+    try:
+        _unlink_quietly(path)
+        fd = os.open(path, flags, 0o600)
+        try:
+            os.write(fd, buffer)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        return exc
+    finally:
+        buffer.close()
+        _unlink_quietly(path)  # ramfs creates the file before refusing O_DIRECT
+    return None
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        pass  # reported by the probe itself (EROFS, EACCES) when it matters
+
+
+# --------------------------------------------------------------------------- sizes
+
+
+def _job_file(job: JobSpec, target: BenchTarget) -> str:
+    return target.path if target.kind is TargetKind.RAW else job.target_file(target.path)
+
+
+def planned_files(target: BenchTarget, jobs: Sequence[JobSpec]) -> dict[str, int | None]:
+    """file -> bytes fio will lay out there (None: a percentage, sized by fio).
+
+    With an explicit filename, fio's numjobs clones share one file (checked with fio
+    3.33: numjobs=3 size=8M makes one 8 MiB file), and jobs with the same file_tag share
+    theirs, so each file counts once, at its largest size."""
+    files: dict[str, int | None] = {}
+    for job in jobs:
+        path = _job_file(job, target)
+        size = fio_size_bytes(job.size) if job.size is not None else None
+        before = files.get(path)
+        files[path] = size if before is None else max(before, size or 0)
+    return files
+
+
+def _human(n: int) -> str:
+    return f"{format_bytes(n)} ({n} bytes)"
+
+
+def _usage(host: Host, path: str, fs_type: str | None) -> FsUsage:
+    try:
+        if fs_type is not None and may_hang(fs_type):
+            return statvfs_with_timeout(host, path, NETWORK_STATVFS_TIMEOUT)
+        return host.statvfs(path)
+    except TimeoutError as exc:
+        raise BenchRefused(f"cannot check free space on {path}: {exc}") from exc
+    except (OSError, HostError) as exc:
+        raise BenchRefused(f"cannot check free space on {path}: {exc}") from exc
+
+
+def _check_space(
+    host: Host, inv: Inventory, target: BenchTarget, jobs: Sequence[JobSpec]
+) -> tuple[str, ...]:
+    files = planned_files(target, jobs)
+    need = sum(size or 0 for size in files.values())
+    usage = _usage(host, target.path, target.fs_type)
+    if usage.size_bytes == 0:
+        # ramfs (and mergerfs over it) report no capacity at all: nothing to compare.
+        return (f"{target.label} reports no capacity (ramfs?): free space was not checked",)
+    # Keep a little free: filling a NAS filesystem to the last byte hurts everything
+    # else running on it, and filesystems need room for their own metadata.
+    reserve = min(1 << 30, usage.size_bytes // 100)
+    if need > usage.avail_bytes - reserve:
+        raise BenchRefused(
+            f"not enough free space on {target.label}: the test files need {_human(need)}, "
+            f"but only {_human(usage.avail_bytes)} is available"
+            + (f" (tierdeck keeps {format_bytes(reserve)} free)" if reserve else "")
+            + ". Choose a smaller size."
+        )
+    pool = _pool_at(inv, target)
+    if pool is not None:
+        _check_branches(host, pool, target, files)
+    return ()
+
+
+def _pool_at(inv: Inventory, target: BenchTarget) -> MergerfsPool | None:
+    if target.kind is not TargetKind.MERGERFS:
+        return None
+    return next((p for p in inv.mergerfs if p.mountpoint == target.mountpoint), None)
+
+
+def _check_branches(
+    host: Host, pool: MergerfsPool, target: BenchTarget, files: dict[str, int | None]
+) -> None:
+    # A mergerfs file lives on one branch: the pool's summed free space says nothing
+    # about whether the largest test file fits anywhere.
+    largest = max((size or 0 for size in files.values()), default=0)
+    best = 0
+    for branch in pool.branches:
+        if branch.mode is not BranchMode.RW:
+            continue
+        try:
+            avail = host.statvfs(branch.path).avail_bytes
+        except (OSError, HostError):
+            continue
+        best = max(best, avail - (pool.branch_minfreespace(branch) or 0))
+    if largest > best:
+        raise BenchRefused(
+            f"not enough free space on any branch of {target.label}: a test file needs "
+            f"{_human(largest)}, but the emptiest writable branch has only {_human(best)} "
+            "above minfreespace, and mergerfs keeps each file on one branch. "
+            "Choose a smaller size."
+        )
+
+
+# --------------------------------------------------------------------------- raw mode
+
+
+def _signatures(host: Host, node: str) -> list[str]:
+    """Signatures on a device (filesystem, RAID/LVM/ZFS member, swap, partition table),
+    as "TYPE" or "PTTYPE=..." strings. Raises BenchRefused when it cannot tell."""
+    try:
+        result = host.run(["blkid", "-p", "-o", "export", node])
+    except HostError:
+        result = None
+    if result is not None:
+        if result.returncode == 2 and not result.stdout.strip():
+            return []  # blkid(8): exit 2 when nothing could be identified
+        if result.returncode in (0, 8):  # 8: ambivalent, several signatures
+            found = []
+            for line in result.stdout.splitlines():
+                key, _, value = line.partition("=")
+                if key == "TYPE":
+                    found.append(value)
+                elif key == "PTTYPE":
+                    found.append(f"PTTYPE={value}")
+            return found or ["unidentified signature (blkid exit 8)"]
+        raise BenchRefused(
+            f"cannot check {node} for a filesystem: blkid exited {result.returncode}: "
+            f"{result.stderr.strip() or result.stdout.strip()}"
+        )
+    try:
+        wiped = host.run(["wipefs", "-n", node])
+    except HostError as exc:
+        raise BenchRefused(
+            f"cannot check {node} for a filesystem signature: neither blkid nor wipefs "
+            f"works here ({exc}); raw mode needs one of them (util-linux)"
+        ) from exc
+    if not wiped.ok:
+        raise BenchRefused(f"cannot check {node} for a filesystem: {wiped.stderr.strip()}")
+    # wipefs lists one signature per line with its hex offset ("loop2 0x438 ext4 ...").
+    return [line.strip() for line in wiped.stdout.splitlines() if "0x" in line]
+
+
+def _raw_problems(host: Host, inv: Inventory, disk: Disk, part: Partition | None) -> list[str]:
+    names = {part.name} if part is not None else {disk.name, *(p.name for p in disk.partitions)}
+    problems: list[str] = []
+    holders = part.holders if part is not None else disk.holders
+    if holders:
+        problems.append(f"it is held by {', '.join(holders)}")
+    if part is None:
+        for p in disk.partitions:
+            if p.holders:
+                problems.append(f"partition {p.name} is held by {', '.join(p.holders)}")
+    for mount in inv.mounts:
+        # btrfs mounts carry an anonymous 0:N device number: the source names the disk
+        sources = {inv.dev_names.get(mount.major_minor), posixpath.basename(mount.source)}
+        for mounted in sorted(n for n in sources if n in names):
+            problems.append(f"{mounted} is mounted on {mount.mountpoint}")
+    for fs in inv.btrfs:
+        if any(posixpath.basename(d.path) in names for d in fs.devices):
+            problems.append(f"it belongs to btrfs filesystem {fs.label or fs.uuid}")
+    for array in inv.md:
+        if any(m.name in names for m in array.members):
+            problems.append(f"it is a member of md array {array.name}")
+    for pool in inv.zfs.pools:
+        if disk.name in disks_under(inv, f"zpool:{pool.name}"):
+            problems.append(f"it belongs to ZFS pool {pool.name}")
+    try:
+        swaps = host.read_text("/proc/swaps")
+    except (OSError, HostError):
+        swaps = ""
+    for line in swaps.splitlines()[1:]:
+        device = line.split()[0] if line.split() else ""
+        if posixpath.basename(device) in names:
+            problems.append(f"{posixpath.basename(device)} is in use as swap")
+    node = part.path if part is not None else disk.path
+    fs_type = part.fs_type if part is not None else disk.fs_type
+    if fs_type:
+        problems.append(f"it carries a {fs_type} filesystem")
+    signatures = _signatures(host, node)
+    if any(not s.startswith("PTTYPE=") for s in signatures):
+        problems.append(f"blkid finds a signature on {node}: {', '.join(signatures)}")
+    if part is None:
+        for p in disk.partitions:
+            found = [s for s in _signatures(host, p.path) if not s.startswith("PTTYPE=")]
+            if found or p.fs_type:
+                problems.append(f"partition {p.name} carries {', '.join(found) or p.fs_type}")
+    return list(dict.fromkeys(problems))
+
+
+def _plan_raw(
+    host: Host,
+    inv: Inventory,
+    target: BenchTarget,
+    jobs: Sequence[JobSpec],
+    raw_confirm: str | None,
+) -> tuple[str, ...]:
+    found = _block_device(inv, target.path)
+    if found is None:  # pragma: no cover - resolve_target only makes RAW from these
+        raise BenchRefused(f"{target.path} is not a disk tierdeck knows")
+    disk, part = found
+    name = part.name if part is not None else disk.name
+    if raw_confirm is None:
+        raise BenchRefused(
+            f"{target.path} is a block device: a benchmark there reads and writes the "
+            "device itself and destroys what is on it. tierdeck does that only in raw "
+            "mode, for a device with no filesystem, no partition in use and no pool "
+            f"membership, with its name ({name}) typed to confirm."
+        )
+    if raw_confirm.strip() not in (name, f"/dev/{name}"):
+        raise BenchRefused(
+            f"raw mode: the confirmation {raw_confirm!r} does not match the device name "
+            f"{name!r}; type it exactly to confirm"
+        )
+    if not host.is_root:
+        raise BenchRefused("raw mode needs root (to check and open the device)")
+    problems = _raw_problems(host, inv, disk, part)
+    if problems:
+        raise BenchRefused(
+            f"refusing raw mode on {target.path}: {'; '.join(problems)}. A raw benchmark "
+            "would destroy it. Benchmark a directory on it instead."
+        )
+    size = part.size_bytes if part is not None else disk.size_bytes
+    for job in jobs:
+        wanted = fio_size_bytes(job.size) if job.size is not None else None
+        if wanted is not None and wanted > size:
+            raise BenchRefused(
+                f"{job.name}: size {_human(wanted)} is larger than {target.path} ({_human(size)})"
+            )
+        if disk.read_only and not job.rw.split(":", 1)[0].endswith("read"):
+            raise BenchRefused(f"{target.path} is read-only; {job.name} writes (rw={job.rw})")
+    return (f"raw mode: fio reads and writes {target.path} directly; its contents are lost",)
+
+
+# --------------------------------------------------------------------------- plan_run
+
+
+def _apply_overrides(
+    jobs: Sequence[JobSpec], size: str | None, runtime: int | None, direct: bool | None
+) -> tuple[JobSpec, ...]:
+    if size is not None and not (fio_size_bytes(size) or 0) > 0:
+        raise BenchRefused(f"size {size!r} is not a size like 64M or 4G")
+    if runtime is not None and (isinstance(runtime, bool) or runtime < 1):
+        raise BenchRefused(f"runtime {runtime!r} must be at least 1 second")
+    out: list[JobSpec] = []
+    for job in jobs:
+        updated = job
+        if size is not None:
+            updated = replace(updated, size=size)
+        if runtime is not None:
+            updated = replace(updated, runtime=runtime)
+        if direct is not None:
+            updated = replace(updated, direct=direct)
+        try:
+            out.append(updated.validate())
+        except JobSpecError as exc:
+            raise BenchRefused(str(exc)) from exc
+    return tuple(out)
+
+
+def _check_files(host: Host, target: BenchTarget, jobs: Sequence[JobSpec]) -> None:
+    for job in jobs:
+        if job.size is None and "filesize" not in job.extra:
+            raise BenchRefused(
+                f"{job.name}: no size: fio needs one to create its test file (give a size)"
+            )
+    paths = {job.target_file(target.path) for job in jobs} | {
+        posixpath.join(target.path, PROBE_NAME)
+    }
+    for path in sorted(paths):
+        try:
+            # realpath differs exactly when the name is a symlink (dangling ones too):
+            # the target directory itself is canonical already.
+            unsafe = host.realpath(path) != path or host.is_dir(path)
+        except (OSError, HostError):
+            continue
+        if unsafe:
+            raise BenchRefused(
+                f"{path} exists and is not a plain file (a symlink or a directory): "
+                "tierdeck will not write through it. Remove it and try again."
+            )
+
+
+def _default_name(preset: str | None, jobs: Sequence[JobSpec], target: BenchTarget) -> str:
+    what = preset or (jobs[0].name if len(jobs) == 1 else f"{len(jobs)} jobs")
+    return f"{what} on {target.label}"
+
+
+def plan_run(
+    host: Host,
+    inv: Inventory,
+    target_path: str,
+    jobs: Sequence[JobSpec],
+    *,
+    preset: str | None = None,
+    size: str | None = None,
+    runtime: int | None = None,
+    direct: bool | None = None,
+    drop_caches: bool = False,
+    lay_out_first: bool = False,
+    raw_confirm: str | None = None,
+    name: str | None = None,
+) -> RunRequest:
+    """Check everything that can be checked before fio starts. Raises BenchRefused.
+
+    ``preset`` names a preset of core.jobspec.PRESETS (its lay-out and drop-caches
+    flags apply) or any label. ``size``/``runtime``/``direct`` override every job.
+    ``direct=False`` is the answer to an O_DIRECT refusal with ``offer_buffered``: the
+    request then carries a warning that caches can inflate the results.
+    """
+    if not jobs:
+        raise BenchRefused("nothing to run: no jobs given")
+    if not host.has_tool("fio"):
+        raise BenchRefused("fio is not installed (not found on PATH): install the fio package")
+    if not target_path.startswith("/"):
+        raise BenchRefused(f"{target_path!r}: give the target as an absolute path")
+    try:
+        exists = host.exists(target_path)
+        real = host.realpath(target_path)
+    except (OSError, HostError) as exc:
+        raise BenchRefused(f"cannot look at {target_path}: {exc}") from exc
+    if not exists:
+        raise BenchRefused(f"{target_path} does not exist")
+    raw = real.startswith("/dev/") and not host.is_dir(real)
+    if not raw and not host.is_dir(real):
+        raise BenchRefused(
+            f"{target_path} is not a directory: tierdeck puts its test files in a "
+            "directory (a block device needs raw mode)"
+        )
+    target = resolve_target(inv, real)
+    if raw and target.kind is not TargetKind.RAW:
+        raise BenchRefused(f"{target_path} is not a disk or partition tierdeck knows")
+    if target.fs_type in _REFUSED_FS:
+        raise BenchRefused(f"{target_path} is on {target.fs_type}, which is not storage")
+
+    busy = bench_runner.running_request(target.path)
+    if busy is not None:
+        raise BenchRefused(
+            f"a benchmark is already running on {target.label} ({busy.name}): "
+            "one run per target at a time"
+        )
+
+    known = next((p for p in PRESETS if p.name == preset), None)
+    wanted_direct = any(job.direct for job in jobs)
+    planned = _apply_overrides(jobs, size, runtime, direct)
+    warnings: list[str] = []
+
+    if drop_caches and not host.is_root:
+        raise BenchRefused(
+            "dropping caches before measuring needs root (it writes "
+            "/proc/sys/vm/drop_caches): run tierdeck as root, or without drop caches"
+        )
+    drop = drop_caches or (known is not None and known.drop_caches)
+    if drop and not host.is_root:
+        drop = False
+        warnings.append(
+            f"preset {known.name if known else preset} drops caches before measuring, which "
+            "needs root: skipped, so cached data may inflate read results"
+        )
+    lay_out = (lay_out_first or (known is not None and known.lay_out_first)) and not raw
+
+    for other in bench_runner.running_requests():
+        shared = sorted(set(other.target.disks) & set(target.disks))
+        if shared:
+            warnings.append(
+                f"another benchmark ({other.name}) is running on {', '.join(shared)}: "
+                "both results will be lower than either disk alone can do"
+            )
+
+    if raw:
+        warnings += _plan_raw(host, inv, target, planned, raw_confirm)
+    else:
+        _check_files(host, target, planned)
+        warnings += _check_space(host, inv, target, planned)
+        use_direct = any(job.direct for job in planned)
+        problem = probe_write(host, target.path, direct=use_direct)
+        if problem is not None:
+            if use_direct and problem.errno == errno.EINVAL:
+                raise BenchRefused(
+                    DIRECT_UNSUPPORTED.format(where=target.label), offer_buffered=True
+                )
+            raise BenchRefused(
+                f"cannot write a test file in {target.path}: "
+                f"{problem.strerror or problem} ({errno.errorcode.get(problem.errno or 0, '?')})"
+            )
+        if direct is False and wanted_direct:
+            warnings.append(BUFFERED_WARNING.format(where=target.label))
+
+    return RunRequest(
+        target=target,
+        jobs=planned,
+        name=name or _default_name(preset, planned, target),
+        preset=preset,
+        drop_caches=drop,
+        lay_out_first=lay_out,
+        warnings=tuple(warnings),
+    )

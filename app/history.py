@@ -1,0 +1,614 @@
+"""Benchmark history: every run, good or not, in one SQLite file.
+
+Where: ``platformdirs.user_data_dir("tierdeck")/history.sqlite3``; the environment
+variable ``TIERDECK_DATA_DIR`` replaces the folder (tests, several profiles, a NAS whose
+home is read-only). One short connection per call, so the TUI's worker threads and a
+CLI run in another terminal can share the file without holding locks.
+
+Failed and cancelled runs are kept, with their status, because "it failed through FUSE"
+is a result too; but :meth:`HistoryStore.list` returns only ``ok`` runs unless asked for
+others, so a comparison never averages a half-run into the good ones.
+
+The schema is versioned with ``PRAGMA user_version``. :data:`MIGRATIONS` are applied in
+order, each in one transaction with its version bump, so a crash leaves the file at the
+old version, never half-migrated. A file written by a *newer* tierdeck is refused and not
+touched: guessing at an unknown schema could lose someone's history.
+
+:func:`result_to_json` is the stable ``tierdeck.run/1`` object of ``--json`` output
+(docs/bench-json.md).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from tierdeck.core.bench_models import (
+    BenchTarget,
+    DeviceSample,
+    DirectionSummary,
+    EnvFingerprint,
+    RunResult,
+    RunStatus,
+    TargetKind,
+)
+from tierdeck.core.errors import ParseError, TierdeckError
+from tierdeck.core.fio_models import DirectionSample, DirectionStats, Sample
+from tierdeck.core.jobspec import JobSpec, JobSpecError
+
+SCHEMA = "tierdeck.run/1"
+DB_NAME = "history.sqlite3"
+ENV_DATA_DIR = "TIERDECK_DATA_DIR"
+_DIRECTIONS = ("read", "write", "trim")
+
+
+class HistoryError(TierdeckError):
+    """The history file cannot be used (newer schema, not a database, not writable)."""
+
+
+class RunNotFound(HistoryError):
+    """No run with that id in the history."""
+
+    def __init__(self, run_id: int) -> None:
+        super().__init__(f"no run #{run_id} in the history")
+        self.run_id = run_id
+
+
+def default_history_path() -> Path:
+    folder = os.environ.get(ENV_DATA_DIR)
+    if folder:
+        return Path(folder) / DB_NAME
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("tierdeck")) / DB_NAME
+
+
+# --------------------------------------------------------------------------- schema
+
+# MIGRATIONS[i] takes the schema from version i to i + 1. Append only: never edit a
+# migration that has shipped, a user's file may already be past it.
+_V1 = (
+    """CREATE TABLE runs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL,
+        status TEXT NOT NULL,              -- ok | failed | cancelled
+        target_path TEXT NOT NULL,
+        target_kind TEXT NOT NULL,
+        target_label TEXT NOT NULL,
+        target_disks TEXT NOT NULL,        -- JSON list of disk names under the target
+        target_fs_type TEXT,
+        target_mountpoint TEXT,
+        preset TEXT,
+        started_at REAL NOT NULL,          -- epoch seconds
+        finished_at REAL,
+        error TEXT,                        -- fio's own message for failed runs
+        spec TEXT NOT NULL,                -- JSON list of JobSpec objects, as run
+        fio_json TEXT,                     -- the full final fio JSON document
+        env TEXT NOT NULL,                 -- JSON EnvFingerprint
+        summary TEXT NOT NULL,             -- JSON {direction: DirectionSummary}
+        warnings TEXT NOT NULL             -- JSON list of strings
+    )""",
+    """CREATE TABLE run_tags (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        pos INTEGER NOT NULL,
+        tag TEXT NOT NULL,
+        PRIMARY KEY (run_id, pos)
+    )""",
+    # One row per fio status interval; r_/w_/t_ = read/write/trim, rates per second.
+    """CREATE TABLE samples (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        t REAL NOT NULL,
+        interval_s REAL NOT NULL,
+        r_bw REAL NOT NULL, r_iops REAL NOT NULL, r_lat_mean REAL, r_lat_p99 INTEGER,
+        w_bw REAL NOT NULL, w_iops REAL NOT NULL, w_lat_mean REAL, w_lat_p99 INTEGER,
+        t_bw REAL NOT NULL, t_iops REAL NOT NULL, t_lat_mean REAL, t_lat_p99 INTEGER,
+        active_jobs TEXT NOT NULL,         -- JSON list of job names
+        PRIMARY KEY (run_id, seq)
+    )""",
+    # One row per disk per diskstats interval.
+    """CREATE TABLE device_samples (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        t REAL NOT NULL,
+        device TEXT NOT NULL,
+        read_bytes_per_s REAL NOT NULL,
+        write_bytes_per_s REAL NOT NULL,
+        read_iops REAL NOT NULL,
+        write_iops REAL NOT NULL,
+        util_pct REAL NOT NULL,
+        PRIMARY KEY (run_id, seq)
+    )""",
+    "CREATE INDEX runs_status_started ON runs (status, started_at)",
+    "CREATE INDEX runs_target ON runs (target_path)",
+    "CREATE INDEX runs_preset ON runs (preset)",
+    "CREATE INDEX run_tags_tag ON run_tags (tag)",
+)
+
+MIGRATIONS: list[Sequence[str]] = [_V1]
+
+# list() without full=True: every runs column but the big fio document
+_LIGHT_COLUMNS = (
+    "id, name, status, target_path, target_kind, target_label, target_disks,"
+    " target_fs_type, target_mountpoint, preset, started_at, finished_at, error, spec,"
+    " NULL AS fio_json, env, summary, warnings"
+)
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(conn: sqlite3.Connection, path: Path, upto: int | None = None) -> int:
+    """Bring ``conn`` to ``upto`` (default: the newest version); return the version.
+
+    ``conn`` must be in autocommit mode (isolation_level=None) so that BEGIN/COMMIT here
+    are the only transaction control: executescript() would commit behind our back."""
+    target = len(MIGRATIONS) if upto is None else upto
+    current = schema_version(conn)
+    if current > len(MIGRATIONS):
+        raise HistoryError(
+            f"{path} was written by a newer tierdeck (history schema version {current}; "
+            f"this tierdeck knows up to {len(MIGRATIONS)}). Upgrade tierdeck, or set "
+            f"{ENV_DATA_DIR} to use another folder. The file was not changed."
+        )
+    for version in range(current, target):
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            for statement in MIGRATIONS[version]:
+                conn.execute(statement)
+            # user_version is part of the database header: it commits or rolls back with
+            # the tables, so the version can never claim a migration that did not happen.
+            conn.execute(f"PRAGMA user_version = {version + 1}")
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise HistoryError(
+                f"{path}: cannot upgrade the history schema from version {version} to "
+                f"{version + 1}: {exc}. The file was left at version {version}."
+            ) from exc
+    return schema_version(conn)
+
+
+# --------------------------------------------------------------------------- store
+
+
+class HistoryStore:
+    """Benchmark runs in SQLite. Every method opens its own short connection."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = Path(path) if path is not None else default_history_path()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise HistoryError(f"cannot create {self.path.parent}: {exc.strerror}") from exc
+        with self._connect(migrating=True) as conn:
+            migrate(conn, self.path)
+
+    @contextmanager
+    def _connect(self, *, migrating: bool = False) -> Iterator[sqlite3.Connection]:
+        try:
+            conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise HistoryError(f"cannot open {self.path}: {exc}") from exc
+        try:
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA foreign_keys = ON")
+            if not migrating and schema_version(conn) != len(MIGRATIONS):
+                # another tierdeck (newer or older) rewrote the file since __init__
+                migrate(conn, self.path)
+            yield conn
+        except sqlite3.DatabaseError as exc:
+            raise HistoryError(f"{self.path}: {exc}") from exc
+        finally:
+            conn.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    # -- writing -------------------------------------------------------------------
+
+    def save(self, result: RunResult) -> int:
+        """Store ``result`` as a new run (its ``id`` is ignored) and return the new id."""
+        target = result.target
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                "INSERT INTO runs (name, status, target_path, target_kind, target_label,"
+                " target_disks, target_fs_type, target_mountpoint, preset, started_at,"
+                " finished_at, error, spec, fio_json, env, summary, warnings)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    result.name,
+                    RunStatus(result.status).value,
+                    target.path,
+                    TargetKind(target.kind).value,
+                    target.label,
+                    json.dumps(list(target.disks)),
+                    target.fs_type,
+                    target.mountpoint,
+                    result.preset,
+                    result.started_at,
+                    result.finished_at,
+                    result.error,
+                    json.dumps([_spec_to_dict(job) for job in result.jobs]),
+                    None if result.fio_json is None else json.dumps(result.fio_json),
+                    json.dumps(_env_to_dict(result.env)),
+                    json.dumps({k: _fields(v) for k, v in result.summary.items()}),
+                    json.dumps(list(result.warnings)),
+                ),
+            )
+            run_id = cursor.lastrowid
+            assert run_id is not None  # INSERT into a rowid table always sets it
+            _write_tags(conn, run_id, result.tags)
+            conn.executemany(
+                "INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [_sample_row(run_id, seq, s) for seq, s in enumerate(result.series)],
+            )
+            conn.executemany(
+                "INSERT INTO device_samples VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        run_id,
+                        seq,
+                        d.t,
+                        d.device,
+                        d.read_bytes_per_s,
+                        d.write_bytes_per_s,
+                        d.read_iops,
+                        d.write_iops,
+                        d.util_pct,
+                    )  # fmt: skip
+                    for seq, d in enumerate(result.device_series)
+                ],
+            )
+        return run_id
+
+    def rename(self, run_id: int, name: str) -> None:
+        name = name.strip()
+        if not name:
+            raise HistoryError("a run's name cannot be empty")
+        with self._transaction() as conn:
+            if conn.execute("UPDATE runs SET name = ? WHERE id = ?", (name, run_id)).rowcount == 0:
+                raise RunNotFound(run_id)
+
+    def set_tags(self, run_id: int, tags: Sequence[str]) -> None:
+        """Replace the run's tags (in the order given, duplicates and blanks dropped)."""
+        with self._transaction() as conn:
+            if conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
+                raise RunNotFound(run_id)
+            conn.execute("DELETE FROM run_tags WHERE run_id = ?", (run_id,))
+            _write_tags(conn, run_id, tags)
+
+    def delete(self, run_id: int) -> None:
+        """Remove the run with its series (foreign keys cascade)."""
+        with self._transaction() as conn:
+            if conn.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount == 0:
+                raise RunNotFound(run_id)
+
+    # -- reading -------------------------------------------------------------------
+
+    def get(self, run_id: int) -> RunResult | None:
+        """The whole run, with its series and fio JSON; None if there is no such run."""
+        with self._connect() as conn:
+            row = conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+            if row is None:
+                return None
+            return _load(conn, row, with_fio=True)
+
+    def list(
+        self,
+        *,
+        target: str | None = None,
+        preset: str | None = None,
+        status: RunStatus | Collection[RunStatus] | None = None,
+        tag: str | None = None,
+        full: bool = False,
+    ) -> list[RunResult]:
+        """Stored runs, newest first.
+
+        ``status=None`` means **only ok runs**: failed and cancelled ones must be asked
+        for (``status=RunStatus.FAILED``, or a collection such as ``tuple(RunStatus)``
+        for every run), so nothing that compares results can mix them in by accident.
+        ``target`` matches the target path (a trailing "/" is ignored). Series are
+        included; ``fio_json`` (often hundreds of KiB) only with ``full=True``.
+        """
+        wanted = (
+            [RunStatus.OK]
+            if status is None
+            else [status]
+            if isinstance(status, RunStatus)
+            else list(status)
+        )
+        where = [f"status IN ({', '.join('?' * len(wanted))})"]
+        params: list[Any] = [RunStatus(s).value for s in wanted]
+        if target is not None:
+            where.append("target_path = ?")
+            params.append(_norm_path(target))
+        if preset is not None:
+            where.append("preset = ?")
+            params.append(preset)
+        if tag is not None:
+            where.append("id IN (SELECT run_id FROM run_tags WHERE tag = ?)")
+            params.append(tag)
+        columns = "*" if full else _LIGHT_COLUMNS
+        sql = (
+            f"SELECT {columns} FROM runs WHERE {' AND '.join(where)}"
+            " ORDER BY started_at DESC, id DESC"
+        )
+        with self._connect() as conn:
+            rows = conn.execute(sql, params).fetchall()
+            return [_load(conn, row, with_fio=full) for row in rows]
+
+
+# --------------------------------------------------------------------------- rows
+
+
+def _norm_path(path: str) -> str:
+    return path.rstrip("/") or "/"
+
+
+def _write_tags(conn: sqlite3.Connection, run_id: int, tags: Sequence[str]) -> None:
+    clean: list[str] = []
+    for tag in tags:
+        tag = tag.strip()
+        if tag and tag not in clean:
+            clean.append(tag)
+    conn.executemany(
+        "INSERT INTO run_tags (run_id, pos, tag) VALUES (?, ?, ?)",
+        [(run_id, pos, tag) for pos, tag in enumerate(clean)],
+    )
+
+
+def _fields(obj: Any) -> dict[str, Any]:
+    return {f.name: getattr(obj, f.name) for f in fields(obj)}
+
+
+def _spec_to_dict(job: JobSpec) -> dict[str, Any]:
+    out = _fields(job)
+    out["extra"] = dict(job.extra)
+    return out
+
+
+def _env_to_dict(env: EnvFingerprint) -> dict[str, Any]:
+    out = _fields(env)
+    out["mount_options"] = list(env.mount_options)
+    return out
+
+
+def _sample_row(run_id: int, seq: int, s: Sample) -> tuple[Any, ...]:
+    row: list[Any] = [run_id, seq, s.t, s.interval_s]
+    for d in (s.read, s.write, s.trim):
+        row += [d.bw_bytes_per_s, d.iops, d.lat_mean_ns, d.lat_p99_ns]
+    row.append(json.dumps(list(s.active_jobs)))
+    return tuple(row)
+
+
+def _load(conn: sqlite3.Connection, row: sqlite3.Row, *, with_fio: bool) -> RunResult:
+    run_id = int(row["id"])
+    try:
+        spec = [JobSpec(**job) for job in json.loads(row["spec"])]
+        env = json.loads(row["env"])
+        env["mount_options"] = tuple(env.get("mount_options", ()))
+        summary = {k: DirectionSummary(**v) for k, v in json.loads(row["summary"]).items()}
+        target = BenchTarget(
+            path=row["target_path"],
+            kind=TargetKind(row["target_kind"]),
+            label=row["target_label"],
+            disks=tuple(json.loads(row["target_disks"])),
+            fs_type=row["target_fs_type"],
+            mountpoint=row["target_mountpoint"],
+        )
+        fio_json = json.loads(row["fio_json"]) if with_fio and row["fio_json"] else None
+        result = RunResult(
+            id=run_id,
+            name=row["name"],
+            status=RunStatus(row["status"]),
+            target=target,
+            jobs=tuple(spec),
+            started_at=row["started_at"],
+            finished_at=row["finished_at"],
+            preset=row["preset"],
+            error=row["error"],
+            fio_json=fio_json,
+            summary=summary,
+            series=_load_series(conn, run_id),
+            device_series=_load_devices(conn, run_id),
+            env=EnvFingerprint(**env),
+            tags=tuple(
+                r[0]
+                for r in conn.execute(
+                    "SELECT tag FROM run_tags WHERE run_id = ? ORDER BY pos", (run_id,)
+                )
+            ),
+            warnings=tuple(json.loads(row["warnings"])),
+        )
+    except (ValueError, TypeError, KeyError) as exc:
+        # only a file edited by hand (or a buggy migration) gets here
+        raise ParseError("history database", f"run #{run_id}: {exc}") from exc
+    return result
+
+
+def _load_series(conn: sqlite3.Connection, run_id: int) -> tuple[Sample, ...]:
+    out: list[Sample] = []
+    for r in conn.execute("SELECT * FROM samples WHERE run_id = ? ORDER BY seq", (run_id,)):
+        dirs = [
+            DirectionSample(r[f"{p}_bw"], r[f"{p}_iops"], r[f"{p}_lat_mean"], r[f"{p}_lat_p99"])
+            for p in ("r", "w", "t")
+        ]
+        out.append(
+            Sample(
+                t=r["t"],
+                interval_s=r["interval_s"],
+                read=dirs[0],
+                write=dirs[1],
+                trim=dirs[2],
+                active_jobs=tuple(json.loads(r["active_jobs"])),
+            )
+        )
+    return tuple(out)
+
+
+def _load_devices(conn: sqlite3.Connection, run_id: int) -> tuple[DeviceSample, ...]:
+    rows = conn.execute(
+        "SELECT t, device, read_bytes_per_s, write_bytes_per_s, read_iops, write_iops,"
+        " util_pct FROM device_samples WHERE run_id = ? ORDER BY seq",
+        (run_id,),
+    )
+    return tuple(DeviceSample(*r) for r in rows)
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def _direction_json(d: DirectionSummary | DirectionStats | None) -> dict[str, Any] | None:
+    if d is None:
+        return None
+    return {
+        "bw_bytes": d.bw_bytes,
+        "iops": d.iops,
+        "lat_mean_ns": d.lat_mean_ns,
+        "lat_p99_ns": d.lat_p99_ns,
+    }
+
+
+def _sample_direction_json(d: DirectionSample) -> dict[str, Any]:
+    return {
+        "bw_bytes": d.bw_bytes_per_s,
+        "iops": d.iops,
+        "lat_mean_ns": d.lat_mean_ns,
+        "lat_p99_ns": d.lat_p99_ns,
+    }
+
+
+def job_results(result: RunResult) -> list[dict[str, Any]] | None:
+    """Per-job numbers from the stored fio JSON (None without it). A suite such as
+    seed002 mixes 1M and 4K jobs, where only per-job figures mean anything."""
+    if not result.fio_json:
+        return None
+    from tierdeck.backends.fio_stream import parse_report
+
+    try:
+        report = parse_report(result.fio_json)
+    except ParseError:
+        return None
+    return [
+        {
+            "name": job.name,
+            "error": job.error,
+            **{
+                d: _direction_json(getattr(job, d)) if getattr(job, d).has_io else None
+                for d in _DIRECTIONS
+            },
+        }
+        for job in report.jobs
+    ]
+
+
+def device_totals(result: RunResult) -> list[dict[str, Any]]:
+    """Per disk: bytes moved and its per-second series, disks under the target first."""
+    order = list(result.target.disks)
+    for d in result.device_series:
+        if d.device not in order:
+            order.append(d.device)
+    out: list[dict[str, Any]] = []
+    for name in order:
+        samples = [d for d in result.device_series if d.device == name]
+        read_total = write_total = 0.0
+        previous = 0.0
+        series = []
+        for d in samples:
+            # rates hold over the interval that ends at d.t; the first one starts at 0
+            span = max(d.t - previous, 0.0)
+            previous = d.t
+            read_total += d.read_bytes_per_s * span
+            write_total += d.write_bytes_per_s * span
+            series.append(
+                {
+                    "t": d.t,
+                    "read_bw_bytes": d.read_bytes_per_s,
+                    "write_bw_bytes": d.write_bytes_per_s,
+                    "read_iops": d.read_iops,
+                    "write_iops": d.write_iops,
+                    "util_pct": d.util_pct,
+                }
+            )
+        out.append(
+            {
+                "device": name,
+                "read_bytes": round(read_total),
+                "write_bytes": round(write_total),
+                "series": series,
+            }
+        )
+    return out
+
+
+def _jobfile(result: RunResult) -> str:
+    target = None if result.target.kind == TargetKind.RAW else result.target.path
+    try:
+        return "\n".join(job.to_jobfile(target) for job in result.jobs)
+    except JobSpecError:
+        return "\n".join(job.to_jobfile(None) for job in result.jobs)
+
+
+def result_to_json(result: RunResult, *, include_fio: bool = False) -> dict[str, Any]:
+    """The documented ``tierdeck.run/1`` object (docs/bench-json.md)."""
+    target = result.target
+    summary = {d: _direction_json(result.summary.get(d)) for d in _DIRECTIONS}
+    out: dict[str, Any] = {
+        "schema": SCHEMA,
+        "id": result.id,
+        "name": result.name,
+        "status": RunStatus(result.status).value,
+        "error": result.error,
+        "target": {
+            "path": target.path,
+            "kind": TargetKind(target.kind).value,
+            "label": target.label,
+            "disks": list(target.disks),
+            "fs_type": target.fs_type,
+            "mountpoint": target.mountpoint,
+        },
+        "preset": result.preset,
+        "started_at": result.started_at,
+        "finished_at": result.finished_at,
+        "spec": {
+            "jobs": [_spec_to_dict(job) for job in result.jobs],
+            "jobfile": _jobfile(result),
+        },
+        "summary": summary,
+        "jobs": job_results(result),
+        "series": [
+            {
+                "t": s.t,
+                "interval_s": s.interval_s,
+                "read": _sample_direction_json(s.read),
+                "write": _sample_direction_json(s.write),
+                "trim": _sample_direction_json(s.trim),
+                "active_jobs": list(s.active_jobs),
+            }
+            for s in result.series
+        ],
+        "devices": device_totals(result),
+        "env": _env_to_dict(result.env),
+        "warnings": list(result.warnings),
+        "tags": list(result.tags),
+    }
+    if include_fio:
+        out["fio"] = result.fio_json
+    return out
