@@ -26,7 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tierdeck.backends.recording import build_large_host
+from tierdeck.backends.large_host import build_large_host
 
 HERE = Path(__file__).resolve().parent
 

@@ -23,11 +23,8 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from tierdeck.backends.recording import (
-    HostRecording,
-    PartitionSpec,
-    record_zfs_2_1,
-)
+from tierdeck.backends.recording import HostRecording, PartitionSpec
+from tierdeck.backends.recording_tools import record_zfs_2_1
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "app" / "demo_host"

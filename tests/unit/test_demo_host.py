@@ -9,7 +9,7 @@ import pytest
 from tierdeck.app.demo import demo_host_path, load_demo_host
 from tierdeck.backends.disks import read_disks
 from tierdeck.backends.host import RecordedHost
-from tierdeck.backends.recording import (
+from tierdeck.backends.recording_tools import (
     ZFS_LIST_ARGV,
     ZFS_VERSION_ARGV,
     ZPOOL_LIST_ARGV,

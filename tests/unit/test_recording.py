@@ -8,18 +8,15 @@ from pathlib import Path
 
 import pytest
 from tierdeck.backends.host import RecordedHost
-from tierdeck.backends.recording import (
+from tierdeck.backends.large_host import build_large_host
+from tierdeck.backends.recording import HostRecording, PartitionSpec, partition_name, sd_name
+from tierdeck.backends.recording_tools import (
     MERGERFS_2_33_5_DEFAULTS,
     ZFS_LIST_ARGV,
     ZPOOL_LIST_ARGV,
     ZPOOL_STATUS_ARGV,
     ZPOOL_STATUS_JSON_ARGV,
-    HostRecording,
-    PartitionSpec,
-    build_large_host,
     mergerfs_xattrs,
-    partition_name,
-    sd_name,
     zpool_status_text,
 )
 
