@@ -43,6 +43,8 @@ class DashboardScreen(Screen[None]):
         Binding("2", "section('pools')", "Pools", show=False),
         Binding("3", "section('mergerfs')", "mergerfs", show=False),
         Binding("4", "section('problems')", "Problems", show=False),
+        Binding("b", "bench", "Benchmark"),
+        Binding("h", "history", "History"),
     ]
 
     def __init__(self) -> None:
@@ -79,6 +81,35 @@ class DashboardScreen(Screen[None]):
         # Land on the section's list so arrows work at once (walking the tab bar with
         # left/right keeps focus on the tabs instead: that path does not come here).
         self.query_one(SECTION_FOCUS[section]).focus()
+
+    # -- benchmarks -------------------------------------------------------------------
+
+    def action_bench(self) -> None:
+        """b: the setup screen, aimed at the selected pool, branch, dataset or disk."""
+        from tierdeck.screens.bench_setup import BenchSetupScreen, suggest_path
+
+        if self.inventory is None:
+            self.notify("The inventory is still loading: try again in a moment.")
+            return
+        section = self.query_one("#sections", TabbedContent).active
+        selected: object = None
+        if section == "disks":
+            selected = self.query_one(DiskTable).selected_disk
+        elif section == "pools":
+            selected = self.query_one(PoolTree).selected_item
+        elif section == "mergerfs":
+            branches = self.query_one(BranchTable)
+            branch = branches.selected_branch if branches.has_focus else None
+            selected = branch or self.query_one(MergerfsPoolTable).selected_pool
+        path = suggest_path(self.inventory, selected)
+        host = self.app.host  # type: ignore[attr-defined]
+        self.app.push_screen(BenchSetupScreen(host, self.inventory, initial_path=path))
+
+    def action_history(self) -> None:
+        """h: the benchmark history."""
+        from tierdeck.screens.history import HistoryScreen
+
+        self.app.push_screen(HistoryScreen())
 
     # -- data -------------------------------------------------------------------------
 

@@ -1,0 +1,194 @@
+"""The history screen by keyboard, over a real HistoryStore in tmp_path holding runs
+recorded on the lab NAS: list, filter, failed/cancelled apart, open, rename, tag, delete.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Select
+from tierdeck.app.history import HistoryStore
+from tierdeck.app.tui import TierdeckApp
+from tierdeck.backends.host import RecordedHost
+from tierdeck.core.bench_models import RunStatus
+from tierdeck.screens.confirm import ConfirmScreen, PromptScreen
+from tierdeck.screens.history import HistoryScreen, RunDetailScreen
+
+from tests.pilot.waiting import screen_text, wait_for_inventory
+from tests.snapshot_apps.bench_data import fill_history, until
+
+SIZE = (80, 24)
+RECORDED = (
+    "pool_write",
+    "branch_randrw",
+    "stonewall_step",
+    "pool_buffered",
+    "cancelled_read",
+    "failed_engine",
+)
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> HistoryStore:
+    """The app's default store (TIERDECK_DATA_DIR) with the six recorded runs."""
+    monkeypatch.setenv("TIERDECK_DATA_DIR", str(tmp_path / "data"))
+    history = HistoryStore()
+    assert fill_history(history, RECORDED) == [1, 2, 3, 4, 5, 6]
+    return history
+
+
+async def open_history(pilot: Pilot[None], app: TierdeckApp) -> HistoryScreen:
+    await wait_for_inventory(pilot, app)
+    await pilot.press("h")
+    await until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history screen")
+    screen = app.screen
+    assert isinstance(screen, HistoryScreen)
+    await until(pilot, lambda: screen.loads > 0, "the first listing")
+    return screen
+
+
+async def reloaded(pilot: Pilot[None], screen: HistoryScreen, before: int) -> None:
+    await until(pilot, lambda: screen.loads > before, "a new listing")
+
+
+def ids(screen: HistoryScreen) -> list[int | None]:
+    return [run.id for run in screen.runs]
+
+
+async def test_list_ok_runs_then_failed_and_cancelled_apart(
+    demo_host: RecordedHost, store: HistoryStore
+) -> None:
+    app = TierdeckApp(demo_host, demo=True, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(pilot, app)
+        assert ids(screen) == [4, 3, 2, 1]  # ok runs only, newest first
+        table = screen.query_one("#history-table", DataTable)
+        assert table.row_count == 4
+        text = screen_text(app)
+        assert "Runs that finished ok" in text
+        assert "stonewall step" in text and "64.7 MiB/s" in text
+        assert "broken engine" not in text and "long read" not in text
+        await pilot.press("f")
+        await reloaded(pilot, screen, 1)
+        assert ids(screen) == [6, 5]
+        text = screen_text(app)
+        assert "Failed and cancelled runs" in text
+        assert "✘ failed" in text and "■ cancelled" in text
+        assert "fio exited with" in text  # fio's verdict, first line
+        await pilot.press("f")
+        await reloaded(pilot, screen, 2)
+        assert ids(screen) == [4, 3, 2, 1]
+
+
+async def test_filter_by_target_and_preset(demo_host: RecordedHost, store: HistoryStore) -> None:
+    app = TierdeckApp(demo_host, demo=True, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(pilot, app)
+        pool = store.get(1)
+        assert pool is not None
+        targets = screen.query_one("#filter-target", Select)
+        labels = [value for _, value in targets._options]  # noqa: SLF001
+        assert pool.target.path in labels
+        targets.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        for _ in range(labels.index(pool.target.path)):
+            await pilot.press("down")
+        await pilot.press("enter")
+        await until(pilot, lambda: ids(screen) == [4, 1], "the runs on the pool only")
+        # No run of these was started from a preset: the preset filter has nothing.
+        assert screen.query_one("#filter-preset", Select)._options == [("", Select.NULL)]  # noqa: SLF001
+
+
+async def test_open_rename_tag_and_delete(demo_host: RecordedHost, store: HistoryStore) -> None:
+    app = TierdeckApp(demo_host, demo=True, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(pilot, app)
+        await pilot.press("down")  # run 3, the stonewall step
+        assert screen.selected_id == 3
+
+        # rename, from the list
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, PromptScreen), "the rename prompt")
+        await pilot.press("ctrl+u", *"step 20m->max", "enter")
+        await until(pilot, lambda: store.get(3) is not None and store.get(3).name == "step 20m->max",  # type: ignore[union-attr]
+                    "the new name")  # fmt: skip
+        await until(pilot, lambda: "step 20m->max" in screen_text(app), "the list redrawn")
+
+        # tags
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, PromptScreen), "the tag prompt")
+        await pilot.press(*"baseline, hdd", "enter")
+        await until(pilot, lambda: store.get(3).tags == ("baseline", "hdd"), "the tags")  # type: ignore[union-attr]
+        assert [r.id for r in store.list(tag="hdd")] == [3]
+
+        # open it: summary, charts, disks, environment
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the detail view")
+        detail = app.screen
+        assert isinstance(detail, RunDetailScreen)
+        await until(pilot, lambda: detail.run is not None, "the run loaded")
+        text = screen_text(app)
+        assert "#3 step 20m->max" in text and "[baseline hdd]" in text
+        assert "✔ ok" in text and "64.7 MiB/s" in text
+        assert "Disks, read + write per second" in text
+        stored = store.get(3)
+        assert stored is not None
+        assert detail.charts[0].values("write") == [s.write.bw_bytes_per_s for s in stored.series]
+        body = detail.query_one("#detail-body")
+        body.scroll_to_widget(detail.query_one("#detail-env"), animate=False, top=True)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "kernel" in text and "fio-3.33" in text
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen, "back to the list")
+
+        # delete asks first; n keeps it, y deletes it
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the delete question")
+        assert "Delete run #3 step 20m->max" in screen_text(app)
+        await pilot.press("n")
+        await until(pilot, lambda: app.screen is screen, "the list again")
+        assert store.get(3) is not None
+        loads = screen.loads
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the delete question")
+        await pilot.press("y")
+        await until(pilot, lambda: store.get(3) is None, "the run deleted")
+        await reloaded(pilot, screen, loads)
+        assert ids(screen) == [4, 2, 1]
+
+
+async def test_delete_from_the_detail_view(demo_host: RecordedHost, store: HistoryStore) -> None:
+    app = TierdeckApp(demo_host, demo=True, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(pilot, app)
+        await pilot.press("f")
+        await reloaded(pilot, screen, 1)
+        await pilot.press("enter")  # run 6: the failed one
+        await until(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the detail view")
+        detail = app.screen
+        assert isinstance(detail, RunDetailScreen)
+        await until(pilot, lambda: detail.run is not None, "the run loaded")
+        text = screen_text(app)
+        assert "✘ failed" in text and "fio: engine nosuchengine not loadable" in text
+        await pilot.press("d", "y")
+        await until(pilot, lambda: app.screen is screen, "back to the list")
+        await until(pilot, lambda: ids(screen) == [5], "the list without it")
+        assert store.list(status=RunStatus.FAILED) == []
+
+
+async def test_unreadable_history_is_shown_not_fatal(
+    demo_host: RecordedHost, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "history.sqlite3").write_text("this is not a database\n")
+    monkeypatch.setenv("TIERDECK_DATA_DIR", str(folder))
+    app = TierdeckApp(demo_host, demo=True, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(pilot, app)
+        assert screen.error is not None
+        assert "Could not read the history" in screen_text(app)

@@ -1,0 +1,206 @@
+"""The live chart, the device panel and the run-screen messages, on fixed data.
+
+Charts are asserted on their data and on ``render_at(width).plain``, not on pixels.
+"""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.message import Message
+from tierdeck.app.bench_messages import BenchDevices, BenchProgress, BenchSamples
+from tierdeck.core.bench_models import DeviceSample
+from tierdeck.core.fio_models import DirectionSample, Sample
+from tierdeck.widgets.device_panel import DevicePanel, fmt_short_rate
+from tierdeck.widgets.live_chart import (
+    LABEL_WIDTH,
+    VALUE_WIDTH,
+    LiveChart,
+    bar_cells,
+    downsample,
+    fmt_count,
+    fmt_ns,
+    fmt_rate,
+)
+
+from tests.snapshot_apps.bench_data import load_events
+
+MiB = 1024 * 1024
+RW = (("read", "read", "green"), ("write", "write", "magenta"))
+
+
+def sample(t: float, read_bw: float = 0.0, write_bw: float = 0.0) -> Sample:
+    return Sample(
+        t=t,
+        interval_s=1.0,
+        read=DirectionSample(read_bw, read_bw / 4096, None, None),
+        write=DirectionSample(write_bw, write_bw / 4096, None, None),
+    )
+
+
+# -- formatting and bars ----------------------------------------------------------------------
+
+
+def test_units() -> None:
+    assert fmt_rate(0) == "0 B/s"
+    assert fmt_rate(150 * MiB) == "150.0 MiB/s"
+    assert fmt_rate(5.5 * 1024 * MiB) == "5.5 GiB/s"
+    assert fmt_count(950) == "950"
+    assert fmt_count(12_345) == "12.3k"
+    assert fmt_ns(850) == "850 ns"
+    assert fmt_ns(179_700) == "179.7 µs"
+    assert fmt_ns(104_300_000) == "104.3 ms"
+    assert fmt_ns(2_500_000_000) == "2.50 s"
+    assert fmt_short_rate(97.4 * MiB) == "97.4M/s"
+    assert fmt_short_rate(813 * 1024) == "813K/s"
+
+
+def test_bar_cells_bottom_up_with_a_sliver_for_small_values() -> None:
+    assert bar_cells(None, 2) == [" ", " "]
+    assert bar_cells(0.0, 2) == [" ", " "]
+    assert bar_cells(0.001, 1) == ["▁"]  # a little I/O never looks like none
+    assert bar_cells(1.0, 2) == ["█", "█"]
+    assert bar_cells(0.5, 2) == [" ", "█"]
+    assert bar_cells(0.75, 2) == ["▄", "█"]
+
+
+def test_downsample_keeps_a_step_a_step() -> None:
+    values: list[float | None] = [20.0] * 300 + [110.0] * 300
+    points = downsample(values, 60)
+    assert len(points) == 60
+    assert points[:30] == [20.0] * 30 and points[30:] == [110.0] * 30
+    assert downsample([1.0, None, None, 3.0], 2) == [1.0, 3.0]
+    assert downsample([None, None], 1) == [None]
+    assert downsample([1.0, 2.0], 5) == [1.0, 2.0]
+
+
+# -- the chart --------------------------------------------------------------------------------
+
+
+def test_chart_ring_buffer_keeps_the_newest() -> None:
+    chart = LiveChart("Bandwidth", RW, capacity=5)
+    for t in range(8):
+        chart.push({"read": float(t)}, t=float(t))
+    assert chart.values("read") == [3.0, 4.0, 5.0, 6.0, 7.0]
+    assert chart.values("write") == [None] * 5
+    assert chart.times == [3.0, 4.0, 5.0, 6.0, 7.0]
+    assert chart.latest("read") == 7.0
+    assert chart.top() == 7.0
+
+
+def test_chart_downsamples_to_the_width_it_has() -> None:
+    chart = LiveChart("IOPS", RW, fmt=fmt_count)
+    chart.extend([(float(t), {"write": 100.0 if t < 500 else 200.0}) for t in range(1000)])
+    points = chart.points("write", 50)
+    assert len(points) == 50  # 1000 points never reach the renderer
+    assert points[0] == 100.0 and points[-1] == 200.0
+    # a short run with a known span spreads over the width instead of 3 columns
+    short = LiveChart("IOPS", RW, fmt=fmt_count, span=10)
+    short.extend([(1.0, {"write": 5.0}), (2.0, {"write": 6.0}), (3.0, {"write": 7.0})])
+    assert short.points("write", 50) == [5.0] * 5 + [6.0] * 5 + [7.0] * 5
+
+
+def test_chart_text_shows_labels_scale_and_current_value() -> None:
+    chart = LiveChart("Bandwidth", RW)
+    assert chart.render_at(60).plain.splitlines()[0] == "Bandwidth · waiting for data"
+    chart.extend(
+        [(1.0, {"read": 0.0, "write": 100 * MiB}), (2.0, {"read": 0.0, "write": 50 * MiB})]
+    )
+    lines = chart.render_at(60).plain.splitlines()
+    assert lines[0] == "Bandwidth · 1–2 s · top 100.0 MiB/s"
+    assert len(lines) == 2  # the read series never had data: no strip for it
+    bar_width = 60 - LABEL_WIDTH - VALUE_WIDTH - 1
+    # Two points share the 41 cells: 20 each (a whole number), scaled to the top.
+    assert bar_width == 41
+    assert lines[1] == "write  " + "█" * 20 + "▄" * 20 + " " + " " + "50.0 MiB/s".rjust(VALUE_WIDTH)
+    assert len(lines[1]) == LABEL_WIDTH + bar_width + 1 + VALUE_WIDTH
+
+
+def test_chart_log_scale_for_latency() -> None:
+    chart = LiveChart("Latency", (("mean", "mean", ""), ("p99", "p99", "")), fmt=fmt_ns,
+                      log_scale=True)  # fmt: skip
+    chart.extend([(1.0, {"mean": 200_000.0, "p99": 100_000_000.0})])
+    scale, logarithmic = chart.scaler()
+    assert logarithmic
+    assert scale(100_000_000.0) == 1.0
+    linear = 200_000 / 100_000_000
+    mean = scale(200_000.0)
+    assert mean is not None and linear < mean < 0.2  # visible, not a 0.2 % sliver
+    assert "log scale from 200.0 µs" in chart.render_at(70).plain.splitlines()[0]
+
+
+def test_chart_avg_row_when_taller() -> None:
+    chart = LiveChart("IOPS", RW, fmt=fmt_count, rows=2)
+    chart.extend([(1.0, {"read": 100.0}), (2.0, {"read": 300.0})])
+    lines = chart.render_at(50).plain.splitlines()
+    assert lines[1].startswith("read") and lines[1].rstrip().endswith("300")
+    assert lines[2].startswith("  avg") and lines[2].rstrip().endswith("200")
+
+
+# -- the device panel ---------------------------------------------------------------------------
+
+
+def test_device_panel_shows_which_disk_took_the_io() -> None:
+    """From the recorded run through mergerfs pool/slow (create=mfs): one branch disk
+    wrote everything, the other nothing."""
+    events = load_events("pool_write")
+    panel = DevicePanel(("loop2", "loop3"))
+    for event in events:
+        samples = getattr(event, "samples", None)
+        if samples is not None:
+            panel.load_series(samples)
+    busy = panel.stats["loop2"]
+    idle = panel.stats["loop3"]
+    assert busy.moved > 100 * MiB and idle.moved == 0
+    assert panel.busy("loop2") and not panel.busy("loop3")
+    text = panel.render_at(80).plain.splitlines()
+    assert text[0].split() == ["Disks", "read", "write", "IOPS", "util", "(now)", "moved"]
+    assert text[1].split()[0] == "loop2" and text[1].split()[-1] == "116M"
+    assert text[2].split() == ["loop3", "0B/s", "0B/s", "0", "░░░░░░░░░░", "0%", "0B"]
+
+
+def test_device_panel_average_mode_and_no_disks() -> None:
+    panel = DevicePanel(("sdb",), average=True)
+    panel.load_series(
+        [
+            DeviceSample(1.0, "sdb", 0.0, 100 * MiB, 0.0, 100.0, 50.0),
+            DeviceSample(2.0, "sdb", 0.0, 200 * MiB, 0.0, 200.0, 100.0),
+        ]
+    )
+    assert panel.stats["sdb"].rates(True) == (0.0, 150 * MiB, 150.0, 75.0)
+    assert "util (average)" in panel.render_at(80).plain
+    empty = DevicePanel(())
+    assert "no physical disk under this target" in empty.render_at(80).plain
+
+
+# -- messages -----------------------------------------------------------------------------
+
+
+def test_sample_messages_coalesce_without_losing_points() -> None:
+    first, second = BenchSamples((sample(1.0),)), BenchSamples((sample(2.0),))
+    assert first.can_replace(second)
+    assert [s.t for s in second.samples] == [1.0, 2.0]  # the older points moved along
+    devices = BenchDevices(((DeviceSample(1.0, "sdb", 0, 0, 0, 0, 0),),))
+    later = BenchDevices(((DeviceSample(2.0, "sdb", 0, 0, 0, 0, 0),),))
+    assert devices.can_replace(later) and len(later.intervals) == 2
+    assert BenchProgress(0.1, None, "measuring").can_replace(BenchProgress(0.2, 5.0, "measuring"))
+    assert not first.can_replace(BenchProgress(0.1, None, "measuring"))
+    assert not first.can_replace(Message())
+
+
+class ChartApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield LiveChart("Bandwidth", RW, id="chart")
+
+
+async def test_hidden_chart_waits_to_draw() -> None:
+    app = ChartApp()
+    async with app.run_test(size=(60, 10)) as pilot:
+        chart = app.query_one(LiveChart)
+        chart.display = False
+        chart.push({"write": 5.0}, t=1.0)
+        assert chart._stale  # noqa: SLF001 - the pause is the behaviour under test
+        chart.display = True
+        chart.resume()
+        await pilot.pause()
+        assert not chart._stale  # noqa: SLF001
+        assert "5 B/s" in chart.render().plain

@@ -1,0 +1,269 @@
+"""Recorded benchmark runs for the TUI tests: load them, replay them, store them.
+
+``tests/fixtures/bench_screens/*.json`` hold the event sequences of real runs on the
+lab NAS (captured once by ``tests/fixtures/bench_screens/capture.py``). Replaying them
+into the run screen needs no fio and no root, and gives the same screen every time:
+nothing on it comes from the clock.
+
+The JSON is a generic dump of the frozen dataclasses: ``{"__type__": "Sample", ...}``
+for dataclasses, ``{"__enum__": "RunStatus", "value": "ok"}`` for enums; lists come back
+as tuples (the models use tuples), except inside ``fio_json``, which stays as fio wrote it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.pilot import Pilot
+from tierdeck.app import bench_events as ev
+from tierdeck.backends.host import Host
+from tierdeck.core import bench_models as bm
+from tierdeck.core import fio_models as fm
+from tierdeck.core import jobspec as js
+from tierdeck.core.bench_models import RunRequest, RunResult
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "bench_screens"
+
+_CLASSES: dict[str, type] = {
+    cls.__name__: cls
+    for cls in (
+        ev.RunStarted,
+        ev.SampleReady,
+        ev.DevicesReady,
+        ev.Progress,
+        ev.Notice,
+        ev.RunEnded,
+        bm.BenchTarget,
+        bm.DeviceSample,
+        bm.EnvFingerprint,
+        bm.DirectionSummary,
+        bm.RunRequest,
+        bm.RunResult,
+        fm.Sample,
+        fm.DirectionSample,
+        js.JobSpec,
+    )
+}
+_ENUMS: dict[str, type[Enum]] = {e.__name__: e for e in (bm.RunStatus, bm.TargetKind)}
+_RAW_FIELDS = {"fio_json"}  # kept exactly as fio printed it
+
+
+# -- JSON ----------------------------------------------------------------------------------
+
+
+def encode(obj: Any) -> Any:
+    if isinstance(obj, Enum):
+        return {"__enum__": type(obj).__name__, "value": obj.value}
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        out: dict[str, Any] = {"__type__": type(obj).__name__}
+        for f in dataclasses.fields(obj):
+            value = getattr(obj, f.name)
+            out[f.name] = value if f.name in _RAW_FIELDS else encode(value)
+        return out
+    if isinstance(obj, list | tuple):
+        return [encode(v) for v in obj]
+    if isinstance(obj, dict):
+        return {str(k): encode(v) for k, v in obj.items()}
+    return obj
+
+
+def decode(data: Any) -> Any:
+    if isinstance(data, list):
+        return tuple(decode(v) for v in data)
+    if not isinstance(data, dict):
+        return data
+    if "__enum__" in data:
+        return _ENUMS[data["__enum__"]](data["value"])
+    if "__type__" in data:
+        cls = _CLASSES[data["__type__"]]
+        kwargs = {
+            k: (v if k in _RAW_FIELDS else decode(v)) for k, v in data.items() if k != "__type__"
+        }
+        if cls is js.JobSpec:
+            kwargs["extra"] = dict(kwargs.get("extra") or {})
+        return cls(**kwargs)
+    return {k: decode(v) for k, v in data.items()}
+
+
+def save_recording(path: Path, events: Sequence[tuple[float, ev.BenchEvent]], about: str) -> None:
+    doc = {
+        "about": about,
+        "events": [{"t": round(t, 3), "event": encode(e)} for t, e in events],
+    }
+    path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def load_events(name: str) -> list[ev.BenchEvent]:
+    """The events of ``tests/fixtures/bench_screens/<name>.json``, in order."""
+    doc = json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
+    return [decode(item["event"]) for item in doc["events"]]
+
+
+def request_of(events: Sequence[ev.BenchEvent]) -> RunRequest:
+    return next(e.request for e in events if isinstance(e, ev.RunStarted))
+
+
+def result_of(events: Sequence[ev.BenchEvent]) -> RunResult:
+    return next(e.result for e in events if isinstance(e, ev.RunEnded))
+
+
+# -- replay --------------------------------------------------------------------------------
+
+Runner = Callable[
+    [Host, RunRequest, Callable[[ev.BenchEvent], None], asyncio.Event | None],
+    Awaitable[RunResult],
+]
+
+
+def replay_runner(
+    events: Sequence[ev.BenchEvent],
+    *,
+    samples: int | None = None,
+    on_pause: Callable[[], None] | None = None,
+) -> Runner:
+    """A stand-in for run_benchmark that emits recorded events. With ``samples``, it
+    stops after that many SampleReady (and the events up to the next one) and waits,
+    like a run in progress, until cancelled; ``on_pause`` hears when it stops. A cancel
+    then ends the run the way the runner does: stopping, cleaning up, status cancelled.
+    """
+
+    async def run(
+        host: Host,
+        request: RunRequest,
+        on_event: Callable[[ev.BenchEvent], None],
+        cancel: asyncio.Event | None = None,
+    ) -> RunResult:
+        seen = 0
+        for event in events:
+            if isinstance(event, ev.SampleReady):
+                if samples is not None and seen == samples:
+                    if on_pause is not None:
+                        on_pause()
+                    await (cancel or asyncio.Event()).wait()
+                    return _cancelled(events, seen, on_event)
+                seen += 1
+            on_event(event)
+            await asyncio.sleep(0)  # let the screen take each event, as in a real run
+        return result_of(events)
+
+    return run
+
+
+def _cancelled(
+    events: Sequence[ev.BenchEvent], seen: int, on_event: Callable[[ev.BenchEvent], None]
+) -> RunResult:
+    """The end a real cancel gives: the samples so far, status cancelled, no error."""
+    done = result_of(events)
+    series = tuple(e.sample for e in events if isinstance(e, ev.SampleReady))[:seen]
+    result = dataclasses.replace(
+        done, status=bm.RunStatus.CANCELLED, error=None, series=series, warnings=()
+    )
+    for event in (
+        ev.Progress(0.5, None, "stopping"),
+        ev.Notice("cancelling: stopping fio"),
+        ev.Progress(1.0, 0.0, "cleaning up"),
+        ev.Progress(1.0, 0.0, "done"),
+        ev.RunEnded(result),
+    ):
+        on_event(event)
+    return result
+
+
+class NoHost:
+    """The run screen never touches the host itself: the runner does."""
+
+    hostname = "nas"
+    is_root = True
+
+
+class MemoryStore:
+    """HistoryStore's save(), numbering runs from ``first_id``, keeping them in a list."""
+
+    def __init__(self, first_id: int = 1) -> None:
+        self.saved: list[RunResult] = []
+        self.next_id = first_id
+
+    def save(self, result: RunResult) -> int:
+        self.saved.append(result)
+        self.next_id += 1
+        return self.next_id - 1
+
+
+class RunScreenApp(App[None]):
+    """Just the run screen, fed a recording: for snapshots and fast Pilot tests."""
+
+    CSS_PATH = "../../app/tierdeck.tcss"
+    ENABLE_COMMAND_PALETTE = False  # as in TierdeckApp
+
+    def __init__(
+        self, name: str, *, samples: int | None = None, runner: Runner | None = None
+    ) -> None:
+        super().__init__()
+        self.events = load_events(name)
+        self.samples = samples
+        self.runner = runner
+        self.store = MemoryStore(first_id=7)
+        self.title = "tierdeck — nas"
+        self.paused = False  # the replay reached ``samples`` and waits, like a live run
+
+    def _pause(self) -> None:
+        self.paused = True
+
+    def on_mount(self) -> None:
+        from tierdeck.screens.run import RunScreen
+
+        request = request_of(self.events)
+        self.push_screen(
+            RunScreen(
+                NoHost(),  # type: ignore[arg-type]
+                request,
+                runner=self.runner
+                or replay_runner(self.events, samples=self.samples, on_pause=self._pause),
+                store_factory=lambda: self.store,
+            )
+        )
+
+
+def fill_history(store: Any, names: Sequence[str]) -> list[int]:
+    """Save the recorded runs ``names`` into ``store`` (a real HistoryStore), in order."""
+    return [store.save(result_of(load_events(name))) for name in names]
+
+
+class HistoryApp(App[None]):
+    """Just the history screen over a given store (a real HistoryStore in a tmp dir)."""
+
+    CSS_PATH = "../../app/tierdeck.tcss"
+    ENABLE_COMMAND_PALETTE = False  # as in TierdeckApp
+
+    def __init__(self, store_path: Path) -> None:
+        super().__init__()
+        self.store_path = store_path
+        self.title = "tierdeck — nas"
+
+    def on_mount(self) -> None:
+        from tierdeck.app.history import HistoryStore
+        from tierdeck.screens.history import HistoryScreen
+
+        self.push_screen(HistoryScreen(store_factory=lambda: HistoryStore(self.store_path)))
+
+
+async def until(
+    pilot: Pilot[None], condition: Callable[[], bool], what: str, timeout: float = 30.0
+) -> None:
+    """Wait for ``condition`` by letting the app run, never by sleeping blind. Unlike
+    tests.pilot.waiting.wait_until it does not wait for workers to complete: a
+    benchmark worker runs for the whole run, and tests look at it mid-run."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.02)
+    await pilot.pause()

@@ -1,0 +1,199 @@
+"""SVG snapshots of the benchmark screens, fed runs recorded on the lab NAS.
+
+The run screen replays event sequences captured once from real fio runs
+(tests/fixtures/bench_screens/*.json): no fio, no root, nothing from the clock. Plain
+sync functions (an ``asyncio.run`` inside an async test breaks later snapshots), fixed
+sizes, no blinking cursor. Update after a deliberate UI change with
+``pytest tests/snapshots --snapshot-update`` and look at the SVGs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from tierdeck.app.demo import load_demo_host
+from tierdeck.app.history import HistoryStore
+from tierdeck.app.tui import TierdeckApp
+from tierdeck.screens.history import HistoryScreen, RunDetailScreen
+from tierdeck.screens.run import RunScreen
+
+from tests.pilot.waiting import wait_for_inventory
+from tests.snapshot_apps.bench_data import HistoryApp, RunScreenApp, fill_history
+
+SMALL = (80, 24)
+LARGE = (120, 40)
+TIMEOUT = 10.0
+
+
+async def until(pilot: Pilot[None], condition, what: str) -> None:  # type: ignore[no-untyped-def]
+    """Poll without waiting for workers: a replayed run in progress never completes."""
+    deadline = time.monotonic() + TIMEOUT
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.01)
+    await pilot.pause()
+
+
+def run_screen(pilot: Pilot[None]) -> RunScreen:
+    screen = pilot.app.screen
+    if not isinstance(screen, RunScreen):
+        screen = next(s for s in pilot.app.screen_stack if isinstance(s, RunScreen))
+    return screen
+
+
+async def finished(pilot: Pilot[None]) -> None:
+    await until(pilot, lambda: run_screen(pilot).saved_id is not None, "the run to be saved")
+
+
+async def paused(pilot: Pilot[None]) -> None:
+    app = pilot.app
+    assert isinstance(app, RunScreenApp)
+    await until(pilot, lambda: app.paused, "the replay to pause mid-run")
+    await pilot.pause()
+
+
+# -- the run screen ----------------------------------------------------------------------------
+
+
+def test_run_midway_randrw_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """Both directions live: bandwidth, IOPS, mean and p99 latency, the one disk busy."""
+    app = RunScreenApp("branch_randrw", samples=4)
+    assert snap_compare(app, terminal_size=SMALL, run_before=paused)
+
+
+def test_run_midway_randrw_120x40(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    app = RunScreenApp("branch_randrw", samples=4)
+    assert snap_compare(app, terminal_size=LARGE, run_before=paused)
+
+
+def test_run_cancel_asks_first_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    app = RunScreenApp("pool_write", samples=3)
+    assert snap_compare(app, press=["c"], terminal_size=SMALL, run_before=paused)
+
+
+def test_run_finished_cache_warning_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """Buffered writes through mergerfs: fio says ~1 GiB/s, the disks moved 116M."""
+    assert snap_compare(RunScreenApp("pool_write"), terminal_size=SMALL, run_before=finished)
+
+
+def test_run_finished_cache_warning_120x40(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(RunScreenApp("pool_write"), terminal_size=LARGE, run_before=finished)
+
+
+def test_run_stonewall_step_120x40(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """rate=20m, then uncapped: the chart shows a step, not a ramp."""
+    assert snap_compare(RunScreenApp("stonewall_step"), terminal_size=LARGE, run_before=finished)
+
+
+def test_run_failed_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(RunScreenApp("failed_engine"), terminal_size=SMALL, run_before=finished)
+
+
+def test_run_cancelled_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(RunScreenApp("cancelled_read"), terminal_size=SMALL, run_before=finished)
+
+
+# -- history --------------------------------------------------------------------------------
+
+
+RECORDED = (
+    "pool_write",
+    "branch_randrw",
+    "stonewall_step",
+    "pool_buffered",
+    "cancelled_read",
+    "failed_engine",
+)
+
+
+@pytest.fixture
+def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Dates on screen in UTC, whatever the machine's zone."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.fixture
+def history_path(tmp_path: Path, utc: None) -> Path:
+    path = tmp_path / "history.sqlite3"
+    store = HistoryStore(path)
+    fill_history(store, RECORDED)
+    store.set_tags(1, ["baseline", "buffered"])
+    return path
+
+
+def history_screen(pilot: Pilot[None]) -> HistoryScreen:
+    return next(s for s in pilot.app.screen_stack if isinstance(s, HistoryScreen))
+
+
+async def listed(pilot: Pilot[None]) -> None:
+    await until(pilot, lambda: history_screen(pilot).loads > 0, "the history listing")
+
+
+def test_history_list_80x24(snap_compare, history_path: Path) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(HistoryApp(history_path), terminal_size=SMALL, run_before=listed)
+
+
+def test_history_list_120x40(snap_compare, history_path: Path) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(HistoryApp(history_path), terminal_size=LARGE, run_before=listed)
+
+
+def test_history_failed_and_cancelled_80x24(snap_compare, history_path: Path) -> None:  # type: ignore[no-untyped-def]
+    async def toggled(pilot: Pilot[None]) -> None:
+        await listed(pilot)
+        await pilot.press("f")
+        await until(pilot, lambda: history_screen(pilot).loads > 1, "the failed listing")
+
+    assert snap_compare(HistoryApp(history_path), terminal_size=SMALL, run_before=toggled)
+
+
+def test_history_detail_80x24(snap_compare, history_path: Path) -> None:  # type: ignore[no-untyped-def]
+    async def opened(pilot: Pilot[None]) -> None:
+        await listed(pilot)
+        await pilot.press("down", "enter")  # the second newest: stonewall_step... see order
+
+        def loaded() -> bool:
+            screen = pilot.app.screen
+            return isinstance(screen, RunDetailScreen) and screen.run is not None
+
+        await until(pilot, loaded, "the run detail")
+
+    assert snap_compare(HistoryApp(history_path), terminal_size=SMALL, run_before=opened)
+
+
+def test_history_detail_120x40(snap_compare, history_path: Path) -> None:  # type: ignore[no-untyped-def]
+    async def opened(pilot: Pilot[None]) -> None:
+        await listed(pilot)
+        await pilot.press("enter")
+
+        def loaded() -> bool:
+            screen = pilot.app.screen
+            return isinstance(screen, RunDetailScreen) and screen.run is not None
+
+        await until(pilot, loaded, "the run detail")
+
+    assert snap_compare(HistoryApp(history_path), terminal_size=LARGE, run_before=opened)
+
+
+# -- setup -----------------------------------------------------------------------------------
+
+
+def test_setup_from_mergerfs_pool_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """b on the dashboard's mergerfs tab: the setup screen aimed at the pool (demo NAS)."""
+
+    async def setup(pilot: Pilot[None]) -> None:
+        assert isinstance(pilot.app, TierdeckApp)
+        await wait_for_inventory(pilot, pilot.app)
+        await pilot.press("3", "b")
+        await until(pilot, lambda: pilot.app.screen.id == "bench-setup", "the setup screen")
+
+    app = TierdeckApp(load_demo_host(), demo=True, hotplug=False)
+    assert snap_compare(app, terminal_size=SMALL, run_before=setup)
