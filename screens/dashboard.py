@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, TabbedContent, TabPane, Tree
+from tierdeck.backends.host import LiveHost
 from tierdeck.core.models import Inventory, Problem, Severity
 from tierdeck.core.relations import disks_under
 from tierdeck.core.units import format_bytes
@@ -91,6 +92,16 @@ class DashboardScreen(Screen[None]):
         if self.inventory is None:
             self.notify("The inventory is still loading: try again in a moment.")
             return
+        host = self.app.host  # type: ignore[attr-defined]
+        if not isinstance(host, LiveHost):
+            # The demo's paths and disks belong to another machine: running fio on
+            # same-named paths here would measure the wrong thing, or write somewhere.
+            self.notify(
+                "Benchmarks run on this machine only: this is a recording (--demo or "
+                "--recorded). Start tierdeck without them to benchmark.",
+                severity="warning",
+            )
+            return
         section = self.query_one("#sections", TabbedContent).active
         selected: object = None
         if section == "disks":
@@ -102,7 +113,6 @@ class DashboardScreen(Screen[None]):
             branch = branches.selected_branch if branches.has_focus else None
             selected = branch or self.query_one(MergerfsPoolTable).selected_pool
         path = suggest_path(self.inventory, selected)
-        host = self.app.host  # type: ignore[attr-defined]
         self.app.push_screen(BenchSetupScreen(host, self.inventory, initial_path=path))
 
     def action_history(self) -> None:

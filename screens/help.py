@@ -12,6 +12,8 @@ from textual.widgets import Static
 
 KEYS: tuple[tuple[str, str], ...] = (
     ("1 2 3 4", "Disks, Pools, mergerfs, Problems"),
+    ("b", "benchmark the selected mount, pool, branch or disk (fio)"),
+    ("h", "benchmark history: open, compare, rename, tag, delete runs"),
     ("r", "refresh the inventory now"),
     ("?", "this help"),
     ("q / ctrl+q", "quit"),

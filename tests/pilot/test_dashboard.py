@@ -132,7 +132,8 @@ async def test_help_lists_every_key_and_escape_closes(
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         text = screen_text(app)
-        listed = " ".join(key for key, _ in KEYS)
+        # Whole keys, not substrings: "b" must not pass because "tab" is listed.
+        listed = {token for key, _ in KEYS for token in key.replace("/", " ").split()}
         bindings = [*app.BINDINGS, *app.get_screen("dashboard").BINDINGS]
         for binding in bindings:
             key = binding.key_display or binding.key  # type: ignore[union-attr]
@@ -331,3 +332,17 @@ async def test_q_quits_even_from_help(
         await pilot.press("question_mark", "q")
         await pilot.pause()
     assert app.return_code == 0
+
+
+async def test_benchmark_is_refused_on_a_recorded_host(
+    demo_host: RecordedHost, demo_collector: CountingCollector
+) -> None:
+    """The demo's paths and disks are another machine's: fio must not run here."""
+    app = demo_app(demo_host, demo_collector)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_inventory(pilot, app)
+        await pilot.press("b")
+        await pilot.pause()
+        assert app.screen.id == "dashboard"
+        notes = [str(n.message) for n in app._notifications]
+        assert any("recording" in n and "benchmark" in n.lower() for n in notes), notes
