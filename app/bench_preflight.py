@@ -25,7 +25,6 @@ import mmap
 import os
 import posixpath
 from collections.abc import Sequence
-from dataclasses import replace
 
 from tierdeck.app import bench_runner
 from tierdeck.backends.host import FsUsage, Host, LiveHost
@@ -45,6 +44,7 @@ from tierdeck.core.jobspec import (
     JobSpec,
     JobSpecError,
     fio_size_bytes,
+    with_overrides,
 )
 from tierdeck.core.models import BranchMode, Disk, Inventory, MergerfsPool, Mount, Partition
 from tierdeck.core.relations import disks_under
@@ -439,24 +439,10 @@ def _plan_raw(
 def _apply_overrides(
     jobs: Sequence[JobSpec], size: str | None, runtime: int | None, direct: bool | None
 ) -> tuple[JobSpec, ...]:
-    if size is not None and not (fio_size_bytes(size) or 0) > 0:
-        raise BenchRefused(f"size {size!r} is not a size like 64M or 4G")
-    if runtime is not None and (isinstance(runtime, bool) or runtime < 1):
-        raise BenchRefused(f"runtime {runtime!r} must be at least 1 second")
-    out: list[JobSpec] = []
-    for job in jobs:
-        updated = job
-        if size is not None:
-            updated = replace(updated, size=size)
-        if runtime is not None:
-            updated = replace(updated, runtime=runtime)
-        if direct is not None:
-            updated = replace(updated, direct=direct)
-        try:
-            out.append(updated.validate())
-        except JobSpecError as exc:
-            raise BenchRefused(str(exc)) from exc
-    return tuple(out)
+    try:
+        return with_overrides(jobs, size, runtime, direct)
+    except JobSpecError as exc:
+        raise BenchRefused(str(exc)) from exc
 
 
 def _check_files(host: Host, target: BenchTarget, jobs: Sequence[JobSpec]) -> None:

@@ -12,7 +12,7 @@ Pure data and string work: no I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from tierdeck.core.errors import TierdeckError
@@ -265,6 +265,29 @@ _FIELD_OPTIONS = frozenset(
         "wait_for_previous",
     }
 )
+
+
+def with_overrides(
+    jobs: Sequence[JobSpec],
+    size: str | None = None,
+    runtime: int | None = None,
+    direct: bool | None = None,
+) -> tuple[JobSpec, ...]:
+    """The jobs with the user's size/runtime/direct applied to every one of them, and
+    validated (JobSpecError names the first bad value). The run and the setup screen's
+    preview both use this, so the preview is what runs."""
+    if size is not None and not (fio_size_bytes(size) or 0) > 0:
+        raise JobSpecError(f"size {size!r} is not a size like 64M or 4G")
+    if runtime is not None and (isinstance(runtime, bool) or runtime < 1):
+        raise JobSpecError(f"runtime {runtime!r} must be at least 1 second")
+    changes: dict[str, object] = {}
+    if size is not None:
+        changes["size"] = size
+    if runtime is not None:
+        changes["runtime"] = runtime
+    if direct is not None:
+        changes["direct"] = direct
+    return tuple(replace(job, **changes).validate() for job in jobs)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,14 @@ from tierdeck.app.bench_messages import JobfileSaved, PlanReady, PlanRefused
 from tierdeck.backends.host import Host
 from tierdeck.core.bench_models import BenchRefused, BenchTarget, RunRequest
 from tierdeck.core.errors import ParseError
-from tierdeck.core.jobspec import PRESETS, JobSpec, JobSpecError, Preset, fio_size_bytes
+from tierdeck.core.jobspec import (
+    PRESETS,
+    JobSpec,
+    JobSpecError,
+    Preset,
+    fio_size_bytes,
+    with_overrides,
+)
 from tierdeck.core.models import Inventory
 from tierdeck.screens.confirm import ConfirmScreen, PromptScreen
 
@@ -106,22 +113,6 @@ def preset_by_name(name: str) -> Preset | None:
 def target_option(target: BenchTarget) -> tuple[str, str]:
     disks = ", ".join(target.disks) if target.disks else "no local disk"
     return f"{target.label} — {disks}", target.path
-
-
-def override_jobs(
-    jobs: tuple[JobSpec, ...], size: str | None, runtime: int | None, direct: bool | None
-) -> tuple[JobSpec, ...]:
-    """The jobs as plan_run will run them (the same overrides, validated)."""
-    out = []
-    for job in jobs:
-        if size is not None:
-            job = replace(job, size=size)
-        if runtime is not None:
-            job = replace(job, runtime=runtime)
-        if direct is not None:
-            job = replace(job, direct=direct)
-        out.append(job.validate())
-    return tuple(out)
 
 
 def preset_text(preset: Preset, jobs: tuple[JobSpec, ...], target_dir: str | None) -> str:
@@ -369,7 +360,7 @@ class BenchSetupScreen(Screen[None]):
         error = None
         jobs = preset.jobs
         try:
-            jobs = override_jobs(
+            jobs = with_overrides(
                 preset.jobs,
                 self._size_override(),
                 self._runtime_override(),
@@ -398,7 +389,7 @@ class BenchSetupScreen(Screen[None]):
         jobs, error = job_errors(area.text)
         if error is None:
             try:
-                override_jobs(
+                with_overrides(
                     tuple(jobs),
                     self._size_override(),
                     self._runtime_override(),

@@ -164,3 +164,15 @@ def test_fio_itself_accepts_every_preset(name: str, tmp_path: Path) -> None:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
         assert done.returncode == 0, done.stderr
     assert list(tmp_path.iterdir()) == [jobfile]  # parse-only created no data files
+
+
+def test_with_overrides_applies_to_every_job_and_validates() -> None:
+    from tierdeck.core.jobspec import JobSpec, JobSpecError, with_overrides
+
+    jobs = (JobSpec(name="a", rw="write", size="1G"), JobSpec(name="b", rw="read", runtime=9))
+    out = with_overrides(jobs, size="64M", runtime=2, direct=True)
+    assert [(j.size, j.runtime, j.direct) for j in out] == [("64M", 2, True)] * 2
+    assert with_overrides(jobs) == jobs  # nothing asked, nothing changed
+    for bad in ({"size": "lots"}, {"runtime": 0}):
+        with pytest.raises(JobSpecError):
+            with_overrides(jobs, **bad)  # type: ignore[arg-type]
