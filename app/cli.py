@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from collections.abc import Callable
@@ -46,7 +47,28 @@ def make_host(demo: bool, recorded: Path | None) -> Host:
     return LiveHost()
 
 
-@click.group(invoke_without_command=True)
+class LazyGroup(click.Group):
+    """Subcommands whose module is imported only when that command runs (click's
+    "lazily loading subcommands" recipe): `tierdeck inventory` should not pay for
+    importing the benchmark engine and the history store."""
+
+    LAZY = {
+        "bench": "tierdeck.app.cli_bench:bench",
+        "history": "tierdeck.app.cli_bench:history",
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self.LAZY])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.LAZY:
+            module_name, _, attribute = self.LAZY[cmd_name].partition(":")
+            command: click.Command = getattr(importlib.import_module(module_name), attribute)
+            return command
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=LazyGroup, invoke_without_command=True)
 @_host_options
 @click.version_option(__version__, prog_name="tierdeck")
 @click.pass_context
@@ -150,13 +172,6 @@ def lab_status_cmd(directory: Path | None) -> None:
         return
     click.echo(json.dumps({"directory": state.directory, "complete": state.complete,
                            "loops": state.loops, "mounts": state.mounts}, indent=2))  # fmt: skip
-
-
-# Issue 3: benchmarks and their history (app/cli_bench.py).
-from tierdeck.app.cli_bench import bench, history  # noqa: E402
-
-main.add_command(bench)
-main.add_command(history)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-import sh
 from tierdeck.core.errors import (
     HostError,
     PermissionDenied,
@@ -227,6 +226,8 @@ class LiveHost:
         return shutil.which(tool) is not None
 
     def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+        import sh  # here, not at the top: it costs ~45 ms and many commands never run one
+
         args = list(argv)
         try:
             command = sh.Command(args[0])
