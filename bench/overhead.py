@@ -12,7 +12,7 @@ It prints, per target and job, the median bandwidth of 2 and 3 as a ratio to 1 (
 >= 0.98), and tierdeck's own CPU (its process alone, not fio's) while it runs, as a
 share of one core (goal: < 5 % at 1 Hz).
 
-Usage: sudo .venv/bin/python bench/overhead.py [--runs 3] [--runtime 6]
+Usage: sudo .venv/bin/python bench/overhead.py [--runs 5] [--runtime 6]
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from tierdeck.core.jobspec import JobSpec
 HERE = Path(__file__).resolve().parent
 
 
-def jobs(runtime: int) -> dict[str, JobSpec]:
-    common: dict[str, Any] = {"ioengine": "libaio", "direct": True, "size": "256M",
+def jobs(runtime: int, size: str) -> dict[str, JobSpec]:
+    common: dict[str, Any] = {"ioengine": "libaio", "direct": True, "size": size,
                               "runtime": runtime, "time_based": True}  # fmt: skip
     return {
         "seqwrite-1M-QD8": JobSpec(name="ovh-seqwrite", rw="write", bs="1M", iodepth=8, **common),
@@ -78,16 +78,23 @@ def _remove_test_files(target: str) -> None:
         path.unlink()
 
 
-def measure(target: str, label: str, runs: int, runtime: int, tmp: Path) -> list[str]:
+def measure(target: str, label: str, runs: int, runtime: int, size: str, tmp: Path) -> list[str]:
     lines = []
-    for name, job in jobs(runtime).items():
+    for name, job in jobs(runtime, size).items():
         jobfile = tmp / f"{job.name}.fio"
         jobfile.write_text(job.to_jobfile())
-        bare, cli, tui = [], [], []
-        for _ in range(runs):
-            bare.append(run_bare(target, job))
-            cli.append(run_harness("_cli_harness.py", target, jobfile))
-            tui.append(run_harness("_tui_harness.py", target, jobfile))
+        bare: list[float] = []
+        cli: list[dict[str, float]] = []
+        tui: list[dict[str, float]] = []
+        modes = ["bare", "cli", "tui"]
+        for run in range(runs):
+            # Rotate the order, so no way of running always goes first (warm caches).
+            for mode in modes[run % 3 :] + modes[: run % 3]:
+                if mode == "bare":
+                    bare.append(run_bare(target, job))
+                else:
+                    results = cli if mode == "cli" else tui
+                    results.append(run_harness(f"_{mode}_harness.py", target, jobfile))
         bare_bw = statistics.median(bare)
         cli_bw = statistics.median(r["bw"] for r in cli)
         tui_bw = statistics.median(r["bw"] for r in tui)
@@ -104,7 +111,7 @@ def measure(target: str, label: str, runs: int, runtime: int, tmp: Path) -> list
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--runtime", type=int, default=6, help="seconds per fio run")
     args = parser.parse_args()
     if os.geteuid() != 0:
@@ -118,8 +125,10 @@ def main() -> None:
         try:
             lab_up(lab, throttle=None)
             print(f"median of {args.runs} runs, {args.runtime} s each; ratios to bare fio")
-            measure(str(tmpfs), "tmpfs", args.runs, args.runtime, tmp)
-            measure(str(lab / "mnt" / "cache"), "lab btrfs", args.runs, args.runtime, tmp)
+            measure(str(tmpfs), "tmpfs", args.runs, args.runtime, "256M", tmp)
+            # The lab's btrfs raid1 cache is 256 MiB per device, and btrfs frees a deleted
+            # file's space only at its next commit: a small file, so runs can follow runs.
+            measure(str(lab / "mnt" / "cache"), "lab btrfs", args.runs, args.runtime, "64M", tmp)
         finally:
             subprocess.run(["umount", str(tmpfs)], check=False)
             lab_down(lab)
