@@ -78,32 +78,41 @@ def _remove_test_files(target: str) -> None:
         path.unlink()
 
 
+def _ratios(runs: list[dict[str, float]], bare: list[float]) -> list[float]:
+    return [r["bw"] / b for r, b in zip(runs, bare, strict=True)]
+
+
+def _cpu(runs: list[dict[str, float]]) -> float:
+    return statistics.median(100 * r["cpu_s"] / r["wall_s"] for r in runs)
+
+
+def _spread(values: list[float]) -> str:
+    return f"{statistics.median(values):5.3f}x ({min(values):.2f}-{max(values):.2f})"
+
+
 def measure(target: str, label: str, runs: int, runtime: int, size: str, tmp: Path) -> list[str]:
+    """Per round, each way of running once (order rotated); ratios are per round, so a
+    slow minute of the machine hits the numerator and the denominator alike. A second
+    bare fio run ("A/A") shows how far two identical runs differ here: the noise floor."""
     lines = []
     for name, job in jobs(runtime, size).items():
         jobfile = tmp / f"{job.name}.fio"
         jobfile.write_text(job.to_jobfile())
-        bare: list[float] = []
-        cli: list[dict[str, float]] = []
-        tui: list[dict[str, float]] = []
-        modes = ["bare", "cli", "tui"]
+        results: dict[str, list[dict[str, float]]] = {"bare": [], "bare2": [], "cli": [], "tui": []}
+        modes = list(results)
         for run in range(runs):
             # Rotate the order, so no way of running always goes first (warm caches).
-            for mode in modes[run % 3 :] + modes[: run % 3]:
-                if mode == "bare":
-                    bare.append(run_bare(target, job))
+            for mode in modes[run % 4 :] + modes[: run % 4]:
+                if mode.startswith("bare"):
+                    results[mode].append({"bw": run_bare(target, job)})
                 else:
-                    results = cli if mode == "cli" else tui
-                    results.append(run_harness(f"_{mode}_harness.py", target, jobfile))
-        bare_bw = statistics.median(bare)
-        cli_bw = statistics.median(r["bw"] for r in cli)
-        tui_bw = statistics.median(r["bw"] for r in tui)
-        cli_cpu = statistics.median(100 * r["cpu_s"] / r["wall_s"] for r in cli)
-        tui_cpu = statistics.median(100 * r["cpu_s"] / r["wall_s"] for r in tui)
+                    results[mode].append(run_harness(f"_{mode}_harness.py", target, jobfile))
+        bare = [r["bw"] for r in results["bare"]]
+        aa, cli, tui = (_ratios(results[m], bare) for m in ("bare2", "cli", "tui"))
         lines.append(
-            f"{label:<12} {name:<17} bare {bare_bw / 2**20:8.0f} MiB/s | "
-            f"CLI {cli_bw / bare_bw:5.3f}x cpu {cli_cpu:4.1f}% | "
-            f"TUI {tui_bw / bare_bw:5.3f}x cpu {tui_cpu:4.1f}%"
+            f"{label:<10} {name:<17} bare {statistics.median(bare) / 2**20:6.0f} MiB/s | "
+            f"A/A {_spread(aa)} | CLI {_spread(cli)} cpu {_cpu(results['cli']):.1f}% | "
+            f"TUI {_spread(tui)} cpu {_cpu(results['tui']):.1f}%"
         )
         print(lines[-1], flush=True)
     return lines
@@ -124,7 +133,10 @@ def main() -> None:
         subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1G", "tmpfs", str(tmpfs)], check=True)
         try:
             lab_up(lab, throttle=None)
-            print(f"median of {args.runs} runs, {args.runtime} s each; ratios to bare fio")
+            print(
+                f"{args.runs} rounds, {args.runtime} s per fio run; per-round ratios to bare fio:"
+                " median (min-max); CPU: tierdeck's own process, % of one core"
+            )
             measure(str(tmpfs), "tmpfs", args.runs, args.runtime, "256M", tmp)
             # The lab's btrfs raid1 cache is 256 MiB per device, and btrfs frees a deleted
             # file's space only at its next commit: a small file, so runs can follow runs.
