@@ -143,3 +143,33 @@ def test_lab_up_refuses_when_a_lab_exists(lab_nas: Path) -> None:
     proc = _cli("lab", "up", "--dir", str(lab_nas))
     assert proc.returncode != 0
     assert "already exists" in proc.stderr
+
+
+def test_non_root_sees_what_it_can_and_is_told_what_it_cannot(lab_nas: Path) -> None:
+    """As `nobody`, the lab's mergerfs control files (under pytest's 0700 temp dir) can't
+    be read: the pools must still be listed, marked with why, and the disks still shown."""
+    proc = subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+         sys.executable, "-m", "tierdeck.app.cli", "inventory", "--json"],
+        capture_output=True, text=True, timeout=120, cwd="/",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["host"]["is_root"] is False
+    loops = _loops(lab_nas)
+    disks = {d["name"] for d in report["disks"]}
+    assert set(loops.values()) <= disks  # sysfs is world-readable: every loop shows
+    pools = {p["mountpoint"]: p for p in report["mergerfs"]}
+    for name in ("slow", "cached"):
+        pool = pools[str(lab_nas / "pool" / name)]  # listed, from mountinfo
+        assert pool["branches"] == [] and "permission denied" in pool["error"]
+    problems = " ".join(p["message"] for p in report["problems"])
+    assert "permission denied" in problems  # and it stands out as a problem
+    text = subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+         sys.executable, "-m", "tierdeck.app.cli", "inventory"],
+        capture_output=True, text=True, timeout=120, cwd="/",
+    ).stdout  # fmt: skip
+    slow = lab_nas / "pool" / "slow"
+    assert f"! cannot read {slow}/.mergerfs: permission denied" in text
+    assert "NOT READ" in text  # statvfs of the lab's mounts was refused too, and said
