@@ -134,6 +134,10 @@ _V1 = (
 MIGRATIONS: list[Sequence[str]] = [_V1]
 
 # list() without full=True: every runs column but the big fio document
+# Targets (path, label) and presets a filter menu offers. A module-level alias: inside
+# HistoryStore, "list" is the method.
+FilterOptions = tuple[list[tuple[str, str]], list[str]]
+
 _LIGHT_COLUMNS = (
     "id, name, status, target_path, target_kind, target_label, target_disks,"
     " target_fs_type, target_mountpoint, preset, started_at, finished_at, error, spec,"
@@ -318,6 +322,7 @@ class HistoryStore:
         status: RunStatus | Collection[RunStatus] | None = None,
         tag: str | None = None,
         full: bool = False,
+        series: bool = True,
     ) -> list[RunResult]:
         """Stored runs, newest first.
 
@@ -325,7 +330,8 @@ class HistoryStore:
         for (``status=RunStatus.FAILED``, or a collection such as ``tuple(RunStatus)``
         for every run), so nothing that compares results can mix them in by accident.
         ``target`` matches the target path (a trailing "/" is ignored). Series are
-        included; ``fio_json`` (often hundreds of KiB) only with ``full=True``.
+        included unless ``series=False`` (a list view needs only the summaries);
+        ``fio_json`` (often hundreds of KiB) only with ``full=True``.
         """
         wanted = (
             [RunStatus.OK]
@@ -352,7 +358,19 @@ class HistoryStore:
         )
         with self._connect() as conn:
             rows = conn.execute(sql, params).fetchall()
-            return [_load(conn, row, with_fio=full) for row in rows]
+            return [_load(conn, row, with_fio=full, with_series=series) for row in rows]
+
+    def filter_options(self) -> FilterOptions:
+        """Every (target path, label) and every preset in the history, whatever the
+        status: what a filter menu offers, without loading any run."""
+        with self._connect() as conn:
+            targets = conn.execute(
+                "SELECT DISTINCT target_path, target_label FROM runs ORDER BY 1, 2"
+            ).fetchall()
+            presets = conn.execute(
+                "SELECT DISTINCT preset FROM runs WHERE preset IS NOT NULL ORDER BY 1"
+            ).fetchall()
+        return [(str(r[0]), str(r[1])) for r in targets], [str(r[0]) for r in presets]
 
 
 # --------------------------------------------------------------------------- rows
@@ -398,7 +416,9 @@ def _sample_row(run_id: int, seq: int, s: Sample) -> tuple[Any, ...]:
     return tuple(row)
 
 
-def _load(conn: sqlite3.Connection, row: sqlite3.Row, *, with_fio: bool) -> RunResult:
+def _load(
+    conn: sqlite3.Connection, row: sqlite3.Row, *, with_fio: bool, with_series: bool = True
+) -> RunResult:
     run_id = int(row["id"])
     try:
         spec = [JobSpec(**job) for job in json.loads(row["spec"])]
@@ -426,8 +446,8 @@ def _load(conn: sqlite3.Connection, row: sqlite3.Row, *, with_fio: bool) -> RunR
             error=row["error"],
             fio_json=fio_json,
             summary=summary,
-            series=_load_series(conn, run_id),
-            device_series=_load_devices(conn, run_id),
+            series=_load_series(conn, run_id) if with_series else (),
+            device_series=_load_devices(conn, run_id) if with_series else (),
             env=EnvFingerprint(**env),
             tags=tuple(
                 r[0]

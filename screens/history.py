@@ -223,15 +223,17 @@ class HistoryScreen(RunEditing, Screen[None]):
     def _load(self, target: str | None, preset: str | None, failed: bool) -> None:
         try:
             store = self.store_factory()
-            everything = store.list(status=tuple(RunStatus))
+            # The list shows summaries only; a run's series load when it is opened.
             runs = store.list(
-                target=target, preset=preset, status=FAILED_VIEW if failed else RunStatus.OK
+                target=target,
+                preset=preset,
+                status=FAILED_VIEW if failed else RunStatus.OK,
+                series=False,
             )
+            targets, presets = store.filter_options()
         except Exception as exc:  # noqa: BLE001 - an unreadable store is shown, not fatal
             self.post_message(HistoryFailed(one_line(exc)))
             return
-        targets = sorted({(r.target.path, r.target.label) for r in everything})
-        presets = sorted({r.preset for r in everything if r.preset})
         self.post_message(HistoryLoaded(runs, targets, presets))
 
     def on_history_loaded(self, message: HistoryLoaded) -> None:

@@ -189,6 +189,26 @@ def test_list_filters_by_target_preset_and_tag(store: HistoryStore) -> None:
     assert store.list(tag="slow", target="/srv/lab/mnt/cache") == []
 
 
+def test_list_without_series_keeps_summaries(store: HistoryStore) -> None:
+    run_id = store.save(recorded_result())
+    (bare,) = store.list(series=False)
+    (whole,) = store.list()
+    assert bare.id == run_id and bare.series == () and bare.device_series == ()
+    assert bare.summary == whole.summary and bare.warnings == whole.warnings
+    assert len(whole.series) == 5
+
+
+def test_filter_options_cover_every_status_without_loading_runs(store: HistoryStore) -> None:
+    other = replace(recorded_result().target, path="/srv/lab/pool/slow", label="mergerfs slow")
+    store.save(recorded_result())
+    store.save(recorded_result(target=other, status=RunStatus.FAILED, error="boom"))
+    store.save(recorded_result(preset=None))
+    targets, presets = store.filter_options()
+    cache = recorded_result().target
+    assert targets == sorted([(cache.path, cache.label), ("/srv/lab/pool/slow", "mergerfs slow")])
+    assert presets == ["seed000-seqwrite"]
+
+
 # ------------------------------------------------------------------ edits
 
 
