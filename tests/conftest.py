@@ -6,7 +6,8 @@ import contextlib
 import os
 import shutil
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -81,3 +82,39 @@ def udevd() -> Iterator[None]:
         for pid in started:  # only the daemon this fixture started
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
+
+
+MountDir = Callable[..., AbstractContextManager[Path]]
+
+
+def _memory_mount(fs_type: str, tmp_path: Path) -> MountDir:
+    import subprocess
+
+    @contextlib.contextmanager
+    def mount(name: str = fs_type, *, size: str | None = None) -> Iterator[Path]:
+        where = tmp_path / name
+        where.mkdir(parents=True, exist_ok=True)
+        options = ["-o", f"size={size}"] if size else []
+        subprocess.run(["mount", "-t", fs_type, *options, f"tierdeck-{fs_type}", str(where)],
+                       check=True, timeout=30)  # fmt: skip
+        try:
+            yield where
+        finally:
+            if subprocess.run(["umount", str(where)], check=False, timeout=30).returncode != 0:
+                subprocess.run(["umount", "-l", str(where)], check=False, timeout=30)
+
+    return mount
+
+
+@pytest.fixture
+def tmpfs_dir(tmp_path: Path) -> MountDir:
+    """``with tmpfs_dir(name="tmpfs", size=None) as path:`` mounts a tmpfs at
+    tmp_path/name (``size`` its -o size=), and always unmounts it on leaving. Needs root."""
+    return _memory_mount("tmpfs", tmp_path)
+
+
+@pytest.fixture
+def ramfs_dir(tmp_path: Path) -> MountDir:
+    """``with ramfs_dir(name="ramfs") as path:`` mounts a ramfs at tmp_path/name, and
+    always unmounts it on leaving. Needs root."""
+    return _memory_mount("ramfs", tmp_path)

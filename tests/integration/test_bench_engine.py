@@ -37,6 +37,8 @@ from tierdeck.core.jobspec import PRESETS, JobSpec
 from tierdeck.core.models import Inventory
 from tierdeck.core.relations import disks_under
 
+from tests.conftest import MountDir
+
 pytestmark = pytest.mark.integration
 
 MiB = 1024 * 1024
@@ -405,10 +407,9 @@ async def test_fio_failure_comes_back_in_fios_words(lab_nas: Path) -> None:
 # --------------------------------------------------------------------------- refusals
 
 
-def test_full_target_refused_before_starting(tmp_path: Path) -> None:
-    small = tmp_path / "small"
+def test_full_target_refused_before_starting(tmpfs_dir: MountDir) -> None:
     job = JobSpec(name="big", rw="write", bs="1M", size="64M")
-    with mounts((["mount", "-t", "tmpfs", "-o", "size=8M", "tmpfs", str(small)], small)):
+    with tmpfs_dir("small", size="8M") as small:
         with pytest.raises(BenchRefused) as refused:
             plan_run(HOST, inventory(), str(small), [job])
         reason = refused.value.reason

@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import MountDir
+
 pytestmark = pytest.mark.integration
 
 
@@ -111,11 +113,10 @@ def test_preset_run_prints_one_object_and_lands_in_history(lab_nas: Path, tmp_pa
     assert shown.returncode == 0 and "fiotest  write" in shown.stdout
 
 
-def test_odirect_on_ramfs_is_refused_with_the_offer(lab_nas: Path, tmp_path: Path) -> None:
-    ramfs = tmp_path / "ramfs"
-    ramfs.mkdir()
-    subprocess.run(["mount", "-t", "ramfs", "ramfs", str(ramfs)], check=True)
-    try:
+def test_odirect_on_ramfs_is_refused_with_the_offer(
+    lab_nas: Path, tmp_path: Path, ramfs_dir: MountDir
+) -> None:
+    with ramfs_dir() as ramfs:
         proc = tierdeck(tmp_path / "data", "bench", "run", "--preset", "seed000-seqwrite",
                         "--target", str(ramfs), "--runtime", "2", "--size", "32M",
                         "--direct", "1", "--json")  # fmt: skip
@@ -124,8 +125,6 @@ def test_odirect_on_ramfs_is_refused_with_the_offer(lab_nas: Path, tmp_path: Pat
         assert "does not support O_DIRECT" in proc.stderr
         assert "re-run with --direct 0" in proc.stderr
         assert bench_files(ramfs) == []
-    finally:
-        subprocess.run(["umount", str(ramfs)], check=False)
     assert not os.path.ismount(ramfs)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from tierdeck.screens.history import HistoryScreen
 from tierdeck.screens.run import RunScreen
 from tierdeck.widgets.live_chart import LiveChart
 
+from tests.conftest import MountDir
 from tests.pilot.waiting import screen_text, wait_for_inventory
 from tests.snapshot_apps.bench_data import until
 
@@ -54,18 +54,6 @@ stonewall
 """
 
 
-def _mount(fs_type: str, where: Path) -> None:
-    where.mkdir()
-    options = ["-o", "size=256M"] if fs_type == "tmpfs" else []
-    subprocess.run(["mount", "-t", fs_type, *options, f"tierdeck-{fs_type}", str(where)],
-                   check=True, timeout=30)  # fmt: skip
-
-
-def _unmount(where: Path) -> None:
-    if subprocess.run(["umount", str(where)], check=False, timeout=30).returncode != 0:
-        subprocess.run(["umount", "-l", str(where)], check=False, timeout=30)
-
-
 @pytest.fixture
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "data"
@@ -74,24 +62,16 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def tmpfs(tmp_path: Path) -> Iterator[Path]:
-    where = tmp_path / "tmpfs"
-    _mount("tmpfs", where)
-    try:
+def tmpfs(tmpfs_dir: MountDir) -> Iterator[Path]:
+    with tmpfs_dir(size="256M") as where:
         yield where
-    finally:
-        _unmount(where)
 
 
 @pytest.fixture
-def ramfs(tmp_path: Path) -> Iterator[Path]:
+def ramfs(ramfs_dir: MountDir) -> Iterator[Path]:
     """ramfs refuses O_DIRECT every time (EINVAL): the refusal path, for real."""
-    where = tmp_path / "ramfs"
-    _mount("ramfs", where)
-    try:
+    with ramfs_dir() as where:
         yield where
-    finally:
-        _unmount(where)
 
 
 def fio_processes_using(path: Path) -> list[int]:

@@ -15,6 +15,8 @@ from tierdeck.backends.md import parse_mdstat, read_md
 from tierdeck.core.errors import ParseError
 from tierdeck.core.models import MdArray, MdMember
 
+from tests.mutations import Edit, apply_edits, edits
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "md"
 TEXTS = {p.name: p.read_text() for p in sorted(FIXTURES.glob("*.mdstat"))}
 
@@ -270,15 +272,10 @@ def test_random_text_parses_or_raises_parse_error(text: str) -> None:
 @settings(max_examples=400, deadline=None)
 @given(
     st.sampled_from(sorted(TEXTS)),
-    st.lists(st.tuples(st.integers(0, 10**5), st.text(max_size=4)), max_size=6),
+    edits(max_pos=10**5, max_insert=4, max_edits=6),
 )
-def test_mutated_fixtures_parse_or_raise_parse_error(
-    name: str, edits: list[tuple[int, str]]
-) -> None:
-    text = TEXTS[name]
-    for pos, insert in edits:
-        at = pos % (len(text) + 1)
-        text = text[:at] + insert + text[at + len(insert) :]
+def test_mutated_fixtures_parse_or_raise_parse_error(name: str, changes: list[Edit]) -> None:
+    text = apply_edits(TEXTS[name], changes)
     try:
         for md in parse_mdstat(text):
             assert md.sync_progress is None or 0 <= md.sync_progress <= 100

@@ -17,6 +17,8 @@ from tierdeck.backends.mounts import parse_mountinfo, read_mounts
 from tierdeck.core.errors import ParseError
 from tierdeck.core.models import BranchMode, MergerfsBranch, Mount
 
+from tests.mutations import Edit, apply_edits, edits
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "mergerfs"
 LAB = FIXTURES / "lab-2.33.5"
 LAB_BRANCHES = json.loads((LAB / "host.json").read_text())["xattrs"]["/srv/tdlab/mnt/.mergerfs"][
@@ -179,12 +181,9 @@ def test_random_branches_parse_or_raise_parse_error(text: str) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 500), st.text(max_size=3)), max_size=5))
-def test_mutated_branches_parse_or_raise_parse_error(edits: list[tuple[int, str]]) -> None:
-    text = LAB_BRANCHES
-    for pos, insert in edits:
-        at = pos % (len(text) + 1)
-        text = text[:at] + insert + text[at + len(insert) :]
+@given(edits(max_pos=500, max_insert=3, max_edits=5))
+def test_mutated_branches_parse_or_raise_parse_error(changes: list[Edit]) -> None:
+    text = apply_edits(LAB_BRANCHES, changes)
     with contextlib.suppress(ParseError):
         parse_branches(text)
 

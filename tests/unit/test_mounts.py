@@ -22,6 +22,8 @@ from tierdeck.backends.mounts import (
 from tierdeck.core.errors import ParseError
 from tierdeck.core.models import Mount
 
+from tests.mutations import Edit, apply_edits, edits
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "mounts"
 TEXTS = {p.name: p.read_text() for p in sorted(FIXTURES.glob("*.mountinfo"))}
 
@@ -216,15 +218,10 @@ def test_random_text_parses_or_raises_parse_error(text: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(
     st.sampled_from(sorted(TEXTS)),
-    st.lists(st.tuples(st.integers(0, 10**6), st.text(max_size=4)), max_size=6),
+    edits(max_pos=10**6, max_insert=4, max_edits=6),
 )
-def test_mutated_fixtures_parse_or_raise_parse_error(
-    name: str, edits: list[tuple[int, str]]
-) -> None:
-    text = TEXTS[name]
-    for pos, insert in edits:
-        at = pos % (len(text) + 1)
-        text = text[:at] + insert + text[at + len(insert) :]
+def test_mutated_fixtures_parse_or_raise_parse_error(name: str, changes: list[Edit]) -> None:
+    text = apply_edits(TEXTS[name], changes)
     try:
         for mount in parse_mountinfo(text):
             assert mount.mountpoint.startswith("/")
