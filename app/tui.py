@@ -19,20 +19,12 @@ from tierdeck.app.hotplug import HotplugWatcher, start_hotplug
 from tierdeck.app.messages import HotplugEvent, InventoryFailed, InventoryLoaded
 from tierdeck.backends.host import Host
 from tierdeck.core import health
-from tierdeck.core.errors import TierdeckError
+from tierdeck.core.errors import one_line
 from tierdeck.core.models import Inventory, Problem, Severity
 from tierdeck.screens.dashboard import DashboardScreen
 from tierdeck.screens.help import HelpScreen
 
 Collector = Callable[[Host], Inventory]
-
-
-def one_line(exc: BaseException, limit: int = 160) -> str:
-    """A notification-sized description: our errors speak for themselves, others get
-    their type name so "KeyError: 'x'" does not read as just "'x'"."""
-    text = str(exc) if isinstance(exc, TierdeckError) else f"{type(exc).__name__}: {exc}"
-    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
-    return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
 def collect_default(host: Host) -> Inventory:

@@ -63,3 +63,11 @@ class ParseError(TierdeckError):
         self.source = source
         self.detail = detail
         self.line = line
+
+
+def one_line(exc: BaseException, limit: int = 160) -> str:
+    """A notification-sized description: our errors speak for themselves, others get
+    their type name so "KeyError: 'x'" does not read as just "'x'"."""
+    text = str(exc) if isinstance(exc, TierdeckError) else f"{type(exc).__name__}: {exc}"
+    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    return first if len(first) <= limit else first[: limit - 1] + "…"

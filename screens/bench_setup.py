@@ -541,7 +541,7 @@ class BenchSetupScreen(Screen[None]):
             self.post_message(PlanRefused(exc, direct))
             return
         except Exception as exc:  # noqa: BLE001 - a preflight bug is shown, not fatal
-            from tierdeck.app.tui import one_line
+            from tierdeck.core.errors import one_line
 
             self.post_message(
                 PlanRefused(BenchRefused(f"preflight failed: {one_line(exc)}"), direct)

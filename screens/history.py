@@ -29,6 +29,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, Select, Static
 from tierdeck.app.bench_messages import HistoryChanged, HistoryFailed, HistoryLoaded, RunLoaded
 from tierdeck.core.bench_models import EnvFingerprint, RunResult, RunStatus
+from tierdeck.core.errors import one_line
 from tierdeck.screens.confirm import ConfirmScreen, PromptScreen
 from tierdeck.screens.run import (
     cache_warning_text,
@@ -62,12 +63,6 @@ def when(epoch: float, *, short: bool = False) -> str:
 def cut_left(text: str, width: int) -> str:
     """Keep the end of a path, where the interesting part is: "…/pool/slow"."""
     return text if len(text) <= width else "…" + text[-(width - 1) :]
-
-
-def one_line(exc: BaseException) -> str:
-    from tierdeck.app.tui import one_line as app_one_line
-
-    return app_one_line(exc)
 
 
 def split_tags(text: str) -> list[str]:

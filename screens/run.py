@@ -43,6 +43,7 @@ from tierdeck.app.bench_messages import (
 )
 from tierdeck.backends.host import Host
 from tierdeck.core.bench_models import RunRequest, RunResult, RunStatus
+from tierdeck.core.errors import one_line
 from tierdeck.core.fio_models import Sample
 from tierdeck.core.jobspec import JobSpec
 from tierdeck.widgets.bars import percent_bar
@@ -71,12 +72,6 @@ def default_store() -> RunStore:
     from tierdeck.app.history import HistoryStore
 
     return HistoryStore()
-
-
-def one_line(exc: BaseException) -> str:
-    from tierdeck.app.tui import one_line as app_one_line
-
-    return app_one_line(exc)
 
 
 # -- shared renderers (the history screen uses them too) -------------------------------------
