@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import MountDir
+from tests.processes import fio_processes_using
 
 pytestmark = pytest.mark.integration
 
@@ -37,22 +38,6 @@ def tierdeck(data_dir: Path, *args: str, timeout: float = 180) -> subprocess.Com
 
 def bench_files(directory: Path) -> list[str]:
     return sorted(p.name for p in directory.iterdir() if p.name.startswith(".tierdeck-bench."))
-
-
-def fio_processes_using(path: Path) -> list[int]:
-    """pids of fio processes whose command line mentions ``path`` (ours only: the path
-    is a fresh uuid directory)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if argv and argv[0].endswith(b"fio") and str(path).encode() in b" ".join(argv):
-            found.append(int(entry.name))
-    return found
 
 
 def wait_until(condition: Callable[[], bool], timeout: float) -> bool:

@@ -27,6 +27,7 @@ from tierdeck.widgets.live_chart import LiveChart
 
 from tests.conftest import MountDir
 from tests.pilot.waiting import screen_text, wait_for_inventory
+from tests.processes import fio_processes_using
 from tests.snapshot_apps.bench_data import until
 
 pytestmark = pytest.mark.skipif(
@@ -72,20 +73,6 @@ def ramfs(ramfs_dir: MountDir) -> Iterator[Path]:
     """ramfs refuses O_DIRECT every time (EINVAL): the refusal path, for real."""
     with ramfs_dir() as where:
         yield where
-
-
-def fio_processes_using(path: Path) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if argv and argv[0].endswith(b"fio") and str(path).encode() in b" ".join(argv):
-            found.append(int(entry.name))
-    return found
 
 
 def bench_files(directory: Path) -> list[str]:

@@ -1,0 +1,21 @@
+"""Looking for processes a test may have left behind."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def fio_processes_using(path: Path) -> list[int]:
+    """pids of fio processes whose command line mentions ``path`` (a test's own fresh
+    directory, so only that test's fio)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if argv and argv[0].endswith(b"fio") and str(path).encode() in b" ".join(argv):
+            found.append(int(entry.name))
+    return found
