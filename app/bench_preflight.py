@@ -25,6 +25,7 @@ import mmap
 import os
 import posixpath
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from tierdeck.app import bench_runner
 from tierdeck.backends.host import FsUsage, Host, LiveHost
@@ -36,9 +37,16 @@ from tierdeck.backends.mounts import (
     mount_for_path,
     statvfs_with_timeout,
 )
-from tierdeck.core.bench_models import BenchRefused, BenchTarget, RunRequest, TargetKind
+from tierdeck.core.bench_models import (
+    BenchRefused,
+    BenchTarget,
+    RefusalKind,
+    RunRequest,
+    TargetKind,
+)
 from tierdeck.core.errors import HostError
 from tierdeck.core.jobspec import (
+    BENCH_FILE_PREFIX,
     DEFAULT_FILENAME_PREFIX,
     PRESETS,
     JobSpec,
@@ -47,6 +55,7 @@ from tierdeck.core.jobspec import (
     with_overrides,
 )
 from tierdeck.core.models import BranchMode, Disk, Inventory, MergerfsPool, Mount, Partition
+from tierdeck.core.placement import BenchFile, place_jobs, planned_files
 from tierdeck.core.relations import disks_under
 from tierdeck.core.units import format_bytes
 
@@ -214,25 +223,6 @@ def _unlink_quietly(path: str) -> None:
 # --------------------------------------------------------------------------- sizes
 
 
-def _job_file(job: JobSpec, target: BenchTarget) -> str:
-    return target.path if target.kind is TargetKind.RAW else job.target_file(target.path)
-
-
-def planned_files(target: BenchTarget, jobs: Sequence[JobSpec]) -> dict[str, int | None]:
-    """file -> bytes fio will lay out there (None: a percentage, sized by fio).
-
-    With an explicit filename, fio's numjobs clones share one file (checked with fio
-    3.33: numjobs=3 size=8M makes one 8 MiB file), and jobs with the same file_tag share
-    theirs, so each file counts once, at its largest size."""
-    files: dict[str, int | None] = {}
-    for job in jobs:
-        path = _job_file(job, target)
-        size = fio_size_bytes(job.size) if job.size is not None else None
-        before = files.get(path)
-        files[path] = size if before is None else max(before, size or 0)
-    return files
-
-
 def _human(n: int) -> str:
     return f"{format_bytes(n)} ({n} bytes)"
 
@@ -248,11 +238,66 @@ def _usage(host: Host, path: str, fs_type: str | None) -> FsUsage:
         raise BenchRefused(f"cannot check free space on {path}: {exc}") from exc
 
 
+# Copy-on-write filesystems write new blocks before freeing the old ones (btrfs frees
+# them at the next commit, and a 4 KiB overwrite keeps its whole old extent pinned):
+# measured on the lab's btrfs raid1, randwrite over a 180 MiB file with 215 MiB free
+# hit ENOSPC. statvfs already divides by the data profile's copies (raid1/dup: 215 MiB
+# of 512 MiB raw), so copies are not counted twice; ZFS "copies=N" is not in statvfs.
+COW_FS = frozenset({"btrfs", "zfs", "bcachefs"})
+
+
+@dataclass(frozen=True)
+class SpaceNeed:
+    """What the test files take on one filesystem, and why."""
+
+    bytes: int
+    largest_file: int
+    why: str  # "" or the reason it is more than the files' sizes
+
+
+def space_need(files: Sequence[BenchFile], fs_type: str | None, copies: int = 1) -> SpaceNeed:
+    cow = fs_type in COW_FS
+    total = largest = 0
+    rewritten = False
+    for f in files:
+        size = (f.size_bytes or 0) * copies
+        if cow and f.overwritten:
+            size *= 2
+            rewritten = True
+        total += size
+        largest = max(largest, size)
+    reasons = []
+    if rewritten:
+        reasons.append(
+            f"{fs_type} is copy-on-write: files written over again need room for the old "
+            "and the new blocks, up to twice their size"
+        )
+    if copies > 1:
+        reasons.append(f"the dataset keeps copies={copies}")
+    return SpaceNeed(total, largest, "; ".join(reasons))
+
+
+def _zfs_copies(host: Host, target: BenchTarget, inv: Inventory) -> int:
+    if target.fs_type != "zfs" or target.mountpoint is None:
+        return 1
+    from tierdeck.app.fingerprint import zfs_properties
+
+    mount = next((m for m in inv.mounts if m.mountpoint == target.mountpoint), None)
+    if mount is None:
+        return 1
+    value = zfs_properties(host, mount.source).get("copies", "1")
+    return int(value) if value.isdigit() and int(value) > 0 else 1
+
+
 def _check_space(
-    host: Host, inv: Inventory, target: BenchTarget, jobs: Sequence[JobSpec]
+    host: Host, inv: Inventory, target: BenchTarget, files: Sequence[BenchFile]
 ) -> tuple[str, ...]:
-    files = planned_files(target, jobs)
-    need = sum(size or 0 for size in files.values())
+    pool = _pool_at(inv, target)
+    fs_type = target.fs_type
+    if pool is not None:  # the branches' filesystems decide, not fuse.mergerfs
+        branch_types = {_fs_type_at(inv, b.path) for b in pool.branches}
+        fs_type = next((t for t in branch_types if t in COW_FS), fs_type)
+    need = space_need(files, fs_type, _zfs_copies(host, target, inv))
     usage = _usage(host, target.path, target.fs_type)
     if usage.size_bytes == 0:
         # ramfs (and mergerfs over it) report no capacity at all: nothing to compare.
@@ -260,17 +305,25 @@ def _check_space(
     # Keep a little free: filling a NAS filesystem to the last byte hurts everything
     # else running on it, and filesystems need room for their own metadata.
     reserve = min(1 << 30, usage.size_bytes // 100)
-    if need > usage.avail_bytes - reserve:
+    if need.bytes > usage.avail_bytes - reserve:
+        count = len(files)
         raise BenchRefused(
-            f"not enough free space on {target.label}: the test files need {_human(need)}, "
-            f"but only {_human(usage.avail_bytes)} is available"
+            f"not enough free space on {target.label}: the {count} test "
+            f"file{'s' if count != 1 else ''} need {_human(need.bytes)}"
+            + (f" ({need.why})" if need.why else "")
+            + f", but only {_human(usage.avail_bytes)} is available"
             + (f" (tierdeck keeps {format_bytes(reserve)} free)" if reserve else "")
-            + ". Choose a smaller size."
+            + ". Choose a smaller size, fewer jobs or fewer files.",
+            kind=RefusalKind.NO_SPACE,
         )
-    pool = _pool_at(inv, target)
     if pool is not None:
-        _check_branches(host, pool, target, files)
+        _check_branches(host, inv, pool, target, files)
     return ()
+
+
+def _fs_type_at(inv: Inventory, path: str) -> str | None:
+    mount = mount_for_path(inv.mounts, posixpath.normpath(path))
+    return mount.fs_type if mount is not None else None
 
 
 def _pool_at(inv: Inventory, target: BenchTarget) -> MergerfsPool | None:
@@ -280,12 +333,12 @@ def _pool_at(inv: Inventory, target: BenchTarget) -> MergerfsPool | None:
 
 
 def _check_branches(
-    host: Host, pool: MergerfsPool, target: BenchTarget, files: dict[str, int | None]
+    host: Host, inv: Inventory, pool: MergerfsPool, target: BenchTarget, files: Sequence[BenchFile]
 ) -> None:
     # A mergerfs file lives on one branch: the pool's summed free space says nothing
     # about whether the largest test file fits anywhere.
-    largest = max((size or 0 for size in files.values()), default=0)
     best = 0
+    largest = 0
     for branch in pool.branches:
         if branch.mode is not BranchMode.RW:
             continue
@@ -293,13 +346,15 @@ def _check_branches(
             avail = host.statvfs(branch.path).avail_bytes
         except (OSError, HostError):
             continue
+        largest = max(largest, space_need(files, _fs_type_at(inv, branch.path)).largest_file)
         best = max(best, avail - (pool.branch_minfreespace(branch) or 0))
     if largest > best:
         raise BenchRefused(
             f"not enough free space on any branch of {target.label}: a test file needs "
             f"{_human(largest)}, but the emptiest writable branch has only {_human(best)} "
             "above minfreespace, and mergerfs keeps each file on one branch. "
-            "Choose a smaller size."
+            "Choose a smaller size.",
+            kind=RefusalKind.NO_SPACE,
         )
 
 
@@ -406,7 +461,8 @@ def _plan_raw(
             f"{target.path} is a block device: a benchmark there reads and writes the "
             "device itself and destroys what is on it. tierdeck does that only in raw "
             "mode, for a device with no filesystem, no partition in use and no pool "
-            f"membership, with its name ({name}) typed to confirm."
+            f"membership, with its name ({name}) typed to confirm.",
+            kind=RefusalKind.RAW_CONFIRMATION,
         )
     if raw_confirm.strip() not in (name, f"/dev/{name}"):
         raise BenchRefused(
@@ -445,17 +501,26 @@ def _apply_overrides(
         raise BenchRefused(str(exc)) from exc
 
 
-def _check_files(host: Host, target: BenchTarget, jobs: Sequence[JobSpec]) -> None:
+def _check_files(
+    host: Host, target: BenchTarget, jobs: Sequence[JobSpec], files: Sequence[BenchFile]
+) -> None:
     for job in jobs:
         if job.size is None and "filesize" not in job.extra:
             raise BenchRefused(
                 f"{job.name}: no size: fio needs one to create its test file (give a size)"
             )
-    paths = {job.target_file(target.path) for job in jobs} | {
-        posixpath.join(target.path, PROBE_NAME)
-    }
-    for path in sorted(paths):
+    top = target.path.rstrip("/") or "/"
+    for name in sorted({f.name for f in files} | {PROBE_NAME}):
+        path = posixpath.join(top, name)
+        parent = posixpath.dirname(path)
         try:
+            if parent != top and not host.is_dir(parent):
+                raise BenchRefused(
+                    f"{path}: its folder {parent} does not exist; fio would create it and "
+                    "tierdeck would leave it behind. Create it first, or use a plain name."
+                )
+            if not host.exists(path) and host.realpath(path) == path:
+                continue
             # realpath differs exactly when the name is a symlink (dangling ones too):
             # the target directory itself is canonical already.
             unsafe = host.realpath(path) != path or host.is_dir(path)
@@ -465,6 +530,12 @@ def _check_files(host: Host, target: BenchTarget, jobs: Sequence[JobSpec]) -> No
             raise BenchRefused(
                 f"{path} exists and is not a plain file (a symlink or a directory): "
                 "tierdeck will not write through it. Remove it and try again."
+            )
+        if not posixpath.basename(path).startswith(BENCH_FILE_PREFIX):
+            raise BenchRefused(
+                f"{path} exists and is not a tierdeck test file: fio would write over it "
+                "and tierdeck would delete it after the run. Name a file that does not "
+                "exist yet (or remove filename= and let fio name its files)."
             )
 
 
@@ -524,13 +595,21 @@ def plan_run(
     if busy is not None:
         raise BenchRefused(
             f"a benchmark is already running on {target.label} ({busy.name}): "
-            "one run per target at a time"
+            "one run per target at a time",
+            kind=RefusalKind.BUSY,
         )
 
     known = next((p for p in PRESETS if p.name == preset), None)
     wanted_direct = any(job.direct for job in jobs)
     planned = _apply_overrides(jobs, size, runtime, direct)
     warnings: list[str] = []
+    if not raw:
+        try:
+            placed = place_jobs(planned, target.path)
+        except JobSpecError as exc:
+            raise BenchRefused(str(exc)) from exc
+        planned = placed.jobs
+        warnings += placed.notices
 
     if drop_caches and not host.is_root:
         raise BenchRefused(
@@ -545,6 +624,12 @@ def plan_run(
             "needs root: skipped, so cached data may inflate read results"
         )
     lay_out = (lay_out_first or (known is not None and known.lay_out_first)) and not raw
+    if drop and target.fs_type == "zfs":
+        warnings.append(
+            "drop caches empties the page cache, not the ZFS ARC: reads may still come "
+            "from memory (export and import the pool to empty it)"
+        )
+    files = () if raw else planned_files(planned, laid_out=lay_out)
 
     for other in bench_runner.running_requests():
         shared = sorted(set(other.target.disks) & set(target.disks))
@@ -557,14 +642,15 @@ def plan_run(
     if raw:
         warnings += _plan_raw(host, inv, target, planned, raw_confirm)
     else:
-        _check_files(host, target, planned)
-        warnings += _check_space(host, inv, target, planned)
+        _check_files(host, target, planned, files)
+        warnings += _check_space(host, inv, target, files)
         use_direct = any(job.direct for job in planned)
         problem = probe_write(host, target.path, direct=use_direct)
         if problem is not None:
             if use_direct and problem.errno == errno.EINVAL:
                 raise BenchRefused(
-                    DIRECT_UNSUPPORTED.format(where=target.label), offer_buffered=True
+                    DIRECT_UNSUPPORTED.format(where=target.label),
+                    kind=RefusalKind.DIRECT_UNSUPPORTED,
                 )
             raise BenchRefused(
                 f"cannot write a test file in {target.path}: "
@@ -581,4 +667,5 @@ def plan_run(
         drop_caches=drop,
         lay_out_first=lay_out,
         warnings=tuple(warnings),
+        files=files,
     )

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -56,22 +57,38 @@ from tierdeck.backends.fio_stream import (
     STREAM_ARGS,
     IntervalSampler,
     JsonDocumentSplitter,
+    job_summaries,
     parse_report,
 )
 from tierdeck.backends.host import Host
+from tierdeck.core import cache_check
 from tierdeck.core.bench_models import (
     BenchRefused,
     DeviceSample,
     DirectionSummary,
     EnvFingerprint,
+    RefusalKind,
     RunRequest,
     RunResult,
     RunStatus,
     TargetKind,
 )
 from tierdeck.core.errors import ParseError, TierdeckError
-from tierdeck.core.fio_models import Direction, FioError, FioReport, Sample
-from tierdeck.core.jobspec import TARGET_OPTIONS, JobSpec, fio_size_bytes
+from tierdeck.core.fio_models import (
+    Direction,
+    DirectionStats,
+    FioError,
+    FioReport,
+    Sample,
+    collapse_repeats,
+)
+from tierdeck.core.jobspec import (
+    BENCH_FILE_PREFIX,
+    TARGET_OPTIONS,
+    JobSpec,
+    fio_size_bytes,
+    placement_args,
+)
 from tierdeck.core.units import format_bytes
 
 GRACE_S = 3.0  # SIGTERM -> SIGKILL
@@ -86,6 +103,15 @@ _STDERR_LIMIT = 64 * 1024
 _MAX_ERROR_LINES = 20
 _MEMORY_FS = frozenset({"tmpfs", "ramfs"})
 _MIN_FINAL_INTERVAL_S = 0.25
+_READ_CACHE_WHY = (
+    "the reads were served from the page cache (or the ZFS ARC), so they measure "
+    "memory, not disks. Use direct=1, a size larger than RAM, or drop caches first "
+    "(ZFS: export and import the pool)"
+)
+_WRITE_CACHE_WHY = (
+    "the page cache (or ZFS) absorbed the writes, or compression shrank them. Use "
+    "direct=1, or end_fsync=1 / fsync to count the flush"
+)
 
 EventSink = Callable[[BenchEvent], None]
 
@@ -132,7 +158,8 @@ def _flock_target(key: str) -> int | None:
             os.close(fd)
             raise BenchRefused(
                 "another tierdeck process is running a benchmark on this target: "
-                "one run per target at a time"
+                "one run per target at a time",
+                kind=RefusalKind.BUSY,
             ) from exc
         # The holder before us unlinks the file when it is done: make sure we locked
         # the file that is still there, not one it just removed.
@@ -161,7 +188,8 @@ def _claim(request: RunRequest) -> Iterator[None]:
         if other is not None:
             raise BenchRefused(
                 f"a benchmark is already running on {request.target.label} ({other.name}): "
-                "one run per target at a time"
+                "one run per target at a time",
+                kind=RefusalKind.BUSY,
             )
         _running[key] = request
     fd: int | None = None
@@ -184,12 +212,15 @@ def _escape(path: str) -> str:
 
 
 def job_args(request: RunRequest) -> list[str]:
-    """fio arguments for every job of the request (after the output options)."""
-    args: list[str] = []
+    """fio arguments for every job of the request (after the output options): the
+    target as fio's directory and fio's own file naming, then the jobs."""
+    if request.target.kind is not TargetKind.RAW:
+        args = placement_args(request.target.path)
+        for job in request.jobs:
+            args += job.to_fio_args()
+        return args
+    args = []
     for job in request.jobs:
-        if request.target.kind is not TargetKind.RAW:
-            args += job.to_fio_args(request.target.path)
-            continue
         job.validate()
         args += [f"--name={job.name}", f"--filename={_escape(request.target.path)}"]
         for key, value in job.options():
@@ -207,10 +238,19 @@ def layout_command(request: RunRequest) -> tuple[str, ...]:
 
 
 def test_files(request: RunRequest) -> tuple[str, ...]:
-    """The files the run may create (none in raw mode)."""
+    """The files the run plans to create, as absolute paths (none in raw mode)."""
     if request.target.kind is TargetKind.RAW:
         return ()
-    return tuple(dict.fromkeys(job.target_file(request.target.path) for job in request.jobs))
+    top = request.target.path.rstrip("/") or "/"
+    return tuple(posixpath.join(top, f.name) for f in request.files)
+
+
+def bench_entries(host: Host, directory: str) -> set[str]:
+    """Names with tierdeck's test-file prefix directly in ``directory``."""
+    try:
+        return {n for n in host.listdir(directory) if n.startswith(BENCH_FILE_PREFIX)}
+    except (OSError, TierdeckError):
+        return set()
 
 
 # --------------------------------------------------------------------------- progress
@@ -295,6 +335,10 @@ class _Run:
         self.progress = _ProgressModel(request.jobs)
         self.latest: FioReport | None = None
         self.last_disk_t = 0.0
+        # Cache check: device t = fio t + offset_s, once fio's first I/O is known.
+        self.fio_wall_start = 0.0
+        self.interval: IntervalSampler | None = None
+        self.cache_noticed: set[Direction] = set()
 
     # -- helpers -----------------------------------------------------------------------
 
@@ -336,6 +380,8 @@ class _Run:
         splitter = JsonDocumentSplitter()
         stderr = bytearray()
         interval = IntervalSampler()
+        if measuring:
+            self.interval, self.fio_wall_start = interval, time.time()
         assert proc.stdout is not None and proc.stderr is not None
 
         async def drain_stdout() -> None:
@@ -433,6 +479,7 @@ class _Run:
             beat = max(beat, math.floor(elapsed)) + 1  # skip beats missed under load
             if self.disks_ok:
                 self._sample_disks(elapsed)
+                self._check_cache_live()
             fraction = self.progress.fraction(self.latest)
             eta = elapsed * (1.0 - fraction) / fraction if fraction >= 0.02 else None
             self.emit(Progress(fraction, eta, PHASE_MEASURING))
@@ -469,6 +516,30 @@ class _Run:
         self.notice("laying out the test files (fio --create_only=1)")
         return await self.run_fio(layout_command(self.request), measuring=False)
 
+    def _offset_s(self) -> float:
+        start_ms = self.interval.start_ms if self.interval is not None else None
+        return 0.0 if start_ms is None else start_ms / 1000.0 - self.fio_wall_start
+
+    def _check_cache_live(self) -> None:
+        """Say it as soon as a second shows the cache answering (once per direction);
+        the run's warning with the whole picture comes at the end."""
+        if len(self.cache_noticed) == 2 or not self.series:
+            return
+        flagged = cache_check.cached_intervals(
+            self.series[-3:], self.device_series, offset_s=self._offset_s()
+        )
+        for item in flagged:
+            if item.direction in self.cache_noticed:
+                continue
+            self.cache_noticed.add(item.direction)
+            verb = "read" if item.direction is Direction.READ else "wrote"
+            moved = "delivered" if item.direction is Direction.READ else "absorbed"
+            self.notice(
+                f"cache warning: at t={item.t:.0f} s fio {verb} "
+                f"{format_bytes(round(item.fio_bytes))} in {item.interval_s:.1f} s but the "
+                f"disks {moved} only {format_bytes(round(item.disk_bytes))}"
+            )
+
     def cache_warnings(self, report: FioReport) -> None:
         target = self.request.target
         if not target.disks:
@@ -485,33 +556,38 @@ class _Run:
             return
         if not self.disks_ok:
             return
-        totals = self.disks.totals
-        disk_read = sum(r for r, _ in totals.values())
-        disk_written = sum(w for _, w in totals.values())
         disks = ", ".join(target.disks)
-        for verb, fio_bytes, disk_bytes, why in (
-            (
-                "read",
-                report.read.io_bytes,
-                disk_read,
-                "the reads were served from the page cache (or the ZFS ARC), so they "
-                "measure memory, not disks. Use direct=1, a size larger than RAM, or drop "
-                "caches first (ZFS: export and import the pool)",
-            ),
-            (
-                "wrote",
-                report.write.io_bytes,
-                disk_written,
-                "the page cache (or ZFS) absorbed the writes and had not written them out "
-                "when fio finished. Use direct=1, or end_fsync=1 / fsync to count the "
-                "flush",
-            ),
+        flagged = cache_check.cached_intervals(
+            self.series, self.device_series, offset_s=self._offset_s()
+        )
+        warned: set[Direction] = set()
+        for found in cache_check.findings(self.series, flagged):
+            warned.add(found.direction)
+            reading = found.direction is Direction.READ
+            self.warn(
+                f"cache warning: in {found.intervals} of {found.of_intervals} seconds "
+                f"(t={found.first_t:.0f}-{found.last_t:.0f} s) fio "
+                f"{'read' if reading else 'wrote'} {format_bytes(round(found.fio_bytes))} "
+                f"but the disks under {target.label} ({disks}) "
+                f"{'delivered' if reading else 'absorbed'} only "
+                f"{format_bytes(round(found.disk_bytes))}: "
+                f"{_READ_CACHE_WHY if reading else _WRITE_CACHE_WHY}."
+            )
+        # Whole-run totals as well: writes still in the page cache when fio ended.
+        totals = self.disks.totals
+        for direction, fio_bytes, disk_bytes in (
+            (Direction.READ, report.read.io_bytes, sum(r for r, _ in totals.values())),
+            (Direction.WRITE, report.write.io_bytes, sum(w for _, w in totals.values())),
         ):
+            if direction in warned:
+                continue
             if fio_bytes >= CACHE_MIN_BYTES and fio_bytes > CACHE_RATIO * disk_bytes:
+                reading = direction is Direction.READ
                 self.warn(
-                    f"cache warning: fio {verb} {format_bytes(fio_bytes)} but the disks "
-                    f"under {target.label} ({disks}) moved only {format_bytes(disk_bytes)}: "
-                    f"{why}."
+                    f"cache warning: fio {'read' if reading else 'wrote'} "
+                    f"{format_bytes(fio_bytes)} but the disks under {target.label} "
+                    f"({disks}) moved only {format_bytes(disk_bytes)}: "
+                    f"{_READ_CACHE_WHY if reading else _WRITE_CACHE_WHY}."
                 )
 
     # -- the whole run -----------------------------------------------------------------
@@ -546,6 +622,8 @@ class _Run:
         env = EnvFingerprint(kernel=self.host.kernel)
         outcome: _FioOutcome | None = None
         failure: str | None = None
+        raw = request.target.kind is TargetKind.RAW
+        before = set() if raw else bench_entries(self.host, request.target.path)
         try:
             env, problem = await asyncio.to_thread(self._env)
             if problem is not None:
@@ -564,10 +642,16 @@ class _Run:
             if failure is None and outcome is None and self.cancel.is_set():
                 self.cancelled = True
         finally:
-            files = test_files(request)
+            files = list(test_files(request))
+            if not raw:
+                # What fio made that the plan did not foresee (an option tierdeck does
+                # not model): new names with our prefix, never what was there before.
+                top = request.target.path.rstrip("/") or "/"
+                new = bench_entries(self.host, request.target.path) - before
+                files += [posixpath.join(top, n) for n in sorted(new)]
             if files:
                 self.emit(Progress(1.0, 0.0, PHASE_CLEANING_UP))
-                await asyncio.to_thread(_remove_files, files)
+                await asyncio.to_thread(_remove_files, list(dict.fromkeys(files)))
 
         report = outcome.last_report if outcome is not None else None
         status = RunStatus.OK
@@ -589,6 +673,7 @@ class _Run:
             error=failure if status is RunStatus.FAILED else None,
             fio_json=outcome.last_doc if outcome is not None else None,
             summary=_summary(report) if report is not None else {},
+            job_summaries=job_summaries(report, request.jobs) if report is not None else (),
             series=tuple(self.series),
             device_series=tuple(self.device_series),
             env=env,
@@ -608,8 +693,14 @@ def _failure(outcome: _FioOutcome) -> str | None:
     failed_jobs = report.failed_jobs if report is not None else ()
     if outcome.returncode == 0 and report is not None and not failed_jobs:
         return None
-    lines = [line.strip() for line in outcome.messages if line.strip()]
-    lines = list(dict.fromkeys(lines))[-_MAX_ERROR_LINES:]
+    lines = collapse_repeats([line.strip() for line in outcome.messages if line.strip()])
+    lines = lines[-_MAX_ERROR_LINES:]
+    if any(err == errno.ENOSPC for _, err in ((j.name, j.error) for j in failed_jobs)):
+        lines.append(
+            "the target ran out of space during the run: on a copy-on-write filesystem "
+            "(btrfs, ZFS) writing over a file needs room for the old and the new blocks. "
+            "Choose a smaller size."
+        )
     if report is not None and failed_jobs:
         # FioError names each failed job with its errno; fio's lines say why.
         headline = str(FioError.from_report(report)).split(";", 1)[0]
@@ -624,18 +715,21 @@ def _failure(outcome: _FioOutcome) -> str | None:
     return "\n".join([headline, *lines])
 
 
+def _direction_summary(stats: DirectionStats) -> DirectionSummary:
+    return DirectionSummary(
+        bw_bytes=stats.bw_bytes,
+        iops=stats.iops,
+        lat_mean_ns=stats.lat_mean_ns,
+        lat_p99_ns=stats.lat_p99_ns,
+    )
+
+
 def _summary(report: FioReport) -> dict[str, DirectionSummary]:
-    summary: dict[str, DirectionSummary] = {}
-    for direction in Direction:
-        stats = report.direction(direction)
-        if stats.has_io:
-            summary[direction.value] = DirectionSummary(
-                bw_bytes=stats.bw_bytes,
-                iops=stats.iops,
-                lat_mean_ns=stats.lat_mean_ns,
-                lat_p99_ns=stats.lat_p99_ns,
-            )
-    return summary
+    return {
+        direction.value: _direction_summary(report.direction(direction))
+        for direction in Direction
+        if report.direction(direction).has_io
+    }
 
 
 def _write_drop_caches() -> None:

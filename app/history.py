@@ -23,24 +23,27 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from tierdeck.backends.fio_stream import job_summaries, parse_report
 from tierdeck.core.bench_models import (
     BenchTarget,
     DeviceSample,
     DirectionSummary,
     EnvFingerprint,
+    FileLayout,
+    JobSummary,
     RunResult,
     RunStatus,
     TargetKind,
 )
 from tierdeck.core.errors import ParseError, TierdeckError
 from tierdeck.core.fio_models import DirectionSample, DirectionStats, Sample
-from tierdeck.core.jobspec import JobSpec, JobSpecError
+from tierdeck.core.jobspec import JobSpec, JobSpecError, jobfile_text
 
 SCHEMA = "tierdeck.run/1"
 DB_NAME = "history.sqlite3"
@@ -131,7 +134,30 @@ _V1 = (
     "CREATE INDEX run_tags_tag ON run_tags (tag)",
 )
 
-MIGRATIONS: list[Sequence[str]] = [_V1]
+# v2: per-job summaries (a suite's jobs differ; the whole-run figure mixes them) and
+# how the test files were laid out. Runs stored by v1 used one file per job, so their
+# numjobs clones shared it; per-job summaries are rebuilt from their fio JSON.
+_V2 = (
+    "ALTER TABLE runs ADD COLUMN job_summaries TEXT",  # JSON list of JobSummary
+    f"ALTER TABLE runs ADD COLUMN file_layout TEXT NOT NULL DEFAULT '{FileLayout.ONE_PER_JOB}'",
+)
+
+
+def _backfill_job_summaries(conn: sqlite3.Connection) -> None:
+    rows = conn.execute("SELECT id, spec, fio_json FROM runs WHERE fio_json IS NOT NULL")
+    updates = []
+    for run_id, spec_text, fio_text in rows.fetchall():
+        try:
+            jobs = [JobSpec(**job) for job in json.loads(spec_text)]
+            summaries = job_summaries(parse_report(json.loads(fio_text)), jobs)
+        except (ValueError, TypeError, ParseError):
+            continue  # left empty: the run still shows its whole-run figures
+        updates.append((json.dumps([_job_summary_to_dict(j) for j in summaries]), run_id))
+    conn.executemany("UPDATE runs SET job_summaries = ? WHERE id = ?", updates)
+
+
+Migration = Sequence[str | Callable[[sqlite3.Connection], None]]
+MIGRATIONS: list[Migration] = [_V1, (*_V2, _backfill_job_summaries)]
 
 # list() without full=True: every runs column but the big fio document
 # Targets (path, label) and presets a filter menu offers. A module-level alias: inside
@@ -141,7 +167,7 @@ FilterOptions = tuple[list[tuple[str, str]], list[str]]
 _LIGHT_COLUMNS = (
     "id, name, status, target_path, target_kind, target_label, target_disks,"
     " target_fs_type, target_mountpoint, preset, started_at, finished_at, error, spec,"
-    " NULL AS fio_json, env, summary, warnings"
+    " NULL AS fio_json, env, summary, warnings, job_summaries, file_layout"
 )
 
 
@@ -165,8 +191,11 @@ def migrate(conn: sqlite3.Connection, path: Path, upto: int | None = None) -> in
     for version in range(current, target):
         try:
             conn.execute("BEGIN IMMEDIATE")
-            for statement in MIGRATIONS[version]:
-                conn.execute(statement)
+            for step in MIGRATIONS[version]:
+                if callable(step):
+                    step(conn)
+                else:
+                    conn.execute(step)
             # user_version is part of the database header: it commits or rolls back with
             # the tables, so the version can never claim a migration that did not happen.
             conn.execute(f"PRAGMA user_version = {version + 1}")
@@ -234,8 +263,9 @@ class HistoryStore:
             cursor = conn.execute(
                 "INSERT INTO runs (name, status, target_path, target_kind, target_label,"
                 " target_disks, target_fs_type, target_mountpoint, preset, started_at,"
-                " finished_at, error, spec, fio_json, env, summary, warnings)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " finished_at, error, spec, fio_json, env, summary, warnings, job_summaries,"
+                " file_layout)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     result.name,
                     RunStatus(result.status).value,
@@ -254,6 +284,8 @@ class HistoryStore:
                     json.dumps(_env_to_dict(result.env)),
                     json.dumps({k: _fields(v) for k, v in result.summary.items()}),
                     json.dumps(list(result.warnings)),
+                    json.dumps([_job_summary_to_dict(j) for j in result.job_summaries]),
+                    FileLayout(result.file_layout).value,
                 ),
             )
             run_id = cursor.lastrowid
@@ -402,6 +434,26 @@ def _spec_to_dict(job: JobSpec) -> dict[str, Any]:
     return out
 
 
+def _job_summary_to_dict(job: JobSummary) -> dict[str, Any]:
+    return {
+        "name": job.name,
+        "rw": job.rw,
+        "bs": job.bs,
+        "error": job.error,
+        "directions": {d: _fields(v) for d, v in job.directions.items()},
+    }
+
+
+def _job_summary_from_dict(data: dict[str, Any]) -> JobSummary:
+    return JobSummary(
+        name=data["name"],
+        rw=data.get("rw"),
+        bs=data.get("bs"),
+        error=int(data.get("error", 0)),
+        directions={d: DirectionSummary(**v) for d, v in data["directions"].items()},
+    )
+
+
 def _env_to_dict(env: EnvFingerprint) -> dict[str, Any]:
     out = _fields(env)
     out["mount_options"] = list(env.mount_options)
@@ -456,6 +508,10 @@ def _load(
                 )
             ),
             warnings=tuple(json.loads(row["warnings"])),
+            job_summaries=tuple(
+                _job_summary_from_dict(j) for j in json.loads(row["job_summaries"] or "[]")
+            ),
+            file_layout=FileLayout(row["file_layout"]),
         )
     except (ValueError, TypeError, KeyError) as exc:
         # only a file edited by hand (or a buggy migration) gets here
@@ -516,26 +572,20 @@ def _sample_direction_json(d: DirectionSample) -> dict[str, Any]:
 
 
 def job_results(result: RunResult) -> list[dict[str, Any]] | None:
-    """Per-job numbers from the stored fio JSON (None without it). A suite such as
-    seed002 mixes 1M and 4K jobs, where only per-job figures mean anything."""
-    if not result.fio_json:
-        return None
-    from tierdeck.backends.fio_stream import parse_report
-
-    try:
-        report = parse_report(result.fio_json)
-    except ParseError:
+    """Per job (its clones added up), for the JSON "jobs" key; None when fio produced
+    no final report. A suite such as seed002 mixes 1M and 4K jobs, where only per-job
+    figures mean anything."""
+    if not result.job_summaries:
         return None
     return [
         {
             "name": job.name,
+            "rw": job.rw,
+            "bs": job.bs,
             "error": job.error,
-            **{
-                d: _direction_json(getattr(job, d)) if getattr(job, d).has_io else None
-                for d in _DIRECTIONS
-            },
+            **{d: _direction_json(job.directions.get(d)) for d in _DIRECTIONS},
         }
-        for job in report.jobs
+        for job in result.job_summaries
     ]
 
 
@@ -579,11 +629,13 @@ def device_totals(result: RunResult) -> list[dict[str, Any]]:
 
 
 def _jobfile(result: RunResult) -> str:
-    target = None if result.target.kind == TargetKind.RAW else result.target.path
+    """The jobs as a job file; with the placement tierdeck used when it is fio's own
+    (runs stored before 0.2 placed files differently: shown without placement)."""
+    placed = result.target.kind != TargetKind.RAW and result.file_layout is FileLayout.FIO
     try:
-        return "\n".join(job.to_jobfile(target) for job in result.jobs)
+        return jobfile_text(result.jobs, result.target.path if placed else None)
     except JobSpecError:
-        return "\n".join(job.to_jobfile(None) for job in result.jobs)
+        return jobfile_text(result.jobs, None)
 
 
 def result_to_json(result: RunResult, *, include_fio: bool = False) -> dict[str, Any]:
@@ -613,6 +665,11 @@ def result_to_json(result: RunResult, *, include_fio: bool = False) -> dict[str,
         },
         "summary": summary,
         "jobs": job_results(result),
+        # The whole-run summary adds jobs of different rw/bs together: read "jobs".
+        "mixed_jobs": result.mixed_jobs,
+        # Stored before 0.2: a numjobs/nrfiles job's files were one shared file.
+        "file_layout": FileLayout(result.file_layout).value,
+        "clones_shared_file": result.clones_shared_file,
         "series": [
             {
                 "t": s.t,

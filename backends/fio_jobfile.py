@@ -115,6 +115,7 @@ def _to_spec(name: str, opts: dict[str, _Option]) -> JobSpec:
         group_reporting=_bool(take("group_reporting")),
         rate=_opt_value(take("rate")),
         stonewall=_bool(take("stonewall")),
+        filename=_opt_value(take("filename")),
         extra={key: opt.value for key, opt in opts.items()},
     )
 

@@ -19,9 +19,10 @@ import codecs
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from tierdeck.core.bench_models import DirectionSummary, JobSummary
 from tierdeck.core.errors import ParseError
 from tierdeck.core.fio_models import (
     EMPTY_DIRECTION,
@@ -33,6 +34,7 @@ from tierdeck.core.fio_models import (
     FioReport,
     Sample,
 )
+from tierdeck.core.jobspec import JobSpec
 
 SOURCE = "fio JSON"
 
@@ -382,6 +384,36 @@ def aggregate(jobs: Iterable[FioJobResult], direction: Direction) -> DirectionSt
         lat_p99_ns=p99,
         bins=bins,
     )
+
+
+def job_summaries(report: FioReport, jobs: Sequence[JobSpec]) -> tuple[JobSummary, ...]:
+    """Per job of the final report, in fio's order: the clones of a job (numjobs
+    without group_reporting: one entry each, same name and group) added up as fio adds
+    a reporting group; rw and bs from the planned job of that name."""
+    planned = {job.name: job for job in jobs}
+    groups: dict[tuple[str, int], list[FioJobResult]] = {}
+    for entry in report.jobs:
+        groups.setdefault((entry.name, entry.groupid), []).append(entry)
+    out = []
+    for (name, _group), entries in groups.items():
+        job = planned.get(name)
+        directions = {}
+        for direction in Direction:
+            stats = aggregate(entries, direction)
+            if stats.has_io:
+                directions[direction.value] = DirectionSummary(
+                    stats.bw_bytes, stats.iops, stats.lat_mean_ns, stats.lat_p99_ns
+                )
+        out.append(
+            JobSummary(
+                name=name,
+                rw=job.rw if job is not None else None,
+                bs=job.bs if job is not None else None,
+                directions=directions,
+                error=next((e.error for e in entries if e.error), 0),
+            )
+        )
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------- histograms

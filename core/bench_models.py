@@ -8,6 +8,7 @@ and the outcome.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from tierdeck.core.errors import TierdeckError
 from tierdeck.core.fio_models import Sample
 from tierdeck.core.jobspec import JobSpec
+from tierdeck.core.placement import BenchFile
 
 
 class RunStatus(StrEnum):
@@ -79,6 +81,30 @@ class DirectionSummary:
 
 
 @dataclass(frozen=True)
+class JobSummary:
+    """One job of a run as fio reported it at the end: its clones together (or its
+    reporting group, under group_reporting). A suite such as seed 002's mixes 1M
+    sequential and 4K random jobs, where only per-job figures mean anything."""
+
+    name: str
+    rw: str | None  # from the job as run; None when fio reported a job tierdeck did not plan
+    bs: str | None
+    directions: Mapping[str, DirectionSummary]  # "read"/"write"/"trim" that had I/O
+    error: int = 0  # errno of the job's failure
+
+
+class FileLayout(StrEnum):
+    """How a run's test files were laid out.
+
+    FIO: fio's own naming (directory= and filename_format=): one file per job clone and
+    per nrfiles, as plain fio. ONE_PER_JOB: tierdeck before 0.2 gave every job a single
+    filename=, so the clones of a numjobs>1 job shared one file and contended on it."""
+
+    FIO = "fio"
+    ONE_PER_JOB = "one-per-job"
+
+
+@dataclass(frozen=True)
 class RunRequest:
     """A validated request to run: what the preflight checks turned a user's choice into."""
 
@@ -89,6 +115,7 @@ class RunRequest:
     drop_caches: bool = False  # root only: sync + drop_caches before measuring
     lay_out_first: bool = False  # create the files before measuring
     warnings: tuple[str, ...] = ()  # e.g. "direct=0: page cache may inflate results"
+    files: tuple[BenchFile, ...] = ()  # what fio will create under the target (not raw)
 
 
 @dataclass(frozen=True)
@@ -109,15 +136,53 @@ class RunResult:
     env: EnvFingerprint = field(default_factory=EnvFingerprint)
     tags: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()  # cache warning, direct=0, ...
+    job_summaries: tuple[JobSummary, ...] = ()
+    file_layout: FileLayout = FileLayout.FIO
+
+    @property
+    def mixed_jobs(self) -> bool:
+        """True when the jobs differ in rw or bs: the whole-run summary then adds
+        sequential and random I/O together, and the per-job figures are the headline."""
+        kinds = {(j.rw, j.bs) for j in self.job_summaries}
+        return len(self.job_summaries) > 1 and len(kinds) > 1
+
+    @property
+    def clones_shared_file(self) -> bool:
+        """Stored before 0.2 with a job whose clones (numjobs) or nrfiles should each
+        have had a file of their own but shared one: its figures are lower than plain
+        fio's. Jobs with a file_tag shared their file on purpose (KDiskMark does)."""
+        if self.file_layout is not FileLayout.ONE_PER_JOB:
+            return False
+        return any(
+            job.file_tag is None
+            and job.filename is None
+            and (job.numjobs > 1 or (job.extra.get("nrfiles") or "1").strip() not in ("", "1"))
+            for job in self.jobs
+        )
+
+
+class RefusalKind(StrEnum):
+    """Why a run was refused, for callers that answer some refusals with a question."""
+
+    INVALID = "invalid"  # the request itself (target, job, options) cannot run
+    NO_SPACE = "no-space"
+    DIRECT_UNSUPPORTED = "direct-unsupported"  # offer direct=0, with its warning
+    RAW_CONFIRMATION = "raw-confirmation"  # ask for the device name, typed
+    BUSY = "busy"  # another run holds the target
 
 
 class BenchRefused(TierdeckError):
     """A run was refused before it started; the message says why and what to do.
 
-    ``offer_buffered`` is True when the reason is that O_DIRECT is not supported by the
-    target (FUSE, tmpfs, ramfs): the caller may offer direct=0, with a warning."""
+    ``kind`` lets a caller react without reading the text: DIRECT_UNSUPPORTED (FUSE,
+    tmpfs, ramfs) may be answered with direct=0 and a cache warning, RAW_CONFIRMATION
+    with the device name typed by the user."""
 
-    def __init__(self, reason: str, *, offer_buffered: bool = False) -> None:
+    def __init__(self, reason: str, *, kind: RefusalKind = RefusalKind.INVALID) -> None:
         super().__init__(reason)
         self.reason = reason
-        self.offer_buffered = offer_buffered
+        self.kind = kind
+
+    @property
+    def offer_buffered(self) -> bool:
+        return self.kind is RefusalKind.DIRECT_UNSUPPORTED

@@ -11,6 +11,7 @@ branch on versions.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -172,3 +173,25 @@ def _most_useful(messages: Sequence[str]) -> str:
     if plain:
         return plain[-1]
     return messages[-1].strip() if messages else ""
+
+
+_NUMBER_RE = re.compile(r"[0-9]+")
+
+
+def collapse_repeats(lines: Sequence[str]) -> list[str]:
+    """fio's messages with repeats folded into one line and a count. fio prints an
+    "io_u error" line per failed I/O, differing only in offsets: thousands of lines
+    that say one thing (lines differing only in numbers count as repeats)."""
+    order: list[str] = []
+    first: dict[str, str] = {}
+    counts: dict[str, int] = {}
+    for line in lines:
+        shape = _NUMBER_RE.sub("#", line)
+        if shape not in first:
+            order.append(shape)
+            first[shape] = line
+        counts[shape] = counts.get(shape, 0) + 1
+    return [
+        first[shape] if counts[shape] == 1 else f"{first[shape]} (repeated {counts[shape]} times)"
+        for shape in order
+    ]

@@ -18,6 +18,12 @@ from dataclasses import dataclass, field, replace
 from tierdeck.core.errors import TierdeckError
 
 DEFAULT_FILENAME_PREFIX = ".tierdeck-bench"
+BENCH_FILE_PREFIX = DEFAULT_FILENAME_PREFIX + "."
+# fio's own default file naming (HOWTO "filename_format"): one file per job clone
+# ($jobnum) and per file of nrfiles ($filenum). tierdeck only puts its prefix in front,
+# so every clone gets its own file exactly as with plain fio.
+FIO_DEFAULT_FORMAT = "$jobname.$jobnum.$filenum"
+FILENAME_FORMAT = BENCH_FILE_PREFIX + FIO_DEFAULT_FORMAT
 
 # fio 3.33 HOWTO "rw=": the valid I/O patterns. A ":<nr>" suffix (e.g. "randread:8")
 # is fio's sequence modifier and is allowed after any of them.
@@ -46,8 +52,9 @@ _ENGINE_RE = re.compile(r"^[A-Za-z0-9_.:/+-]+$")
 _FILE_SAFE_RE = re.compile(r"[^A-Za-z0-9._-]")
 _POWERS = {"": 0, "b": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5, "e": 6}
 
-# Options that choose *where* fio does I/O. tierdeck decides that (the benchmark target
-# and its own file name), so an imported job file can never aim fio at /dev/sdb.
+# Options that choose *where* fio does I/O. The target decides the directory; a job's
+# own filename= stays (inside the target: the preflight checks it), a filename_format
+# gets tierdeck's prefix. So an imported job file can never aim fio at /dev/sdb.
 TARGET_OPTIONS = frozenset({"filename", "directory", "filename_format", "opendir"})
 
 
@@ -106,9 +113,12 @@ class JobSpec:
     group_reporting: bool = False
     rate: str | None = None  # fio's "rate=": bytes/s cap, "20m" or "read,write"
     stonewall: bool = False  # wait for the jobs before it (and start a new group)
-    # Jobs with the same file_tag share one file (KDiskMark reads what it wrote); others
-    # get a file of their own, named after the job.
+    # Jobs with the same file_tag share one file, ".tierdeck-bench.<tag>" (KDiskMark
+    # reads what it wrote). Others name their files as fio does.
     file_tag: str | None = None
+    # The job's own filename= (fio syntax: several files separated by ':'), relative to
+    # the target directory once planned. Its clones share the file(s), as in fio.
+    filename: str | None = None
     # Every other fio option, in order; a bare flag ("refill_buffers") maps to None.
     extra: Mapping[str, str | None] = field(default_factory=dict, hash=False)
 
@@ -118,7 +128,7 @@ class JobSpec:
         """Raise JobSpecError naming the first bad value; return self when fine."""
         if not self.name or self.name.strip() != self.name:
             raise JobSpecError(f"job name {self.name!r}: empty or padded with spaces")
-        if self.name == "global" or any(c in self.name for c in "[]\n\r;#=\0"):
+        if self.name == "global" or any(c in self.name for c in "[]\n\r;#=\0/"):
             raise JobSpecError(f"job name {self.name!r}: not usable as a fio section")
         if self.rw.split(":", 1)[0] not in RW_MODES:
             known = ", ".join(sorted(RW_MODES))
@@ -151,6 +161,12 @@ class JobSpec:
             raise JobSpecError(f"{self.name}: rate={self.rate!r} is not like 20m or 10m,5m")
         if self.file_tag is not None and (not self.file_tag or _FILE_SAFE_RE.search(self.file_tag)):
             raise JobSpecError(f"{self.name}: file_tag={self.file_tag!r}: letters, digits, ._-")
+        if self.file_tag is not None and self.filename is not None:
+            raise JobSpecError(f"{self.name}: file_tag and filename both name the file")
+        if self.filename is not None and (
+            not self.filename.strip() or any(c in self.filename for c in "\n\r;#\0")
+        ):
+            raise JobSpecError(f"{self.name}: filename={self.filename!r} is not a file name")
         for key, option in self.extra.items():
             if not _OPTION_NAME_RE.match(key):
                 raise JobSpecError(f"{self.name}: {key!r} is not a fio option name")
@@ -200,44 +216,91 @@ class JobSpec:
         opts += list(self.extra.items())
         return opts
 
-    def target_file(self, target_dir: str, filename_prefix: str = DEFAULT_FILENAME_PREFIX) -> str:
-        """Path of the file this job does I/O on, inside the benchmark target."""
-        if not target_dir.startswith("/") or any(c in target_dir for c in "\n\r\0"):
-            raise JobSpecError(f"target directory {target_dir!r} must be an absolute path")
-        if not filename_prefix or _FILE_SAFE_RE.search(filename_prefix):
-            raise JobSpecError(f"file prefix {filename_prefix!r}: letters, digits, ._-")
-        tag = self.file_tag or _FILE_SAFE_RE.sub("_", self.name)
-        return f"{target_dir.rstrip('/')}/{filename_prefix}.{tag}"
+    def file_names(self) -> tuple[str, ...]:
+        """The files this job names itself (shared by its clones), as written: the
+        file_tag's ".tierdeck-bench.<tag>", or its filename= split at unescaped ':'.
+        Empty when fio names the files (one per clone and per nrfiles)."""
+        if self.file_tag is not None:
+            return (f"{BENCH_FILE_PREFIX}{self.file_tag}",)
+        if self.filename is None:
+            return ()
+        return tuple(name.replace("\\:", ":") for name in _split_colons(self.filename) if name)
 
-    def to_fio_args(
-        self, target_dir: str, filename_prefix: str = DEFAULT_FILENAME_PREFIX
-    ) -> list[str]:
+    @property
+    def writes(self) -> bool:
+        mode = self.rw.split(":", 1)[0]
+        return mode not in ("read", "randread")
+
+    def to_fio_args(self) -> list[str]:
         """``fio`` arguments for this job: ``--name=...`` first, then its options.
 
         Several jobs' argument lists can be concatenated into one fio command line:
-        each ``--name`` starts a new job. Output options are the runner's business.
+        each ``--name`` starts a new job. Where the files go is a global option
+        (:func:`placement_args`); output options are the runner's business.
         """
         self.validate()
-        path = _escape_colon(self.target_file(target_dir, filename_prefix))
-        args = [f"--name={self.name}", f"--filename={path}"]
-        for key, value in self.options():
-            if key in TARGET_OPTIONS:
-                continue
+        args = [f"--name={self.name}"]
+        names = self.file_names()
+        if names:
+            args.append(f"--filename={':'.join(_escape_colon(n) for n in names)}")
+        for key, value in self._placed_options():
             args.append(f"--{key}" if value is None else f"--{key}={value}")
         return args
 
-    def to_jobfile(self, target_dir: str | None = None) -> str:
-        """This job as a fio job-file section. With ``target_dir`` it gets the same
-        filename= the runner would use, so the text runs as-is with ``fio FILE``."""
+    def to_jobfile(self) -> str:
+        """This job as a fio job-file section (with [global] placement from
+        :func:`jobfile_text` it runs as-is with ``fio FILE``)."""
         self.validate()
         lines = [f"[{self.name}]"]
-        if target_dir is not None:
-            lines.append(f"filename={_escape_colon(self.target_file(target_dir))}")
-        for key, value in self.options():
-            if target_dir is not None and key in TARGET_OPTIONS:
-                continue
+        names = self.file_names()
+        if names:
+            lines.append(f"filename={':'.join(_escape_colon(n) for n in names)}")
+        for key, value in self._placed_options():
             lines.append(key if value is None else f"{key}={value}")
         return "\n".join(lines) + "\n"
+
+    def _placed_options(self) -> list[tuple[str, str | None]]:
+        """options() without the ones that choose the directory; a job's own
+        filename_format keeps tierdeck's prefix in front (the preflight adds it)."""
+        return [
+            (key, value)
+            for key, value in self.options()
+            if key not in TARGET_OPTIONS or key == "filename_format"
+        ]
+
+
+def _split_colons(text: str) -> list[str]:
+    """fio's filename list: ':' separates names, "\\:" is a literal colon."""
+    return re.split(r"(?<!\\):", text)
+
+
+def placement_args(target_dir: str) -> list[str]:
+    """Global fio options that put every job's files in ``target_dir`` under fio's own
+    naming with tierdeck's prefix: what plain fio does in that directory, plus a name
+    tierdeck can find and remove. They go before the first ``--name``."""
+    check_target_dir(target_dir, for_jobfile=False)
+    return [f"--directory={_escape_colon(target_dir)}", f"--filename_format={FILENAME_FORMAT}"]
+
+
+def check_target_dir(target_dir: str, *, for_jobfile: bool = True) -> None:
+    # fio cuts a job-file line at ';' and '#'; on the command line only NUL and line
+    # ends cannot be passed.
+    bad = "\n\r\0;#" if for_jobfile else "\n\r\0"
+    if not target_dir.startswith("/") or any(c in target_dir for c in bad):
+        raise JobSpecError(f"target directory {target_dir!r} cannot be written for fio")
+
+
+def jobfile_text(jobs: Sequence[JobSpec], target_dir: str | None = None) -> str:
+    """Jobs as one fio job file. With ``target_dir`` a [global] section places the files
+    exactly as tierdeck does, so the text runs as-is with ``fio FILE``."""
+    sections: list[str] = []
+    if target_dir is not None:
+        check_target_dir(target_dir)
+        sections.append(
+            f"[global]\ndirectory={_escape_colon(target_dir)}\nfilename_format={FILENAME_FORMAT}\n"
+        )
+    sections += [job.to_jobfile() for job in jobs]
+    return "\n".join(sections)
 
 
 # Fields with a home of their own; parse_jobfile maps these names onto them.
@@ -263,6 +326,7 @@ _FIELD_OPTIONS = frozenset(
         "rate",
         "stonewall",
         "wait_for_previous",
+        "filename",
     }
 )
 
@@ -275,7 +339,10 @@ def with_overrides(
 ) -> tuple[JobSpec, ...]:
     """The jobs with the user's size/runtime/direct applied to every one of them, and
     validated (JobSpecError names the first bad value). The run and the setup screen's
-    preview both use this, so the preview is what runs."""
+    preview both use this, so the preview is what runs.
+
+    A runtime the user sets is a duration: the job becomes time_based and lasts that
+    long (fio loops over its file), instead of stopping early when its size is done."""
     if size is not None and not (fio_size_bytes(size) or 0) > 0:
         raise JobSpecError(f"size {size!r} is not a size like 64M or 4G")
     if runtime is not None and (isinstance(runtime, bool) or runtime < 1):
@@ -285,6 +352,7 @@ def with_overrides(
         changes["size"] = size
     if runtime is not None:
         changes["runtime"] = runtime
+        changes["time_based"] = True
     if direct is not None:
         changes["direct"] = direct
     return tuple(replace(job, **changes).validate() for job in jobs)  # type: ignore[arg-type]
@@ -302,15 +370,9 @@ class Preset:
     lay_out_first: bool = False  # create the files before measuring (fio --create_only)
     drop_caches: bool = False  # echo 3 > /proc/sys/vm/drop_caches before each job
 
-    def to_fio_args(
-        self, target_dir: str, filename_prefix: str = DEFAULT_FILENAME_PREFIX
-    ) -> list[str]:
-        return [a for job in self.jobs for a in job.to_fio_args(target_dir, filename_prefix)]
-
     def to_jobfile(self, target_dir: str | None = None) -> str:
         header = [f"; {self.title}", f"; source: {self.source}"]
-        sections = [job.to_jobfile(target_dir) for job in self.jobs]
-        return "\n".join(header) + "\n\n" + "\n".join(sections)
+        return "\n".join(header) + "\n\n" + jobfile_text(self.jobs, target_dir)
 
 
 def _kdiskmark_job(label: str, rw: str, bs: str, qd: int, threads: int) -> JobSpec:

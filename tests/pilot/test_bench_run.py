@@ -190,7 +190,7 @@ async def test_preset_with_overrides_runs_and_is_stored(tmpfs: Path, data_dir: P
         await set_field(pilot, setup, "#runtime", "1")
         text = setup.query_one("#jobfile", TextArea).text
         assert "; source: seeds/002_b8e0eef94fd32ea2.txt" in text
-        assert f"filename={tmpfs}/.tierdeck-bench.write_throughput" in text
+        assert f"[global]\ndirectory={tmpfs}\nfilename_format=.tierdeck-bench." in text
         assert text.count("size=16M") == 4 and text.count("runtime=1\n") == 4
         screen = await start(pilot, app, setup)
         await until(pilot, lambda: screen.saved_id is not None, "the saved result", RUN_TIMEOUT)

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +20,18 @@ from tierdeck.app.bench_preflight import (
     PROBE_NAME,
     list_targets,
     plan_run,
-    planned_files,
     probe_write,
     resolve_target,
 )
 from tierdeck.backends.fio_jobfile import parse_jobfile
 from tierdeck.backends.host import LiveHost, RecordedHost
-from tierdeck.core.bench_models import BenchRefused, BenchTarget, RunRequest, TargetKind
+from tierdeck.core.bench_models import (
+    BenchRefused,
+    BenchTarget,
+    RefusalKind,
+    RunRequest,
+    TargetKind,
+)
 from tierdeck.core.jobspec import JobSpec, preset
 from tierdeck.core.models import (
     BranchMode,
@@ -42,6 +48,7 @@ from tierdeck.core.models import (
     ZfsInfo,
     ZPool,
 )  # fmt: skip
+from tierdeck.core.placement import BenchFile, planned_files
 
 PREFLIGHT = Path(__file__).resolve().parent.parent / "fixtures" / "diskstats" / "preflight"
 GiB = 1 << 30
@@ -243,6 +250,7 @@ def test_plain_request_and_default_name(tmp_path: Path, no_real_probe: list[Any]
         target=resolve_target(nas(), "/mnt/disk1/sub"),
         jobs=(WRITE,),
         name="w on branch /mnt/disk1 (/mnt/disk1/sub)",
+        files=(BenchFile(".tierdeck-bench.w.0.0", GiB),),
     )
     assert no_real_probe == [("/mnt/disk1/sub", True)]
 
@@ -283,17 +291,56 @@ def test_full_target_refused_with_both_numbers(tmp_path: Path) -> None:
     assert not refused.value.offer_buffered
 
 
-def test_space_counts_each_file_once() -> None:
-    target = BenchTarget("/mnt/disk1", TargetKind.BRANCH, "b", ("sdb",))
-    shared = [
-        JobSpec(name="a", rw="write", size="1G", numjobs=8),  # clones share the file
-        JobSpec(name="b", rw="read", size="2G", file_tag="t"),
-        JobSpec(name="c", rw="read", size="1G", file_tag="t"),
-    ]
-    assert planned_files(target, shared) == {
-        "/mnt/disk1/.tierdeck-bench.a": GiB,
-        "/mnt/disk1/.tierdeck-bench.t": 2 * GiB,
-    }
+def test_space_counts_every_clone_and_file_like_fio(tmp_path: Path) -> None:
+    # numjobs=4 without a filename: four files of 1 GiB, as plain fio lays them out
+    clones = JobSpec(name="c", rw="write", size="1G", numjobs=4)
+    three = {"/mnt/disk1": {"size": 100 * GiB, "avail": 3 * GiB + 512 * MiB}}
+    with pytest.raises(BenchRefused, match=r"the 4 test files need 4\.0G") as refused:
+        plan_run(recorded(tmp_path / "a", statvfs=three), nas(), "/mnt/disk1", [clones])
+    assert refused.value.kind is RefusalKind.NO_SPACE
+    five = {"/mnt/disk1": {"size": 100 * GiB, "avail": 6 * GiB}}
+    request = plan_run(recorded(tmp_path / "b", statvfs=five), nas(), "/mnt/disk1", [clones])
+    assert [f.name for f in request.files] == [f".tierdeck-bench.c.{n}.0" for n in range(4)]
+
+
+def test_copy_on_write_targets_need_room_for_overwrites(tmp_path: Path) -> None:
+    # The lab's btrfs raid1 hit ENOSPC with randwrite over a 180 MiB file and 215 MiB
+    # free: rewriting a file on a copy-on-write filesystem needs room for both copies.
+    inv = nas()
+    cow = Inventory(**{**inv.__dict__, "mounts": tuple(
+        replace(m, fs_type="btrfs") if m.mountpoint == "/mnt/disk1" else m for m in inv.mounts
+    )})  # fmt: skip
+    rewrite = JobSpec(name="r", rw="randwrite", size="180M", runtime=8, time_based=True)
+    space = {"/mnt/disk1": {"size": 512 * MiB, "avail": 215 * MiB}}
+    with pytest.raises(BenchRefused, match="copy-on-write.*twice") as refused:
+        plan_run(recorded(tmp_path / "a", statvfs=space), cow, "/mnt/disk1", [rewrite])
+    assert "360M" in str(refused.value)
+    # Written once (no loop, not laid out first): the file's size is enough.
+    once = JobSpec(name="o", rw="write", size="180M")
+    plan_run(recorded(tmp_path / "b", statvfs=space), cow, "/mnt/disk1", [once])
+    # The same rewrite on ext4 fits: it overwrites in place.
+    plan_run(recorded(tmp_path / "c", statvfs=space), inv, "/mnt/disk1", [rewrite])
+
+
+def test_a_jobs_own_file_stays_inside_the_target(tmp_path: Path) -> None:
+    host, inv = recorded(tmp_path), nas()
+    inside = JobSpec(name="s", rw="write", size="1M", filename="/mnt/disk2/shared.dat")
+    request = plan_run(host, inv, "/mnt/disk2", [inside])
+    assert request.jobs[0].filename == "shared.dat"  # fio puts directory= in front
+    assert [f.name for f in request.files] == ["shared.dat"]
+    outside = JobSpec(name="s", rw="write", size="1M", filename="/dev/sdb")
+    with pytest.raises(BenchRefused, match="outside the target /mnt/disk2"):
+        plan_run(host, inv, "/mnt/disk2", [outside])
+    with pytest.raises(BenchRefused, match="not a tierdeck test file"):  # would be lost
+        plan_run(host, inv, "/mnt/disk1", [JobSpec(name="s", rw="write", size="1M",
+                                                   filename="file.bin")])  # fmt: skip
+    with pytest.raises(BenchRefused, match="opendir"):
+        plan_run(host, inv, "/mnt/disk2", [JobSpec(name="o", rw="read", size="1M",
+                                                   extra={"opendir": "/etc"})])  # fmt: skip
+    moved = JobSpec(name="d", rw="write", size="1M", extra={"directory": "/mnt/elsewhere"})
+    request = plan_run(host, inv, "/mnt/disk2", [moved])
+    assert any("directory=/mnt/elsewhere is replaced by the target" in w for w in request.warnings)
+    assert "directory" not in request.jobs[0].extra
 
 
 def test_space_just_enough_and_just_short(tmp_path: Path) -> None:
@@ -385,7 +432,7 @@ def test_probe_write_on_a_real_directory(tmp_path: Path) -> None:
 
 def test_symlink_under_a_test_file_name_refused(tmp_path: Path) -> None:
     host = recorded(tmp_path)
-    os.symlink("/etc/shadow", tmp_path / "root" / "mnt" / "disk2" / ".tierdeck-bench.w")
+    os.symlink("/etc/shadow", tmp_path / "root" / "mnt" / "disk2" / ".tierdeck-bench.w.0.0")
     with pytest.raises(BenchRefused, match="not a plain file"):
         plan_run(host, nas(), "/mnt/disk2", [WRITE])
 
@@ -405,6 +452,9 @@ def test_drop_caches_needs_root(tmp_path: Path) -> None:
     root = recorded(tmp_path / "root", is_root=True)
     request = plan_run(root, nas(), "/mnt/disk1", seed001.jobs, preset=seed001.name)
     assert (request.drop_caches, request.lay_out_first, request.warnings) == (True, True, ())
+    # ZFS keeps reads in its ARC whatever drop_caches does: said before the run.
+    request = plan_run(root, nas(), "/tank/media", seed001.jobs, preset=seed001.name)
+    assert any("not the ZFS ARC" in w for w in request.warnings)
 
 
 # --------------------------------------------------------------------------- raw mode
@@ -587,9 +637,18 @@ def test_commands_and_test_files() -> None:
     target = BenchTarget("/mnt/my:pool", TargetKind.MERGERFS, "m", ())
     jobs = (JobSpec(name="a", rw="read", size="1M"), JobSpec(name="b", rw="read", size="1M",
             file_tag="a", stonewall=True))  # fmt: skip
-    request = RunRequest(target=target, jobs=jobs, name="n")
+    request = RunRequest(target=target, jobs=jobs, name="n", files=planned_files(jobs))
     assert bench_runner.measure_command(request)[:4] == (
         "fio", "--output-format=json+", "--status-interval=1", "--eta=never")  # fmt: skip
     assert bench_runner.layout_command(request)[1] == "--create_only=1"
-    assert "--filename=/mnt/my\\:pool/.tierdeck-bench.a" in bench_runner.job_args(request)
-    assert bench_runner.test_files(request) == ("/mnt/my:pool/.tierdeck-bench.a",)
+    args = bench_runner.job_args(request)
+    assert args[:3] == [
+        "--directory=/mnt/my\\:pool",
+        "--filename_format=.tierdeck-bench.$jobname.$jobnum.$filenum",
+        "--name=a",
+    ]
+    assert "--filename=.tierdeck-bench.a" in args  # b's file_tag
+    assert bench_runner.test_files(request) == (
+        "/mnt/my:pool/.tierdeck-bench.a.0.0",
+        "/mnt/my:pool/.tierdeck-bench.a",
+    )

@@ -26,7 +26,7 @@ from tierdeck.app import cli_bench
 from tierdeck.app.cli import main
 from tierdeck.app.history import HistoryStore
 from tierdeck.backends.fio_jobfile import parse_jobfile
-from tierdeck.core.bench_models import BenchRefused, RunRequest, RunResult, RunStatus
+from tierdeck.core.bench_models import BenchRefused, RefusalKind, RunRequest, RunResult, RunStatus
 from tierdeck.core.jobspec import PRESETS, preset
 
 from tests.unit.test_history import recorded_result
@@ -237,7 +237,8 @@ def test_failed_run_exits_1_with_fios_message_and_is_stored_as_failed(
 
 def test_refused_run_exits_2_and_offers_buffered_io(engine: FakeEngine, data_dir: Path) -> None:
     engine.refuse = BenchRefused(
-        "/mnt/pool is mergerfs (FUSE): O_DIRECT is not supported there", offer_buffered=True
+        "/mnt/pool is mergerfs (FUSE): O_DIRECT is not supported there",
+        kind=RefusalKind.DIRECT_UNSUPPORTED,
     )
     result = run("bench", "run", "--preset", "seed000-seqwrite", "--target", "/mnt/pool")
     assert result.exit_code == 2

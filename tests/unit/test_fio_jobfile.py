@@ -149,7 +149,12 @@ def test_presets_round_trip_except_file_sharing() -> None:
         assert [j.name for j in back] == [j.name for j in p.jobs]
         assert back == [
             JobSpec(
-                **{**{k: getattr(j, k) for k in JobSpec.__dataclass_fields__}, "file_tag": None}
+                **{
+                    **{k: getattr(j, k) for k in JobSpec.__dataclass_fields__},
+                    "file_tag": None,
+                    "filename": j.file_names()[0] if j.file_tag else None,
+                }
             )  # fmt: skip
             for j in p.jobs
         ]
+        assert [b.file_names() for b in back] == [j.file_names() for j in p.jobs]

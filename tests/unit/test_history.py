@@ -26,17 +26,23 @@ from tierdeck.app.history import (
     result_to_json,
     schema_version,
 )
-from tierdeck.backends.fio_stream import IntervalSampler, parse_report, split_documents
+from tierdeck.backends.fio_stream import (
+    IntervalSampler,
+    job_summaries,
+    parse_report,
+    split_documents,
+)
 from tierdeck.core.bench_models import (
     BenchTarget,
     DeviceSample,
     DirectionSummary,
     EnvFingerprint,
+    FileLayout,
     RunResult,
     RunStatus,
     TargetKind,
 )
-from tierdeck.core.jobspec import preset
+from tierdeck.core.jobspec import JobSpec, preset
 
 FIO = Path(__file__).parent.parent / "fixtures" / "fio"
 
@@ -47,6 +53,7 @@ def recorded_result(fixture: str = "fio333_status_randrw.json", **changes: Any) 
     sampler = IntervalSampler()
     series = tuple(s for s in (sampler.add(parse_report(d)) for d in docs) if s is not None)
     final = parse_report(docs[-1])
+    jobs = preset("seed000-seqwrite").jobs
     summary = {
         name: DirectionSummary(d.bw_bytes, d.iops, d.lat_mean_ns, d.lat_p99_ns)
         for name, d in (("read", final.read), ("write", final.write))
@@ -77,7 +84,8 @@ def recorded_result(fixture: str = "fio333_status_randrw.json", **changes: Any) 
             fs_type="btrfs",
             mountpoint="/srv/lab/mnt/cache",
         ),
-        jobs=preset("seed000-seqwrite").jobs,
+        jobs=jobs,
+        job_summaries=job_summaries(final, jobs),
         started_at=1_795_000_000.25,
         finished_at=1_795_000_004.5,
         preset="seed000-seqwrite",
@@ -268,15 +276,15 @@ def test_older_schema_is_migrated_in_order_keeping_runs(
     path = tmp_path / "history.sqlite3"
     old = HistoryStore(path)
     run_id = old.save(recorded_result())
-    # A future version 2 that adds a column and fills it from existing data.
-    v2 = (
+    # A future version that adds a column and fills it from existing data.
+    future = (
         "ALTER TABLE runs ADD COLUMN sample_count INTEGER NOT NULL DEFAULT 0",
         "UPDATE runs SET sample_count = (SELECT count(*) FROM samples WHERE run_id = runs.id)",
     )
-    monkeypatch.setattr(history_mod, "MIGRATIONS", [*MIGRATIONS, v2])
+    monkeypatch.setattr(history_mod, "MIGRATIONS", [*MIGRATIONS, future])
     new = HistoryStore(path)
     with sqlite3.connect(path) as conn:
-        assert schema_version(conn) == 2
+        assert schema_version(conn) == len(MIGRATIONS) + 1
         assert conn.execute("SELECT sample_count FROM runs").fetchall() == [(5,)]
     assert new.get(run_id) == replace(recorded_result(), id=run_id)
 
@@ -307,10 +315,13 @@ def test_a_failing_migration_leaves_the_file_at_the_old_version(
     run_id = HistoryStore(path).save(recorded_result())
     broken = ("ALTER TABLE runs ADD COLUMN half_done TEXT", "CREATE TABLE runs (oops)")
     monkeypatch.setattr(history_mod, "MIGRATIONS", [*MIGRATIONS, broken])
-    with pytest.raises(HistoryError, match="from version 1 to 2.*left at version 1"):
+    now = len(MIGRATIONS)
+    with pytest.raises(
+        HistoryError, match=f"from version {now} to {now + 1}.*left at version {now}"
+    ):
         HistoryStore(path)
     with sqlite3.connect(path) as conn:
-        assert schema_version(conn) == 1
+        assert schema_version(conn) == now
         columns = [r[1] for r in conn.execute("PRAGMA table_info(runs)")]
     assert "half_done" not in columns
     monkeypatch.setattr(history_mod, "MIGRATIONS", MIGRATIONS)
@@ -323,10 +334,64 @@ def test_newer_schema_is_refused_and_not_modified(tmp_path: Path) -> None:
     with sqlite3.connect(path) as conn:
         conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
     before = hashlib.sha256(path.read_bytes()).hexdigest()
-    with pytest.raises(HistoryError, match="newer tierdeck .* version 2.*not changed"):
+    newer = len(MIGRATIONS) + 1
+    with pytest.raises(HistoryError, match=f"newer tierdeck .* version {newer}.*not changed"):
         HistoryStore(path)
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["history.sqlite3"]
+
+
+def _v1_store_with_run(path: Path, spec: list[JobSpec], fio_json: dict[str, Any]) -> None:
+    """A history file as tierdeck 0.1 wrote it (schema 1), holding one run."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    migrate(conn, path, upto=1)
+    from tierdeck.app.history import _spec_to_dict
+
+    conn.execute(
+        "INSERT INTO runs (name, status, target_path, target_kind, target_label,"
+        " target_disks, started_at, spec, fio_json, env, summary, warnings) VALUES"
+        " ('old', 'ok', '/mnt/t', 'mount', 'ext4 /mnt/t', '[]', 1.0, ?, ?, '{}', '{}', '[]')",
+        (json.dumps([_spec_to_dict(j) for j in spec]), json.dumps(fio_json)),
+    )
+    conn.close()
+
+
+def test_version_1_runs_get_job_summaries_and_their_shared_file_marked(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    # fio333_randrw_2jobs.json: numjobs=2 without group_reporting, two entries "mixed"
+    fio_json = json.loads((FIO / "fio333_randrw_2jobs.json").read_text(encoding="utf-8"))
+    mixed = JobSpec(name="mixed", rw="randrw", bs="4k", numjobs=2, size="16M")
+    _v1_store_with_run(path, [mixed], fio_json)
+    [run] = HistoryStore(path).list()
+    assert run.file_layout is FileLayout.ONE_PER_JOB
+    assert run.clones_shared_file  # its two clones shared one file under 0.1
+    [job] = run.job_summaries  # the clones added up, as fio adds a reporting group
+    entries = fio_json["jobs"]
+    assert job.name == "mixed" and (job.rw, job.bs) == ("randrw", "4k")
+    assert job.directions["read"].bw_bytes == pytest.approx(
+        sum(e["read"]["io_bytes"] for e in entries)
+        * 1000
+        / max(e["read"]["runtime"] for e in entries),
+        rel=1e-3,
+    )
+    doc = result_to_json(HistoryStore(path).get(run.id or 0) or run)
+    assert doc["clones_shared_file"] is True and doc["file_layout"] == "one-per-job"
+    assert [j["name"] for j in doc["jobs"]] == ["mixed"]
+
+
+def test_a_version_1_job_with_one_clone_or_a_shared_tag_is_not_marked(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    fio_json = json.loads((FIO / "fio333_randrw_2jobs.json").read_text(encoding="utf-8"))
+    tagged = JobSpec(name="mixed", rw="randrw", numjobs=2, size="16M", file_tag="kdiskmark")
+    _v1_store_with_run(path, [tagged, JobSpec(name="one", rw="read", size="1M")], fio_json)
+    [run] = HistoryStore(path).list()
+    assert run.file_layout is FileLayout.ONE_PER_JOB and not run.clones_shared_file
+
+
+def test_new_runs_are_stored_with_fios_own_layout(store: HistoryStore) -> None:
+    run = store.get(store.save(recorded_result()))
+    assert run is not None and run.file_layout is FileLayout.FIO
+    assert not run.clones_shared_file
 
 
 def test_a_file_that_is_not_sqlite_is_a_history_error(tmp_path: Path) -> None:
@@ -368,10 +433,20 @@ def test_result_to_json_shape() -> None:
     assert first["read"]["bw_bytes"] == pytest.approx(41956324.324324325)
     assert set(first["write"]) == {"bw_bytes", "iops", "lat_mean_ns", "lat_p99_ns"}
     assert doc["spec"]["jobs"][0]["numjobs"] == 8
-    assert "filename=/srv/lab/mnt/cache/.tierdeck-bench.fiotest" in doc["spec"]["jobfile"]
+    assert doc["spec"]["jobfile"].startswith(
+        "[global]\ndirectory=/srv/lab/mnt/cache\n"
+        "filename_format=.tierdeck-bench.$jobname.$jobnum.$filenum\n"
+    )
+    assert (doc["mixed_jobs"], doc["file_layout"], doc["clones_shared_file"]) == (
+        False,
+        "fio",
+        False,
+    )
     assert doc["jobs"] == [
         {
             "name": "stream",
+            "rw": None,  # the recorded stream's job is not one of the preset's
+            "bs": None,
             "error": 0,
             "read": doc["summary"]["read"],
             "write": doc["summary"]["write"],

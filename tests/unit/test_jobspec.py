@@ -8,7 +8,15 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from tierdeck.core.jobspec import PRESETS, JobSpec, JobSpecError, fio_size_bytes, preset
+from tierdeck.core.jobspec import (
+    PRESETS,
+    JobSpec,
+    JobSpecError,
+    fio_size_bytes,
+    jobfile_text,
+    placement_args,
+    preset,
+)
 
 GOOD = JobSpec(name="seq", rw="write", bs="1M", size="1G")
 
@@ -33,6 +41,9 @@ GOOD = JobSpec(name="seq", rw="write", bs="1M", size="1G")
         ({"time_based": True}, "never stop"),
         ({"rate": "fast"}, "rate='fast'"),
         ({"file_tag": "a/b"}, "file_tag"),
+        ({"name": "a/b"}, "section"),
+        ({"file_tag": "t", "filename": "x"}, "both name the file"),
+        ({"filename": "a;b"}, "not a file name"),
         ({"extra": {"Bad Key": "1"}}, "not a fio option name"),
         ({"extra": {"bs": "4k"}}, "own field"),
         ({"extra": {"buffer_pattern": "0xdead ; beef"}}, "cannot be written"),
@@ -43,7 +54,7 @@ def test_validate_rejects_bad_values_with_reason(change: dict[str, object], word
     with pytest.raises(JobSpecError, match=words.replace("[", r"\[").replace("(", r"\(")):
         bad.validate()
     with pytest.raises(ValueError):  # JobSpecError is a ValueError too
-        bad.to_fio_args("/mnt/pool")
+        bad.to_fio_args()
 
 
 @pytest.mark.parametrize(
@@ -67,10 +78,9 @@ def test_fio_size_bytes_reads_fio_units() -> None:
 
 
 def test_seed000_preset_renders_the_seed_command() -> None:
-    args = preset("seed000-seqwrite").to_fio_args("/mnt/cached")
-    assert args == [
+    [job] = preset("seed000-seqwrite").jobs
+    assert job.to_fio_args() == [
         "--name=fiotest",
-        "--filename=/mnt/cached/.tierdeck-bench.fiotest",
         "--rw=write",
         "--bs=1M",
         "--ioengine=libaio",
@@ -83,14 +93,37 @@ def test_seed000_preset_renders_the_seed_command() -> None:
     ]
 
 
-def test_target_comes_from_tierdeck_never_from_extra() -> None:
-    spec = replace(GOOD, extra={"filename": "/dev/sdb", "directory": "/", "norandommap": None})
-    args = spec.to_fio_args("/mnt/a:b", filename_prefix=".tdb")
-    assert args[:2] == ["--name=seq", "--filename=/mnt/a\\:b/.tdb.seq"]  # ':' escaped
-    assert "--norandommap" in args
-    assert not any("/dev/sdb" in a or a == "--directory=/" for a in args)
+def test_files_go_where_fio_puts_them_with_tierdecks_prefix() -> None:
+    # fio's own default naming behind the prefix: one file per clone and per nrfiles
+    assert placement_args("/mnt/a:b") == [
+        "--directory=/mnt/a\\:b",  # ':' separates directories in fio: escaped
+        "--filename_format=.tierdeck-bench.$jobname.$jobnum.$filenum",
+    ]
     with pytest.raises(JobSpecError):
-        spec.to_fio_args("relative/dir")
+        placement_args("relative/dir")
+
+
+def test_extra_never_chooses_the_directory_and_shared_files_are_named() -> None:
+    spec = replace(GOOD, extra={"directory": "/", "opendir": "/etc", "norandommap": None})
+    args = spec.to_fio_args()
+    assert "--norandommap" in args
+    assert not any(a.startswith(("--directory", "--opendir", "--filename=")) for a in args)
+    tagged = replace(GOOD, file_tag="dd-1M")
+    assert tagged.to_fio_args()[1] == "--filename=.tierdeck-bench.dd-1M"
+    named = replace(GOOD, filename="a\\:b:c")
+    assert named.file_names() == ("a:b", "c")
+    assert named.to_fio_args()[1] == "--filename=a\\:b:c"
+
+
+def test_jobfile_text_places_files_like_the_command_line() -> None:
+    text = jobfile_text([GOOD], "/mnt/pool")
+    assert text.startswith(
+        "[global]\ndirectory=/mnt/pool\n"
+        "filename_format=.tierdeck-bench.$jobname.$jobnum.$filenum\n\n[seq]\n"
+    )
+    assert jobfile_text([GOOD]).startswith("[seq]\n")
+    with pytest.raises(JobSpecError):  # fio would cut the line at '#'
+        jobfile_text([GOOD], "/mnt/a#b")
 
 
 def test_to_jobfile_shows_exact_parameters() -> None:
@@ -159,8 +192,9 @@ def test_fio_itself_accepts_every_preset(name: str, tmp_path: Path) -> None:
     p = preset(name)
     jobfile = tmp_path / "preset.fio"
     jobfile.write_text(p.to_jobfile(str(tmp_path)), encoding="utf-8")
+    args = placement_args(str(tmp_path)) + [a for job in p.jobs for a in job.to_fio_args()]
     for argv in (["fio", "--parse-only", str(jobfile)],
-                 ["fio", "--parse-only", *p.to_fio_args(str(tmp_path))]):  # fmt: skip
+                 ["fio", "--parse-only", *args]):  # fmt: skip
         done = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
         assert done.returncode == 0, done.stderr
     assert list(tmp_path.iterdir()) == [jobfile]  # parse-only created no data files
@@ -172,7 +206,12 @@ def test_with_overrides_applies_to_every_job_and_validates() -> None:
     jobs = (JobSpec(name="a", rw="write", size="1G"), JobSpec(name="b", rw="read", runtime=9))
     out = with_overrides(jobs, size="64M", runtime=2, direct=True)
     assert [(j.size, j.runtime, j.direct) for j in out] == [("64M", 2, True)] * 2
+    # A runtime the user asks for is a duration: the jobs run that long (time_based)
+    # instead of stopping when their size is written.
+    assert all(j.time_based for j in out)
+    assert "time_based" in out[0].to_jobfile()
     assert with_overrides(jobs) == jobs  # nothing asked, nothing changed
+    assert not with_overrides(jobs, size="64M")[0].time_based  # a preset keeps its method
     for bad in ({"size": "lots"}, {"runtime": 0}):
         with pytest.raises(JobSpecError):
             with_overrides(jobs, **bad)  # type: ignore[arg-type]
