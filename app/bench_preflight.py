@@ -309,7 +309,7 @@ def _check_space(
         count = len(files)
         raise BenchRefused(
             f"not enough free space on {target.label}: the {count} test "
-            f"file{'s' if count != 1 else ''} need {_human(need.bytes)}"
+            f"file{'s need' if count != 1 else ' needs'} {_human(need.bytes)}"
             + (f" ({need.why})" if need.why else "")
             + f", but only {_human(usage.avail_bytes)} is available"
             + (f" (tierdeck keeps {format_bytes(reserve)} free)" if reserve else "")

@@ -28,6 +28,10 @@ MIN_INTERVAL_BYTES = 4 * 1024 * 1024
 # The warning needs flagged intervals to carry this share of fio's bytes in that
 # direction: one cached second at the start of a long run is not worth a warning.
 MIN_SHARE = 0.1
+# The disks get this much time on each side of fio's interval: the two clocks are lined
+# up to a few milliseconds, but under load the 1 Hz disk sampler wakes up late, and a
+# cache that answers moves next to nothing anyway (flagged with or without the margin).
+MARGIN_S = 0.25
 
 
 @dataclass(frozen=True)
@@ -85,13 +89,15 @@ def cached_intervals(
     for sample in series:
         start = sample.t - sample.interval_s + offset_s
         end = sample.t + offset_s
-        if end > until + 0.05:  # the disks' second for it has not been sampled yet
+        if end + MARGIN_S > until:  # the disks' seconds for it are not all sampled yet
             continue
         for direction in (Direction.READ, Direction.WRITE):
             fio_bytes = sample.direction(direction).bw_bytes_per_s * sample.interval_s
             if fio_bytes < MIN_INTERVAL_BYTES:
                 continue
-            disk = disk_bytes_between(device_series, start, end, direction, disks)
+            disk = disk_bytes_between(
+                device_series, start - MARGIN_S, end + MARGIN_S, direction, disks
+            )
             if fio_bytes > CACHE_RATIO * disk:
                 flagged.append(
                     CachedInterval(sample.t, sample.interval_s, direction, fio_bytes, disk)

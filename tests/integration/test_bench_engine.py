@@ -175,10 +175,9 @@ async def test_each_preset_runs_shortened(lab_nas: Path, preset: object) -> None
     assert isinstance(preset, Preset)
     cache = lab_nas / "mnt" / "cache"
     inv = inventory()
-    request = plan_run(
-        HOST, inv, str(cache), preset.jobs, preset=preset.name, size="16M", runtime=2
-    )
-    assert all((j.size, j.runtime) == ("16M", 2) for j in request.jobs)
+    # 8 clones x 8M, rewritten for 2 s on copy-on-write btrfs: 128 MiB of 215 MiB free
+    request = plan_run(HOST, inv, str(cache), preset.jobs, preset=preset.name, size="8M", runtime=2)
+    assert all((j.size, j.runtime) == ("8M", 2) for j in request.jobs)
     assert request.drop_caches is preset.drop_caches  # we are root
     recorder = Recorder()
     result = await run(request, recorder)
@@ -189,6 +188,10 @@ async def test_each_preset_runs_shortened(lab_nas: Path, preset: object) -> None
     assert [j["jobname"] for j in result.fio_json["jobs"]] == [
         j.name for j in preset.jobs for _ in range(1 if j.group_reporting else j.numjobs)
     ]
+    # One summary per job, its clones added up: a suite's jobs are the headline.
+    assert [j.name for j in result.job_summaries] == [j.name for j in preset.jobs]
+    assert all(j.directions and not j.error for j in result.job_summaries)
+    assert result.mixed_jobs is (len({(j.rw, j.bs) for j in preset.jobs}) > 1)
     writes = any("write" in j.rw for j in preset.jobs)
     reads = any("read" in j.rw for j in preset.jobs)
     assert ("write" in result.summary, "read" in result.summary) == (writes, reads)
@@ -233,6 +236,64 @@ async def test_device_panel_and_progress_on_a_timed_preset(lab_nas: Path) -> Non
     assert not any("cache warning" in w for w in result.warnings)
 
 
+READ_BACK_JOBFILE = """\
+; write a file, then read it back while it is still in the page cache
+[global]
+ioengine=psync
+bs=64k
+size=16M
+filename=readback.dat
+
+[write]
+rw=write
+
+[read]
+stonewall
+rw=randread
+invalidate=0
+runtime=3
+time_based
+"""
+
+
+async def test_reads_served_by_the_page_cache_are_flagged_per_second(lab_nas: Path) -> None:
+    """On a throttled HDD loop (200 IOPS), reads of a file still in the page cache run
+    at memory speed while the disk delivers nothing: flagged per second, live and in
+    the result. (The buffered writes before them are flagged too: the page cache took
+    them faster than the disk could.)"""
+    hdd = lab_nas / "mnt" / "hdd0"
+    request = plan_run(HOST, inventory(), str(hdd), parse_jobfile(READ_BACK_JOBFILE))
+    assert [f.name for f in request.files] == ["readback.dat"]
+    recorder = Recorder()
+    result = await run(request, recorder)
+    assert result.status is RunStatus.OK, result.error
+    live = [n for n in recorder.notices if n.startswith("cache warning: at t=")]
+    assert live and "fio read" in live[0], recorder.notices
+    [warning] = [
+        w for w in result.warnings if w.startswith("cache warning: in ") and "fio read" in w
+    ]
+    assert "page cache" in warning
+    assert not (hdd / "readback.dat").exists()  # tierdeck created it, tierdeck removed it
+
+
+async def test_the_uncached_preset_reads_from_the_disk_for_its_whole_runtime(
+    lab_nas: Path,
+) -> None:
+    """seed001 with a runtime: time_based (runtime means runtime), caches dropped, and
+    fio invalidates the file's pages: every second comes from the disk, no warning."""
+    hdd = lab_nas / "mnt" / "hdd0"
+    seed001 = next(p for p in PRESETS if p.name == "seed001-uncached-randread")
+    request = plan_run(HOST, inventory(), str(hdd), seed001.jobs, preset=seed001.name,
+                       size="8M", runtime=4)  # fmt: skip
+    assert request.drop_caches and request.jobs[0].time_based
+    recorder = Recorder()
+    result = await run(request, recorder)
+    assert result.status is RunStatus.OK, result.error
+    assert result.series[-1].t > 3.5  # it ran for the runtime, not until 8M were read
+    assert any("dropping caches" in n for n in recorder.notices)
+    assert not any(w.startswith("cache warning") for w in result.warnings), result.warnings
+
+
 # --------------------------------------------------------------------------- stonewall
 
 
@@ -269,8 +330,8 @@ async def test_cancel_stops_fio_and_removes_the_files(lab_nas: Path) -> None:
     seen: list[list[Path]] = []
 
     def first_sample() -> None:
-        seen.append(bench_files(cache))
-        assert fio_processes(str(cache / ".tierdeck-bench.cancelme"))  # fio is running
+        seen.append(sorted(bench_files(cache)))
+        assert fio_processes(f"--directory={cache}")  # fio is running
         cancel.set()
 
     recorder = Recorder(first_sample)
@@ -278,9 +339,10 @@ async def test_cancel_stops_fio_and_removes_the_files(lab_nas: Path) -> None:
     result = await run(request, recorder, cancel)
     elapsed = time.monotonic() - started
     assert result.status is RunStatus.CANCELLED and result.error is None
-    assert seen == [[cache / ".tierdeck-bench.cancelme"]]
+    # one file per clone, as plain fio lays them out
+    assert seen == [[cache / f".tierdeck-bench.cancelme.{n}.0" for n in (0, 1)]]
     assert elapsed < 10, elapsed  # TERM ends fio at once; KILL would come after 3 s
-    assert fio_processes(str(cache / ".tierdeck-bench.cancelme")) == []
+    assert fio_processes(f"--directory={cache}") == []
     assert bench_files(cache) == []
     assert any("cancelling" in n for n in recorder.notices)
     assert result.series  # what was measured before the cancel is kept
@@ -297,7 +359,7 @@ async def test_cancelling_the_task_also_stops_fio(lab_nas: Path) -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert fio_processes(str(cache / ".tierdeck-bench.taskcancel")) == []
+    assert fio_processes(f"--directory={cache}") == []
     assert bench_files(cache) == []
     plan_run(HOST, inventory(), str(cache), [job])  # the target is free again
 
@@ -313,7 +375,7 @@ async def test_a_failing_event_handler_stops_fio(lab_nas: Path) -> None:
 
     with pytest.raises(RuntimeError, match="bug in the screen"):
         await asyncio.wait_for(run_benchmark(HOST, request, Recorder(broken)), timeout=20)
-    assert fio_processes(str(cache / ".tierdeck-bench.handlerbug")) == []
+    assert fio_processes(f"--directory={cache}") == []
     assert bench_files(cache) == []
 
 
@@ -347,7 +409,7 @@ async def test_mergerfs_pool_io_lands_on_the_branch_mfs_picked(lab_nas: Path) ->
     busy = [s for s in result.device_series if s.device == chosen and s.write_bytes_per_s > 8 * MiB]
     assert len(busy) >= 2
     assert bench_files(pool, *branches) == []
-    assert not any("cache warning" in w for w in result.warnings)
+    assert not any("cache warning" in w for w in result.warnings), result.warnings
     assert result.env.mergerfs_version and result.env.mergerfs_options["category.create"] == "mfs"
 
 
@@ -413,7 +475,7 @@ def test_full_target_refused_before_starting(tmpfs_dir: MountDir) -> None:
         with pytest.raises(BenchRefused) as refused:
             plan_run(HOST, inventory(), str(small), [job])
         reason = refused.value.reason
-        assert reason.startswith(f"not enough free space on tmpfs {small}: the test files")
+        assert reason.startswith(f"not enough free space on tmpfs {small}: the 1 test file needs")
         assert "64M (67108864 bytes)" in reason and "8.0M (8388608 bytes)" in reason
         assert not refused.value.offer_buffered
         assert bench_files(small) == []
