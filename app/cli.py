@@ -2,17 +2,33 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import importlib
 import json
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 from tierdeck import __version__
 from tierdeck.backends.host import Host, LiveHost, RecordedHost
 from tierdeck.core.errors import TierdeckError
+
+# Exit statuses every command keeps (docs/bench-json.md documents them for bench run).
+EXIT_FAILED = 1  # the run failed, or tierdeck could not do what was asked
+EXIT_REFUSED = 2  # refused before starting, or bad options (click's usage errors too)
+EXIT_SIGINT = 130  # 128 + SIGINT
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a writer killed by it
+EXIT_SIGTERM = 143  # 128 + SIGTERM
+
+
+def fail(message: str, code: int) -> NoReturn:
+    click.echo(f"tierdeck: {message}", err=True)
+    sys.exit(code)
+
 
 _HOST_OPTIONS = [
     click.option(
@@ -35,6 +51,28 @@ def _host_options(func: F) -> F:
     return func
 
 
+def once(*decls: str, **attrs: Any) -> Callable[[F], F]:
+    """``click.option`` for an option that takes a value and may be given only once.
+
+    click keeps the last of repeated options silently, so ``--preset a --preset b``
+    would run b without a word; a script that builds its command line by appending
+    options would never notice. The option is collected as ``multiple`` and refused
+    when it came more than once. No ``default`` (the value is None when absent)."""
+    if "default" in attrs or attrs.get("multiple") or attrs.get("is_flag"):
+        raise TypeError("once() is for single-value options without a default")
+
+    def only_one(ctx: click.Context, param: click.Parameter, values: tuple[Any, ...]) -> Any:
+        if len(values) > 1:
+            name = "/".join(param.opts)
+            given = ", ".join(" ".join(map(str, v)) if isinstance(v, tuple) else str(v)
+                              for v in values)  # fmt: skip
+            times = "twice" if len(values) == 2 else f"{len(values)} times"
+            raise click.UsageError(f"{name} given {times} ({given}): give it once", ctx=ctx)
+        return values[0] if values else None
+
+    return click.option(*decls, multiple=True, callback=only_one, **attrs)
+
+
 def make_host(demo: bool, recorded: Path | None) -> Host:
     if demo and recorded:
         raise click.UsageError("--demo and --recorded exclude each other")
@@ -47,15 +85,58 @@ def make_host(demo: bool, recorded: Path | None) -> Host:
     return LiveHost()
 
 
+def _exit_for_broken_pipe() -> NoReturn:
+    # Python flushes stdout once more at exit; with the pipe gone that flush would raise
+    # again and print "Exception ignored ...". Pointing fd 1 at /dev/null keeps it quiet.
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    sys.exit(EXIT_BROKEN_PIPE)
+
+
+@contextlib.contextmanager
+def _quiet_on_broken_pipe() -> Iterator[None]:
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno != errno.EPIPE:
+            raise
+        _exit_for_broken_pipe()
+
+
 class LazyGroup(click.Group):
     """Subcommands whose module is imported only when that command runs (click's
     "lazily loading subcommands" recipe): `tierdeck inventory` should not pay for
-    importing the benchmark engine and the history store."""
+    importing the benchmark engine and the history store.
+
+    Also the one place where a reader that went away (``tierdeck ... | head``) is
+    handled for every command: exit 141 without a word, as a writer killed by SIGPIPE.
+    click itself turns EPIPE into a silent exit 1, indistinguishable from a failure, so
+    it is caught before click sees it: while parsing (``--help`` output), while the
+    command runs, and when the last buffered output is flushed."""
 
     LAZY = {
         "bench": "tierdeck.app.cli_bench:bench",
-        "history": "tierdeck.app.cli_bench:history",
+        "history": "tierdeck.app.cli_history:history",
     }
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        with _quiet_on_broken_pipe():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _quiet_on_broken_pipe():
+            return super().invoke(ctx)
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().main(*args, **kwargs)
+        finally:
+            # Output up to the block size waits in Python's buffer until exit, after
+            # every handler: flush it here, where a broken pipe can still end quietly.
+            with _quiet_on_broken_pipe(), contextlib.suppress(ValueError, AttributeError):
+                sys.stdout.flush()  # ValueError: closed; AttributeError: no stdout at all
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *self.LAZY])
@@ -77,6 +158,10 @@ def main(ctx: click.Context, demo: bool, recorded: Path | None) -> None:
 
     Without a subcommand, opens the dashboard (disks, ZFS/btrfs/md pools, mergerfs
     pools, problems) for this machine. Keys: ? for help, r to refresh, q to quit.
+
+    Every command exits 141 (128 + SIGPIPE, as the shell reports for a writer killed by
+    SIGPIPE) without a message when its output is closed early, e.g. by `| head`.
+    Usage errors exit 2. `tierdeck bench run --help` lists that command's statuses.
     """
     if ctx.invoked_subcommand is not None:
         return

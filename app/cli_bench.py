@@ -1,39 +1,50 @@
-"""``tierdeck bench ...`` and ``tierdeck history ...``: benchmarks for scripts.
+"""``tierdeck bench ...``: benchmarks for scripts.
 
 The engine (preflight, runner) and the store do the work; this module only turns
-options into a request, events into a progress bar, and results into a table or the
-``tierdeck.run/1`` JSON object (docs/bench-json.md).
+options into a request, events into a progress bar, and results into a table
+(app/cli_history.py draws it, as ``history show`` does) or the ``tierdeck.run/1`` JSON
+object (docs/bench-json.md).
 
 Exit status of ``bench run``: 0 ok, 1 the run failed (fio's message on stderr), 2
-refused before starting or bad options, 130 cancelled with Ctrl-C (143 with SIGTERM).
+refused before starting (every BenchRefused, wherever it is raised) or bad options, 130
+cancelled with Ctrl-C (143 with SIGTERM), 141 stdout closed early (app/cli.py).
 Tables are plain aligned text (stable in pipes and greppable); rich draws only the live
-progress bar, on stderr. Heavy imports (rich, the engine) happen inside the commands so ``tierdeck --help`` and
-the TUI start fast.
+progress bar, on stderr. Heavy imports (rich, the engine) happen inside the commands so
+``tierdeck --help`` and the TUI start fast.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import os
 import shlex
 import signal
 import sys
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
-from tierdeck.app.history import (
-    HistoryError,
-    HistoryStore,
-    device_totals,
-    job_results,
-    result_to_json,
+from tierdeck.app.cli import (
+    EXIT_FAILED,
+    EXIT_REFUSED,
+    EXIT_SIGINT,
+    EXIT_SIGTERM,
+    fail,
+    once,
 )
-from tierdeck.core.bench_models import BenchRefused, RunRequest, RunResult, RunStatus
+from tierdeck.app.cli_history import clock, mibps, result_lines
+from tierdeck.app.history import HistoryError, HistoryStore, result_to_json
+from tierdeck.core.bench_models import (
+    BenchRefused,
+    RefusalKind,
+    RunRequest,
+    RunResult,
+    RunStatus,
+)
 from tierdeck.core.errors import ParseError, TierdeckError
 from tierdeck.core.jobspec import PRESETS, JobSpec, JobSpecError, Preset
 
@@ -41,11 +52,8 @@ if TYPE_CHECKING:
     from rich.console import Console, RenderableType
     from rich.progress import Progress, TaskID
     from tierdeck.backends.host import Host
+    from tierdeck.core.models import Inventory
 
-EXIT_FAILED = 1
-EXIT_REFUSED = 2
-EXIT_SIGINT = 130
-EXIT_SIGTERM = 143
 PRESETS_SCHEMA = "tierdeck.presets/1"
 
 _BUFFERED_ADVICE = (
@@ -55,126 +63,12 @@ _BUFFERED_ADVICE = (
 )
 
 
-def _fail(message: str, code: int) -> NoReturn:
-    click.echo(f"tierdeck: {message}", err=True)
-    sys.exit(code)
-
-
 def _stdin_is_terminal() -> bool:
     return sys.stdin.isatty()
 
 
 def _stderr_is_terminal() -> bool:
     return sys.stderr.isatty()
-
-
-# --------------------------------------------------------------------------- formatting
-
-
-def _mbps(bytes_per_s: float | None) -> str:
-    return "-" if bytes_per_s is None else f"{bytes_per_s / 1e6:,.1f}"
-
-
-def _iops(iops: float | None) -> str:
-    return "-" if iops is None else f"{iops:,.0f}"
-
-
-def _latency(ns: float | None) -> str:
-    if ns is None:
-        return "-"
-    if ns < 1_000:
-        return f"{ns:.0f} ns"
-    if ns < 1_000_000:
-        return f"{ns / 1_000:.1f} µs"
-    if ns < 1_000_000_000:
-        return f"{ns / 1_000_000:.2f} ms"
-    return f"{ns / 1e9:.2f} s"
-
-
-def _clock(seconds: float | None) -> str:
-    if seconds is None:
-        return "--:--"
-    whole = max(int(seconds + 0.5), 0)
-    return f"{whole // 60}:{whole % 60:02d}"
-
-
-def _when(epoch: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch))
-
-
-def _table(
-    header: list[str], rows: list[list[str]], *, left: int = 1, last_left: bool = False
-) -> list[str]:
-    """Plain aligned columns: the first ``left`` ones (and the last with ``last_left``)
-    left-aligned, numbers right. Greppable, never wrapped or truncated, the same on a
-    terminal and in a pipe."""
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(
-            c.ljust(w) if i < left or (last_left and i == len(widths) - 1) else c.rjust(w)
-            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-        ).rstrip()
-
-    return [line(header), *(line(r) for r in rows)]
-
-
-def _summary_lines(result: RunResult) -> list[str]:
-    header = ["job", "dir", "MB/s", "IOPS", "mean lat", "p99 lat"]
-    rows: list[list[str]] = []
-    jobs = job_results(result)
-    if jobs:
-        for job in jobs:
-            for direction in ("read", "write", "trim"):
-                d = job[direction]
-                if d is not None:
-                    rows.append([job["name"], direction, _mbps(d["bw_bytes"]), _iops(d["iops"]),
-                                 _latency(d["lat_mean_ns"]), _latency(d["lat_p99_ns"])])  # fmt: skip
-    else:
-        for direction, d in result.summary.items():
-            rows.append(["all jobs", direction, _mbps(d.bw_bytes), _iops(d.iops),
-                         _latency(d.lat_mean_ns), _latency(d.lat_p99_ns)])  # fmt: skip
-    return _table(header, rows, left=2) if rows else []
-
-
-def _disk_lines(result: RunResult) -> list[str]:
-    from tierdeck.core.units import format_bytes
-
-    rows: list[list[str]] = []
-    for disk in device_totals(result):
-        series = disk["series"]
-        seconds = series[-1]["t"] if series else 0.0
-        util = sum(s["util_pct"] for s in series) / len(series) if series else None
-        rows.append(
-            [
-                disk["device"],
-                _mbps(disk["read_bytes"] / seconds if seconds else None),
-                _mbps(disk["write_bytes"] / seconds if seconds else None),
-                "-" if util is None else f"{util:.0f}",
-                format_bytes(disk["read_bytes"]),
-                format_bytes(disk["write_bytes"]),
-            ]
-        )
-    if not rows:
-        return []
-    label = result.target.label or result.target.path
-    header = ["disk", "read MB/s", "write MB/s", "util %", "read", "written"]
-    return [f"disks under {label} (from /proc/diskstats):", *_table(header, rows)]
-
-
-def result_lines(result: RunResult) -> list[str]:
-    """The human summary: per-job figures, the disks underneath, warnings."""
-    head = f"#{result.id} " if result.id is not None else ""
-    lines = [f"{head}{result.name}: {RunStatus(result.status).value}"]
-    if result.error:
-        lines.append(f"error: {result.error}")
-    for block in (_summary_lines(result), _disk_lines(result)):
-        if block:
-            lines += ["", *block]
-    if result.warnings:
-        lines.append("")
-    lines += [f"warning: {w}" for w in result.warnings]
-    return lines
 
 
 # --------------------------------------------------------------------------- presets
@@ -226,11 +120,10 @@ def bench() -> None:
 
 @bench.command("presets")
 @click.option("--json", "as_json", is_flag=True, help="Print the presets as JSON.")
-@click.option(
+@once(
     "--save",
     nargs=2,
     type=(str, click.Path(dir_okay=False, path_type=Path)),
-    default=None,
     metavar="NAME FILE.fio",
     help="Write preset NAME as a fio job file.",
 )
@@ -244,9 +137,9 @@ def presets_cmd(as_json: bool, save: tuple[str, Path] | None, force: bool) -> No
             with open(path, "w" if force else "x", encoding="utf-8") as handle:
                 handle.write(preset_file_text(preset))
         except FileExistsError:
-            _fail(f"{path} exists; add --force to overwrite it", EXIT_FAILED)
+            fail(f"{path} exists; add --force to overwrite it", EXIT_FAILED)
         except OSError as exc:
-            _fail(f"cannot write {path}: {exc.strerror}", EXIT_FAILED)
+            fail(f"cannot write {path}: {exc.strerror}", EXIT_FAILED)
         click.echo(f"wrote preset {preset.name} to {path}", err=True)
         return
     if as_json:
@@ -273,7 +166,7 @@ def presets_cmd(as_json: bool, save: tuple[str, Path] | None, force: bool) -> No
 
 
 def _live_progress(console: Console, below: Callable[[], RenderableType | None]) -> Progress:
-    """A bar with phase, ETA and live MB/s; ``below()`` adds a line under it (disks)."""
+    """A bar with phase, ETA and live MiB/s; ``below()`` adds a line under it (disks)."""
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
 
     class _RunProgress(Progress):
@@ -294,6 +187,10 @@ def _live_progress(console: Console, below: Callable[[], RenderableType | None])
     )
 
 
+def rate_text(read_bytes_per_s: float, write_bytes_per_s: float) -> str:
+    return f"read {mibps(read_bytes_per_s)} MiB/s  write {mibps(write_bytes_per_s)} MiB/s"
+
+
 class RunReporter:
     """Turns runner events into what the user sees. ``live``: a rich progress bar on
     stderr; otherwise notices as plain stderr lines (nothing at all goes to stdout,
@@ -308,6 +205,8 @@ class RunReporter:
         self._task: TaskID | None = None
         self._rate = ""
         self._disks: RenderableType | None = None
+        self._said: set[str] = set()
+        self.stderr_gone = False
 
     def __enter__(self) -> RunReporter:
         if self.live:
@@ -321,16 +220,35 @@ class RunReporter:
             self.progress.stop()
 
     def say(self, text: str) -> None:
-        if self.progress is not None:
-            self.progress.console.print(text, markup=False, highlight=False)
-        else:
-            click.echo(f"tierdeck: {text}", err=True)
+        if self.stderr_gone:
+            return
+        try:
+            if self.progress is not None:
+                self.progress.console.print(text, markup=False, highlight=False)
+            else:
+                click.echo(f"tierdeck: {text}", err=True)
+        except OSError as exc:
+            # `2>&1 | head`: the reader left, but the run must still finish, clean up
+            # and be saved; a notice nobody reads is no reason to abandon it.
+            if exc.errno != errno.EPIPE:
+                raise
+            self.stderr_gone = True
+
+    def say_before_start(self, texts: tuple[str, ...]) -> None:
+        """The request's warnings, before anything runs; the runner repeats them as
+        notices once it starts, which would say them twice."""
+        for text in texts:
+            self.say(text)
+        self._said.update(texts)
 
     def __call__(self, event: Any) -> None:
         from tierdeck.app import bench_events as ev
 
         if isinstance(event, ev.Notice):
-            self.say(event.text)
+            if event.text in self._said:
+                self._said.discard(event.text)
+            else:
+                self.say(event.text)
         elif isinstance(event, ev.RunStarted):
             if self.live:
                 self.say(f"running: {shlex.join(event.command)}")
@@ -341,22 +259,22 @@ class RunReporter:
                 self._task,
                 completed=min(max(event.fraction, 0.0), 1.0),
                 description=event.phase,
-                eta=_clock(event.eta_s),
+                eta=clock(event.eta_s),
                 rate=self._rate,
             )
         elif isinstance(event, ev.SampleReady):
             s = event.sample
-            self._rate = f"read {_mbps(s.read.bw_bytes_per_s)} MB/s  write {_mbps(s.write.bw_bytes_per_s)} MB/s"
+            self._rate = rate_text(s.read.bw_bytes_per_s, s.write.bw_bytes_per_s)
             self.progress.update(self._task, rate=self._rate)
         elif isinstance(event, ev.DevicesReady):
             from rich.text import Text
 
             parts = [
-                f"{d.device} {_mbps(d.read_bytes_per_s + d.write_bytes_per_s)} MB/s "
+                f"{d.device} {mibps(d.read_bytes_per_s)}/{mibps(d.write_bytes_per_s)} "
                 f"{d.util_pct:.0f}%"
                 for d in event.samples
             ]
-            self._disks = Text("disks: " + "   ".join(parts), style="dim")
+            self._disks = Text("disks (read/write MiB/s, busy): " + "   ".join(parts), style="dim")
 
 
 async def _drive(host: Host, request: RunRequest, reporter: RunReporter) -> tuple[RunResult, int]:
@@ -406,22 +324,123 @@ def _load_jobs(
     return tuple(jobs), None
 
 
-@bench.command("run")
-@click.option("--preset", "preset_name", metavar="NAME", help="A preset (tierdeck bench presets).")
-@click.option(
+def _refused(exc: BenchRefused, *, direct: str | None, raw: bool) -> NoReturn:
+    message = f"refused: {exc.reason}"
+    if exc.kind is RefusalKind.DIRECT_UNSUPPORTED and direct != "0":
+        message += "\n" + _BUFFERED_ADVICE
+    if exc.kind is RefusalKind.RAW_CONFIRMATION and not raw:
+        message += (
+            "\nTo run on the device itself, add --raw: tierdeck then asks for the device "
+            "name on a terminal (scripts add --confirm-device NAME)."
+        )
+    fail(message, EXIT_REFUSED)
+
+
+def _device_line(inv: Inventory, node: str) -> str:
+    """``/dev/loop7 (loop7, 64M, Loopback device)`` for the confirmation prompt."""
+    from tierdeck.core.units import format_bytes
+
+    for disk in inv.disks:
+        for name, path, size, model in [
+            (disk.name, disk.path, disk.size_bytes, disk.model),
+            *((p.name, p.path, p.size_bytes, None) for p in disk.partitions),
+        ]:
+            if node in (path, f"/dev/{name}"):
+                facts = [name, format_bytes(size), *([model] if model else [])]
+                return f"{node} ({', '.join(facts)})"
+    return node
+
+
+def _ask_device_name(inv: Inventory, node: str) -> str:
+    click.echo(
+        f"raw mode: fio will read and write {_device_line(inv, node)} itself. "
+        "Everything on it is destroyed.",
+        err=True,
+    )
+    try:
+        typed: str = click.prompt("Type the device name to confirm", err=True)
+    except click.Abort:
+        fail("raw mode not confirmed: nothing was run", EXIT_REFUSED)
+    return typed
+
+
+RUN_HELP = """Run a benchmark on TARGET: a progress bar and a table of results on a
+terminal, or with --json exactly one JSON object (docs/bench-json.md). Ctrl-C cancels
+cleanly: fio is stopped and its test files removed.
+
+Test files: the target is fio's directory=, and fio names the files itself, one per
+job clone (numjobs) and per nrfiles file, as plain fio would lay them out, behind
+tierdeck's prefix:
+
+\b
+  TARGET/.tierdeck-bench.JOBNAME.CLONE.FILE
+
+They are removed after the run, also when it fails or is cancelled. A job file's own
+filename= is kept when it lies inside the target; one outside is refused.
+
+--runtime SEC: every job runs that long (time_based: fio loops over its files until
+the time is up). Without it each job behaves as its preset or job file says (often:
+it stops once its size is done).
+
+Results: one row per job and direction, bandwidth in MiB/s (1 MiB/s = 1,048,576
+bytes per second, as in fio's own report), read before write. An "all jobs" row only
+when the jobs do the same kind of I/O (same rw and bs). --json keeps bytes.
+
+Raw mode (--raw): TARGET is an unused block device (no filesystem, no partition in
+use, no holder or pool). fio reads and writes the device itself: its contents are
+destroyed. On a terminal tierdeck asks for the device name, typed to confirm; scripts
+pass it with --confirm-device NAME.
+
+\b
+Exit status:
+  0    the run finished ok
+  1    the run failed (fio's message on stderr), or tierdeck could not work
+  2    refused before starting (no space, O_DIRECT unsupported, raw device,
+       target busy, a file outside the target ...: the reason on stderr),
+       or bad options
+  130  cancelled with Ctrl-C (143 with SIGTERM): fio stopped, files removed
+  141  stdout closed early (the run is saved and its files removed first)
+"""
+
+
+@bench.command("run", help=RUN_HELP)
+@once("--preset", "preset_name", metavar="NAME", help="A preset (tierdeck bench presets).")
+@once(
     "--job",
     "job_file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="A fio job file ([global] and several jobs allowed).",
 )
-@click.option("--target", required=True, metavar="PATH", help="Directory to benchmark in.")
-@click.option("--size", metavar="S", help="File size per job, fio syntax: 512M, 4G.")
-@click.option("--runtime", type=click.IntRange(min=1), metavar="SEC", help="Seconds per job.")
-@click.option("--direct", type=click.Choice(["0", "1"]), help="O_DIRECT off (0) or on (1).")
+@once(
+    "--target",
+    required=True,
+    metavar="PATH",
+    help="Directory to benchmark in (a block device with --raw).",
+)
+@once(
+    "--size",
+    metavar="S",
+    help="fio's size= for every job: bytes each job clone does I/O on, fio syntax (512M, 4G).",
+)
+@once(
+    "--runtime",
+    type=click.IntRange(min=1),
+    metavar="SEC",
+    help="Every job runs this long (time_based), looping over its files.",
+)
+@once("--direct", type=click.Choice(["0", "1"]), help="O_DIRECT off (0) or on (1).")
 @click.option("--drop-caches", is_flag=True, help="Drop the page cache before measuring (root).")
+@click.option(
+    "--raw", is_flag=True, help="TARGET is a block device to benchmark itself (destroys its data)."
+)
+@once(
+    "--confirm-device",
+    metavar="NAME",
+    help="With --raw: the device's name (loop7, sdc), confirming without a prompt.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one tierdeck.run/1 JSON object.")
 @click.option("--no-save", is_flag=True, help="Do not store the run in the history.")
-@click.option("--name", metavar="TEXT", help="Name shown in the history.")
+@once("--name", metavar="TEXT", help="Name shown in the history.")
 def run_cmd(
     preset_name: str | None,
     job_file: Path | None,
@@ -430,15 +449,21 @@ def run_cmd(
     runtime: int | None,
     direct: str | None,
     drop_caches: bool,
+    raw: bool,
+    confirm_device: str | None,
     as_json: bool,
     no_save: bool,
     name: str | None,
 ) -> None:
-    """Run a benchmark on TARGET: a progress bar and a summary table on a terminal,
-    or with --json exactly one JSON object (docs/bench-json.md). Ctrl-C cancels
-    cleanly: fio is stopped and its test files removed."""
     jobs, preset = _load_jobs(preset_name, job_file)
+    if confirm_device is not None and not raw:
+        raise click.UsageError("--confirm-device confirms raw mode: add --raw")
     target = os.path.abspath(target)
+    if raw and os.path.isdir(target):
+        raise click.UsageError(
+            f"--raw is for a block device; {target} is a directory (leave out --raw: the "
+            "test files go in the directory)"
+        )
     # Open the store first: finding out after a 10-minute run that it cannot be saved
     # would waste the run.
     store = None
@@ -446,7 +471,7 @@ def run_cmd(
         try:
             store = HistoryStore()
         except HistoryError as exc:
-            _fail(f"{exc} (or add --no-save)", EXIT_FAILED)
+            fail(f"{exc} (or add --no-save)", EXIT_FAILED)
 
     from tierdeck.app.bench_preflight import plan_run
     from tierdeck.app.inventory import collect_inventory
@@ -454,9 +479,9 @@ def run_cmd(
 
     host = LiveHost()
     reporter = RunReporter(live=_stderr_is_terminal() and not as_json)
-    try:
-        inv = collect_inventory(host)
-        request = plan_run(
+
+    def plan(inv: Inventory, raw_confirm: str | None) -> RunRequest:
+        return plan_run(
             host,
             inv,
             target,
@@ -467,28 +492,48 @@ def run_cmd(
             direct=None if direct is None else direct == "1",
             # a preset's own lay-out and drop-caches flags are applied by plan_run
             drop_caches=drop_caches,
+            raw_confirm=raw_confirm,
             name=name,
         )
+
+    try:
+        inv = collect_inventory(host)
+        try:
+            request = plan(inv, confirm_device if raw else None)
+        except BenchRefused as exc:
+            # plan_run names a device it would run on only once its other checks pass:
+            # ask then, not before.
+            if not (raw and exc.kind is RefusalKind.RAW_CONFIRMATION and confirm_device is None):
+                raise
+            if not _stdin_is_terminal():
+                raise click.UsageError(
+                    f"--raw on {target}: no terminal to type the device name on; add "
+                    "--confirm-device NAME"
+                ) from None
+            # by-id links resolve to the node, as plan_run resolves them
+            request = plan(inv, _ask_device_name(inv, os.path.realpath(target)))
     except BenchRefused as exc:
-        message = f"refused: {exc.reason}"
-        if exc.offer_buffered and direct != "0":
-            message += "\n" + _BUFFERED_ADVICE
-        _fail(message, EXIT_REFUSED)
+        _refused(exc, direct=direct, raw=raw)
     except JobSpecError as exc:
-        _fail(str(exc), EXIT_REFUSED)
+        fail(str(exc), EXIT_REFUSED)
     except TierdeckError as exc:
-        _fail(str(exc), EXIT_FAILED)
+        fail(str(exc), EXIT_FAILED)
     except KeyboardInterrupt:
-        _fail("interrupted before the run started", EXIT_SIGINT)
-    # request.warnings reach the user as the runner's Notice events, and end up in
-    # result.warnings for the summary: not printed here a third time.
+        fail("interrupted before the run started", EXIT_SIGINT)
+    # Said here, before anything runs ("directory= is replaced by the target", the
+    # cache warning of direct=0): a notice halfway through a long run comes too late.
+    reporter.say_before_start(request.warnings)
 
     try:
         with reporter:
             result, signum = asyncio.run(_drive(host, request, reporter))
+    except BenchRefused as exc:  # the target became busy between plan and run
+        _refused(exc, direct=direct, raw=raw)
     except TierdeckError as exc:  # fio missing, cannot start ...
-        _fail(str(exc), EXIT_FAILED)
+        fail(str(exc), EXIT_FAILED)
 
+    # Saved before anything is printed: a reader that went away (| head) ends the
+    # process at the first print, and the run must be in the history by then.
     if store is not None:
         try:
             result = replace(result, id=store.save(result))
@@ -500,7 +545,7 @@ def run_cmd(
     if status is RunStatus.CANCELLED:
         sys.exit(EXIT_SIGTERM if signum == signal.SIGTERM else EXIT_SIGINT)
     if status is RunStatus.FAILED:
-        _fail(f"the run failed: {result.error or 'no message from fio'}", EXIT_FAILED)
+        fail(f"the run failed: {result.error or 'no message from fio'}", EXIT_FAILED)
 
 
 def _report(result: RunResult, *, as_json: bool) -> None:
@@ -511,188 +556,3 @@ def _report(result: RunResult, *, as_json: bool) -> None:
     click.echo("\n".join(result_lines(result)))
     if result.id is not None:
         click.echo(f"saved as run #{result.id} (tierdeck history show {result.id})")
-
-
-# --------------------------------------------------------------------------- history
-
-
-def _store() -> HistoryStore:
-    try:
-        return HistoryStore()
-    except HistoryError as exc:
-        _fail(str(exc), EXIT_FAILED)
-
-
-def _get(store: HistoryStore, run_id: int) -> RunResult:
-    try:
-        result = store.get(run_id)
-    except TierdeckError as exc:
-        _fail(str(exc), EXIT_FAILED)
-    if result is None:
-        _fail(f"no run #{run_id} in the history ({store.path})", EXIT_FAILED)
-    return result
-
-
-@click.group()
-def history() -> None:
-    """Stored benchmark runs. `list` shows only successful runs unless --status says
-    otherwise: failed and cancelled runs are kept, never mixed with good ones."""
-
-
-@history.command("list")
-@click.option("--target", metavar="PATH", help="Only runs on this target path.")
-@click.option("--preset", metavar="NAME", help="Only runs of this preset.")
-@click.option("--tag", metavar="TAG", help="Only runs with this tag.")
-@click.option(
-    "--status",
-    type=click.Choice(["ok", "failed", "cancelled", "all"]),
-    default="ok",
-    show_default=True,
-    help="Which outcomes to list.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON array of tierdeck.run/1.")
-def list_cmd(
-    target: str | None, preset: str | None, tag: str | None, status: str, as_json: bool
-) -> None:
-    """List stored runs, newest first."""
-    store = _store()
-    statuses = tuple(RunStatus) if status == "all" else RunStatus(status)
-    try:
-        runs = store.list(
-            target=os.path.realpath(target) if target else None,
-            preset=preset,
-            status=statuses,
-            tag=tag,
-            full=as_json,
-        )
-    except TierdeckError as exc:
-        _fail(str(exc), EXIT_FAILED)
-    if as_json:
-        click.echo(json.dumps([result_to_json(r) for r in runs], indent=2))
-        return
-    if not runs:
-        click.echo(f"no {'' if status == 'all' else status + ' '}runs stored", err=True)
-        return
-    rows = [
-        [
-            str(r.id),
-            _when(r.started_at),
-            RunStatus(r.status).value,
-            r.name,
-            r.preset or "-",
-            r.target.path,
-            _mbps(r.summary["write"].bw_bytes) if "write" in r.summary else "-",
-            _mbps(r.summary["read"].bw_bytes) if "read" in r.summary else "-",
-            " ".join(r.tags),
-        ]
-        for r in runs
-    ]
-    header = ["id", "started", "status", "name", "preset", "target", "write MB/s", "read MB/s",
-              "tags"]  # fmt: skip
-    click.echo("\n".join(_table(header, rows, left=6, last_left=True)))
-
-
-@history.command("show")
-@click.argument("run_id", type=int, metavar="ID")
-@click.option("--json", "as_json", is_flag=True, help="Print the tierdeck.run/1 object.")
-@click.option("--fio", "with_fio", is_flag=True, help="With --json: add fio's full JSON.")
-@click.option("--series", is_flag=True, help="Also print the per-second series.")
-def show_cmd(run_id: int, as_json: bool, with_fio: bool, series: bool) -> None:
-    """Show one run: target, environment, results, disks and warnings."""
-    result = _get(_store(), run_id)
-    if as_json:
-        click.echo(json.dumps(result_to_json(result, include_fio=with_fio), indent=2))
-        return
-    t = result.target
-    lines = [
-        f"target:   {t.label} ({t.kind}) {t.path}",
-        f"disks:    {' '.join(t.disks) or '-'}",
-        f"preset:   {result.preset or '-'}",
-        f"started:  {_when(result.started_at)}"
-        + (f", {result.finished_at - result.started_at:.0f} s" if result.finished_at else ""),
-    ]
-    if result.tags:
-        lines.append(f"tags:     {' '.join(result.tags)}")
-    env = result.env
-    env_bits = [
-        f"kernel {env.kernel}" if env.kernel else "",
-        env.fio_version or "",
-        f"{env.fs_type} ({','.join(env.mount_options)})" if env.fs_type else "",
-        f"mergerfs {env.mergerfs_version}" if env.mergerfs_version else "",
-        f"zfs {env.zfs_version}" if env.zfs_version else "",
-    ]
-    lines.append(f"env:      {', '.join(b for b in env_bits if b) or '-'}")
-    lines += [f"          {disk}: {model}" for disk, model in env.disk_models.items()]
-    if env.mergerfs_options:
-        opts = " ".join(f"{k}={v}" for k, v in env.mergerfs_options.items())
-        lines.append(f"mergerfs: {opts}")
-    if env.zfs_properties:
-        props = " ".join(f"{k}={v}" for k, v in env.zfs_properties.items())
-        lines.append(f"zfs:      {props}")
-    lines += ["", *result_lines(result)]
-    if series and result.series:
-        header = ["t", "read MB/s", "write MB/s", "read IOPS", "write IOPS", "read p99",
-                  "write p99"]  # fmt: skip
-        rows = [
-            [
-                f"{s.t:.1f}",
-                _mbps(s.read.bw_bytes_per_s),
-                _mbps(s.write.bw_bytes_per_s),
-                _iops(s.read.iops),
-                _iops(s.write.iops),
-                _latency(s.read.lat_p99_ns),
-                _latency(s.write.lat_p99_ns),
-            ]  # fmt: skip
-            for s in result.series
-        ]
-        lines += ["", "per second (fio):", *_table(header, rows, left=0)]
-    click.echo("\n".join(lines))
-
-
-@history.command("rename")
-@click.argument("run_id", type=int, metavar="ID")
-@click.argument("name")
-def rename_cmd(run_id: int, name: str) -> None:
-    """Give a run a new name."""
-    try:
-        _store().rename(run_id, name)
-    except TierdeckError as exc:
-        _fail(str(exc), EXIT_FAILED)
-
-
-@history.command("tag")
-@click.argument("run_id", type=int, metavar="ID")
-@click.argument("tags", nargs=-1, metavar="TAG...")
-@click.option("--remove", is_flag=True, help="Remove these tags instead of adding them.")
-@click.option("--clear", is_flag=True, help="Remove every tag first.")
-def tag_cmd(run_id: int, tags: Sequence[str], remove: bool, clear: bool) -> None:
-    """Add tags to a run (or --remove them); prints the run's tags afterwards."""
-    store = _store()
-    current = [] if clear else list(_get(store, run_id).tags)
-    if remove:
-        new = [t for t in current if t not in tags]
-    else:
-        new = current + [t for t in tags if t not in current]
-    try:
-        store.set_tags(run_id, new)
-    except TierdeckError as exc:
-        _fail(str(exc), EXIT_FAILED)
-    click.echo(" ".join(_get(store, run_id).tags))
-
-
-@history.command("delete")
-@click.argument("run_id", type=int, metavar="ID")
-@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
-def delete_cmd(run_id: int, yes: bool) -> None:
-    """Delete a run and its series (asks first on a terminal)."""
-    store = _store()
-    result = _get(store, run_id)
-    if not yes and _stdin_is_terminal():
-        click.confirm(
-            f"Delete run #{run_id} ({result.name}, {_when(result.started_at)})?", abort=True
-        )
-    try:
-        store.delete(run_id)
-    except TierdeckError as exc:
-        _fail(str(exc), EXIT_FAILED)
-    click.echo(f"deleted run #{run_id}", err=True)

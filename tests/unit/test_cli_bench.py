@@ -1,9 +1,10 @@
-"""``tierdeck bench`` and ``tierdeck history`` through click's CliRunner.
+"""``tierdeck bench`` through click's CliRunner.
 
 ``bench run`` is driven with a stand-in engine (plan_run / run_benchmark replaced) that
 replays a recorded fio run, so these tests check the CLI's own job: options handed on,
-exit statuses, JSON on stdout only, saving, refusal messages, cancel on SIGINT. The real
-engine runs in tests/integration/test_cli_bench.py.
+exit statuses, JSON on stdout only, saving, refusal messages, raw-mode confirmation,
+cancel on SIGINT. The real engine runs in tests/integration/test_cli_bench.py; history
+commands are in test_cli_history.py, pipes and terminals in test_cli_pipes.py.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 from tierdeck.app import bench_events as ev
@@ -26,8 +28,17 @@ from tierdeck.app import cli_bench
 from tierdeck.app.cli import main
 from tierdeck.app.history import HistoryStore
 from tierdeck.backends.fio_jobfile import parse_jobfile
-from tierdeck.core.bench_models import BenchRefused, RefusalKind, RunRequest, RunResult, RunStatus
+from tierdeck.core.bench_models import (
+    BenchRefused,
+    DirectionSummary,
+    JobSummary,
+    RefusalKind,
+    RunRequest,
+    RunResult,
+    RunStatus,
+)
 from tierdeck.core.jobspec import PRESETS, preset
+from tierdeck.core.models import Disk, DiskKind, Inventory, ZfsInfo
 
 from tests.unit.test_history import recorded_result
 
@@ -103,21 +114,54 @@ def test_presets_save_unknown_preset_lists_the_names(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ bench run (stand-in engine)
 
 
+RAW_DEVICE = "loop9"
+
+LOOP9 = Disk(
+    name=RAW_DEVICE,
+    path=f"/dev/{RAW_DEVICE}",
+    major_minor="7:9",
+    kind=DiskKind.VIRTUAL,
+    size_bytes=64 << 20,
+    rotational=False,
+    model="Loopback device",
+)
+INVENTORY = Inventory(
+    hostname="nas", disks=(LOOP9,), mounts=(), mergerfs=(), zfs=ZfsInfo(False), btrfs=(), md=()
+)
+
+
 class FakeEngine:
-    """Records what plan_run got; run_benchmark replays ``result`` with events."""
+    """Records what plan_run got; run_benchmark replays ``result`` with events.
+
+    A /dev/ target behaves like plan_run's raw rules: refused until the name of
+    RAW_DEVICE is given as raw_confirm."""
 
     def __init__(self, result: RunResult) -> None:
         self.result = result
         self.plan_kwargs: dict[str, Any] = {}
         self.plan_args: tuple[Any, ...] = ()
+        self.plan_calls = 0
         self.refuse: BenchRefused | None = None
+        self.refuse_run: BenchRefused | None = None
+        self.repeat_warnings = True  # the real runner repeats request.warnings as notices
         self.during_run: Callable[[], None] | None = None
 
     def plan_run(self, host: Any, inv: Any, target: str, jobs: Any, **kw: Any) -> RunRequest:
         self.plan_args = (target, tuple(jobs))
         self.plan_kwargs = kw
+        self.plan_calls += 1
         if self.refuse:
             raise self.refuse
+        if target.startswith("/dev/"):
+            assert inv is INVENTORY
+            confirm = kw.get("raw_confirm")
+            if confirm is None:
+                raise BenchRefused(
+                    f"{target} is a block device: ... typed to confirm.",
+                    kind=RefusalKind.RAW_CONFIRMATION,
+                )
+            if confirm != RAW_DEVICE:
+                raise BenchRefused(f"raw mode: the confirmation {confirm!r} does not match")
         return RunRequest(
             target=self.result.target,
             jobs=tuple(jobs),
@@ -129,9 +173,12 @@ class FakeEngine:
     async def run_benchmark(
         self, host: Any, request: RunRequest, on_event: Any, cancel: asyncio.Event | None = None
     ) -> RunResult:
+        if self.refuse_run:
+            raise self.refuse_run
         on_event(ev.RunStarted(request, ("fio", "--name=fiotest")))
-        for warning in request.warnings:  # as the real runner does
-            on_event(ev.Notice(warning))
+        if self.repeat_warnings:
+            for warning in request.warnings:
+                on_event(ev.Notice(warning))
         on_event(ev.Notice("laying out files"))
         on_event(ev.Progress(0.5, 2.0, ev.PHASE_MEASURING))
         for sample in self.result.series:
@@ -156,7 +203,7 @@ def engine(monkeypatch: pytest.MonkeyPatch) -> FakeEngine:
     runner.run_benchmark = fake.run_benchmark  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "tierdeck.app.bench_preflight", preflight)
     monkeypatch.setitem(sys.modules, "tierdeck.app.bench_runner", runner)
-    monkeypatch.setattr("tierdeck.app.inventory.collect_inventory", lambda host: "inventory")
+    monkeypatch.setattr("tierdeck.app.inventory.collect_inventory", lambda host: INVENTORY)
     return fake
 
 
@@ -176,6 +223,7 @@ def test_run_json_prints_one_object_and_saves_it(engine: FakeEngine, data_dir: P
         "runtime": 2,
         "direct": False,
         "drop_caches": False,
+        "raw_confirm": None,
         "name": None,
     }
     # warnings and notices go to stderr, never into the JSON stream
@@ -191,11 +239,23 @@ def test_run_text_prints_tables_and_the_saved_id(engine: FakeEngine) -> None:
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "#1 cache baseline: ok" in out
-    # the recorded run: read 41932556 B/s, 10237 IOPS, mean 2.9 us, p99 14.9 us
-    assert "stream" in out and "41.9" in out and "10,237" in out
-    assert "2.9 µs" in out and "14.9 µs" in out
+    lines = out.splitlines()
+    header = next(line for line in lines if line.startswith("job "))
+    assert header.split() == ["job", "rw", "bs", "dir", "MiB/s", "IOPS", "mean", "lat", "p99",
+                              "lat"]  # fmt: skip
+    # the recorded run: read 41932556 B/s = 40.0 MiB/s, 10237 IOPS, mean 2.9 us, p99 14.9 us
+    rows = [line.split() for line in lines if line.startswith("stream ")]
+    assert rows == [
+        ["stream", "-", "-", "read", "40.0", "10,237", "2.9", "µs", "14.9", "µs"],
+        ["stream", "-", "-", "write", "20.0", "5,119", "3.7", "µs", "16.1", "µs"],
+    ]
+    assert "all jobs" not in out  # one job: its row is the result
     assert "disks under btrfs /srv/lab/mnt/cache" in out
-    assert "loop3" in out and "40.0" in out and "20.0" in out
+    disk_header = next(line for line in lines if line.startswith("disk "))
+    assert disk_header.split()[1:5] == ["read", "MiB/s", "write", "MiB/s"]
+    # 40e6 and 20e6 B/s as MiB/s
+    assert next(line for line in lines if line.startswith("loop3")).split()[1:3] == ["38.1", "19.1"]
+    assert "MB/s" not in out
     assert "saved as run #1" in out
 
 
@@ -207,6 +267,10 @@ def test_run_on_a_terminal_draws_live_progress(
     assert result.exit_code == 0, result.output
     assert "running: fio --name=fiotest" in result.stderr
     assert "#1 planned: ok" in result.stdout
+
+
+def test_progress_rate_reads_mib_per_second_read_first() -> None:
+    assert cli_bench.rate_text(41932556, 20967302) == "read 40.0 MiB/s  write 20.0 MiB/s"
 
 
 def test_drop_caches_flag_is_passed_on(engine: FakeEngine, tmp_path: Path) -> None:
@@ -313,94 +377,227 @@ def test_bad_job_file_exits_2_with_the_line(engine: FakeEngine, tmp_path: Path) 
     assert "line 1: option outside a [job] section" in result.stderr
 
 
-# ------------------------------------------------------------------ history
+# ------------------------------------------------------------------ per-job results
 
 
-@pytest.fixture
-def stored(data_dir: Path) -> HistoryStore:
-    store = HistoryStore(data_dir / "history.sqlite3")
-    store.save(recorded_result(started_at=1_000.0))
-    store.save(recorded_result(started_at=2_000.0, status=RunStatus.FAILED, error="boom"))
-    store.save(recorded_result(started_at=3_000.0, preset=None, name="custom job", tags=()))
-    return store
+def _direction(mib: float) -> DirectionSummary:
+    return DirectionSummary(int(mib * (1 << 20)), mib * 256, 4_000_000.0, 8_000_000)
 
 
-def test_history_list_shows_ok_runs_only_by_default(stored: HistoryStore) -> None:
-    result = run("history", "list", "--json")
-    assert [r["id"] for r in json.loads(result.stdout)] == [3, 1]
-    every = json.loads(run("history", "list", "--json", "--status", "all").stdout)
-    assert [r["id"] for r in every] == [3, 2, 1]
-    failed = json.loads(run("history", "list", "--json", "--status", "failed").stdout)
-    assert [(r["id"], r["error"]) for r in failed] == [(2, "boom")]
+def _suite(*jobs: tuple[str, str, str, str, float]) -> RunResult:
+    """A finished run whose fio report had these (name, rw, bs, direction, MiB/s) jobs."""
+    summaries = tuple(
+        JobSummary(name, rw, bs, {direction: _direction(mib)})
+        for name, rw, bs, direction, mib in jobs
+    )
+    base = recorded_result(tags=())
+    total = {
+        d: _direction(sum(m for *_, direction, m in jobs if direction == d))
+        for d in {j[3] for j in jobs}
+    }
+    return replace(base, job_summaries=summaries, summary=total)
 
 
-def test_history_list_filters(stored: HistoryStore) -> None:
-    ids = lambda *a: [r["id"] for r in json.loads(run("history", "list", "--json", *a).stdout)]  # noqa: E731
-    assert ids("--preset", "seed000-seqwrite") == [1]
-    assert ids("--target", "/srv/lab/mnt/cache/") == [3, 1]
-    assert ids("--target", "/elsewhere") == []
-    assert ids("--tag", "baseline") == [1]
+def table_rows(out: str, first: str) -> list[list[str]]:
+    return [line.split() for line in out.splitlines() if line.startswith(first)]
 
 
-def test_history_list_text(stored: HistoryStore) -> None:
-    out = run("history", "list").stdout
-    assert [line.split()[0] for line in out.splitlines()] == ["id", "3", "1"]
-    assert "custom job" in out and "seed000-seqwrite" in out
-    assert "21.0" in out and "41.9" in out  # write and read MB/s of the recorded run
+def test_mixed_jobs_print_one_row_each_and_no_whole_run_figure(engine: FakeEngine) -> None:
+    engine.result = _suite(
+        ("seq-read", "read", "1M", "read", 900.0),
+        ("seq-write", "write", "1M", "write", 800.0),
+        ("rand-read", "randread", "4k", "read", 30.0),
+        ("rand-write", "randwrite", "4k", "write", 20.0),
+    )
+    result = run("bench", "run", "--preset", "seed002-suite", "--target", "/x", "--no-save")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert [r[:5] for r in table_rows(out, "seq-") + table_rows(out, "rand-")] == [
+        ["seq-read", "read", "1M", "read", "900.0"],
+        ["seq-write", "write", "1M", "write", "800.0"],
+        ["rand-read", "randread", "4k", "read", "30.0"],
+        ["rand-write", "randwrite", "4k", "write", "20.0"],
+    ]
+    assert "all jobs" not in out
+    assert "jobs differ in rw/bs: no whole-run figure" in out
+    assert "930.0" not in out and "820.0" not in out  # the mixed sums
 
 
-def test_history_list_empty_says_so(data_dir: Path) -> None:
-    result = run("history", "list", "--status", "cancelled")
-    assert result.exit_code == 0 and "no cancelled runs stored" in result.stderr
+def test_jobs_of_one_kind_get_an_all_jobs_row(engine: FakeEngine) -> None:
+    engine.result = _suite(
+        ("disk1", "randread", "4k", "read", 30.0),
+        ("disk2", "randread", "4k", "read", 20.0),
+    )
+    result = run("bench", "run", "--preset", "seed000-seqwrite", "--target", "/x", "--no-save")
+    assert result.exit_code == 0, result.output
+    assert [r[:5] for r in table_rows(result.stdout, "disk") if r[0] in ("disk1", "disk2")] == [
+        ["disk1", "randread", "4k", "read", "30.0"],
+        ["disk2", "randread", "4k", "read", "20.0"],
+    ]
+    assert table_rows(result.stdout, "all jobs")[0][:6] == [
+        "all", "jobs", "randread", "4k", "read", "50.0"
+    ]  # fmt: skip
+    assert "no whole-run figure" not in result.stdout
 
 
-def test_history_show(stored: HistoryStore) -> None:
-    doc = json.loads(run("history", "show", "1", "--json").stdout)
-    assert doc["id"] == 1 and "fio" not in doc
-    assert json.loads(run("history", "show", "1", "--json", "--fio").stdout)["fio"]["jobs"]
-    text = run("history", "show", "1", "--series").stdout
-    assert "target:   btrfs /srv/lab/mnt/cache (mount) /srv/lab/mnt/cache" in text
-    assert "kernel 6.18.0, fio-3.33, btrfs (rw,relatime,space_cache=v2), mergerfs 2.33.5" in text
-    assert "per second" in text and "warning: direct=0" in text
-    missing = run("history", "show", "99")
-    assert missing.exit_code == 1 and "no run #99" in missing.stderr
+# ------------------------------------------------------------------ warnings, refusals
 
 
-def test_history_rename_and_tag(stored: HistoryStore) -> None:
-    assert run("history", "rename", "1", "after fw update").exit_code == 0
-    assert run("history", "tag", "1", "fw", "baseline").stdout.strip() == "baseline btrfs fw"
-    assert run("history", "tag", "1", "btrfs", "--remove").stdout.strip() == "baseline fw"
-    assert run("history", "tag", "1", "--clear", "new").stdout.strip() == "new"
-    run1 = stored.get(1)
-    assert run1 is not None and (run1.name, run1.tags) == ("after fw update", ("new",))
-    assert run("history", "rename", "42", "x").exit_code == 1
+@pytest.mark.parametrize("runner_repeats_them", [True, False])
+def test_plan_warnings_are_printed_once_before_the_run(
+    engine: FakeEngine, runner_repeats_them: bool
+) -> None:
+    engine.repeat_warnings = runner_repeats_them
+    result = run("bench", "run", "--preset", "seed000-seqwrite", "--target", "/x", "--json")
+    assert result.exit_code == 0, result.output
+    warning = "tierdeck: direct=0: the page cache may inflate results"
+    assert result.stderr.count(warning) == 1
+    assert result.stderr.index(warning) < result.stderr.index("laying out files")
 
 
-def test_history_delete_asks_on_a_terminal(
-    stored: HistoryStore, monkeypatch: pytest.MonkeyPatch
+def test_busy_target_found_by_the_runner_exits_2(engine: FakeEngine, data_dir: Path) -> None:
+    # Another process's run holds the target's lock: only run_benchmark finds out.
+    engine.refuse_run = BenchRefused(
+        "a benchmark is already running on btrfs /srv/x (nightly): one run per target at a time",
+        kind=RefusalKind.BUSY,
+    )
+    result = run("bench", "run", "--preset", "seed000-seqwrite", "--target", "/srv/x", "--json")
+    assert result.exit_code == 2
+    assert "tierdeck: refused: a benchmark is already running on btrfs /srv/x" in result.stderr
+    assert result.stdout == ""
+    assert HistoryStore(data_dir / "history.sqlite3").list(status=tuple(RunStatus)) == []
+
+
+def test_file_outside_the_target_is_refused_with_the_reason(engine: FakeEngine) -> None:
+    engine.refuse = BenchRefused(
+        "j: filename=/etc/passwd is outside the target /x; tierdeck only writes inside"
+    )
+    result = run("bench", "run", "--preset", "seed000-seqwrite", "--target", "/x")
+    assert result.exit_code == 2
+    assert "refused: j: filename=/etc/passwd is outside the target /x" in result.stderr
+
+
+# ------------------------------------------------------------------ conflicting options
+
+RUN = ["bench", "run", "--preset", "seed000-seqwrite", "--target", "/x"]
+TWICE = [
+    (RUN + ["--preset", "seed001-uncached-randread"], "--preset given twice"),
+    (RUN + ["--target", "/y"], "--target given twice (/x, /y)"),
+    (RUN + ["--size", "1G", "--size", "2G"], "--size given twice (1G, 2G)"),
+    (RUN + ["--runtime", "5", "--runtime", "6"], "--runtime given twice"),
+    (RUN + ["--direct", "0", "--direct", "1"], "--direct given twice"),
+    (RUN + ["--name", "a", "--name", "b", "--name", "c"], "--name given 3 times (a, b, c)"),
+    (RUN + ["--raw", "--confirm-device", "a", "--confirm-device=b"], "--confirm-device given"),
+    (["bench", "run", "--job", __file__, "--job", __file__, "--target", "/x"], "--job given"),
+    (
+        [
+            "bench",
+            "presets",
+            "--save",
+            "seed000-seqwrite",
+            "a.fio",
+            "--save",
+            "seed002-suite",
+            "b.fio",
+        ],
+        "--save given twice (seed000-seqwrite a.fio, seed002-suite b.fio)",
+    ),  # fmt: skip
+]
+
+
+@pytest.mark.parametrize(("args", "message"), TWICE)
+def test_an_option_given_twice_is_refused(
+    engine: FakeEngine,
+    args: list[str],
+    message: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = run(*args)
+    assert result.exit_code == 2
+    assert message in result.stderr and "give it once" in result.stderr
+    assert engine.plan_args == ()
+    assert list(tmp_path.iterdir()) == []  # --save wrote nothing
+
+
+def test_every_value_option_of_bench_is_checked_for_repeats() -> None:
+    # A new option added without once() would silently take its last value again.
+    from tierdeck.app.cli_bench import presets_cmd, run_cmd
+
+    for command in (run_cmd, presets_cmd):
+        for param in command.params:
+            if isinstance(param, click.Option) and not param.is_flag:
+                assert param.multiple and param.callback is not None, param.name
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--confirm-device", "loop9"], "--confirm-device confirms raw mode: add --raw"),
+        (["--raw"], "--raw is for a block device"),
+    ],
+)
+def test_raw_options_that_do_not_fit_are_refused(
+    engine: FakeEngine, tmp_path: Path, extra: list[str], message: str
+) -> None:
+    result = run("bench", "run", "--preset", "seed000-seqwrite", "--target", str(tmp_path), *extra)
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert engine.plan_args == ()
+
+
+# ------------------------------------------------------------------ raw mode
+
+
+def test_a_device_without_raw_is_refused_with_the_way_to_raw(engine: FakeEngine) -> None:
+    result = run("bench", "run", "--preset", "seed004-dd", "--target", f"/dev/{RAW_DEVICE}")
+    assert result.exit_code == 2
+    assert "refused: /dev/loop9 is a block device" in result.stderr
+    assert "add --raw" in result.stderr and "--confirm-device NAME" in result.stderr
+    assert engine.plan_kwargs["raw_confirm"] is None
+
+
+def test_raw_with_confirm_device_runs_without_asking(engine: FakeEngine) -> None:
+    result = run("bench", "run", "--preset", "seed004-dd", "--target", f"/dev/{RAW_DEVICE}",
+                 "--raw", "--confirm-device", RAW_DEVICE, "--json")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert engine.plan_kwargs["raw_confirm"] == RAW_DEVICE
+    assert "Type the device name" not in result.stderr
+
+
+def test_raw_with_a_wrong_confirm_device_is_refused(engine: FakeEngine) -> None:
+    result = run("bench", "run", "--preset", "seed004-dd", "--target", f"/dev/{RAW_DEVICE}",
+                 "--raw", "--confirm-device", "sda")  # fmt: skip
+    assert result.exit_code == 2
+    assert "refused: raw mode: the confirmation 'sda' does not match" in result.stderr
+
+
+def test_raw_on_a_terminal_asks_for_the_name(
+    engine: FakeEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(cli_bench, "_stdin_is_terminal", lambda: True)
-    declined = run("history", "delete", "1", input="n\n")
-    assert declined.exit_code == 1 and "Delete run #1" in declined.output
-    assert stored.get(1) is not None
-    assert run("history", "delete", "1", input="y\n").exit_code == 0
-    assert stored.get(1) is None
-    assert run("history", "delete", "3", "--yes").exit_code == 0
-    assert stored.get(3) is None
+    result = run("bench", "run", "--preset", "seed004-dd", "--target", f"/dev/{RAW_DEVICE}",
+                 "--raw", "--json", input=f"{RAW_DEVICE}\n")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "/dev/loop9 (loop9, 64M, Loopback device)" in result.stderr
+    assert "destroyed" in result.stderr and "Type the device name to confirm" in result.stderr
+    assert (engine.plan_calls, engine.plan_kwargs["raw_confirm"]) == (2, RAW_DEVICE)
+    assert json.loads(result.stdout)["status"] == "ok"  # the prompt stayed off stdout
 
 
-def test_history_delete_off_a_terminal_does_not_ask(stored: HistoryStore) -> None:
-    result = run("history", "delete", "2")
-    assert result.exit_code == 0 and "deleted run #2" in result.stderr
-    assert stored.get(2) is None
+def test_raw_on_a_terminal_with_a_wrong_name_is_refused(
+    engine: FakeEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cli_bench, "_stdin_is_terminal", lambda: True)
+    result = run("bench", "run", "--preset", "seed004-dd", "--target", f"/dev/{RAW_DEVICE}",
+                 "--raw", input="loop1\n")  # fmt: skip
+    assert result.exit_code == 2
+    assert "does not match" in result.stderr and result.stdout == ""
 
 
-def test_history_refuses_a_newer_database(data_dir: Path) -> None:
-    import sqlite3
-
-    data_dir.mkdir()
-    with sqlite3.connect(data_dir / "history.sqlite3") as conn:
-        conn.execute("PRAGMA user_version = 99")
-    result = run("history", "list")
-    assert result.exit_code == 1
-    assert "newer tierdeck (history schema version 99" in result.stderr
+def test_raw_without_a_terminal_or_confirm_device_is_a_usage_error(engine: FakeEngine) -> None:
+    result = run("bench", "run", "--preset", "seed004-dd", "--target", f"/dev/{RAW_DEVICE}",
+                 "--raw")  # fmt: skip
+    assert result.exit_code == 2
+    assert "no terminal to type the device name on; add --confirm-device NAME" in result.stderr
