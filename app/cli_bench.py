@@ -22,6 +22,7 @@ import os
 import shlex
 import signal
 import sys
+import textwrap
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -36,7 +37,7 @@ from tierdeck.app.cli import (
     fail,
     once,
 )
-from tierdeck.app.cli_history import clock, mibps, result_lines
+from tierdeck.app.cli_history import clock, mibps, output_width, result_lines
 from tierdeck.app.history import HistoryError, HistoryStore, result_to_json
 from tierdeck.core.bench_models import (
     BenchRefused,
@@ -146,12 +147,19 @@ def presets_cmd(as_json: bool, save: tuple[str, Path] | None, force: bool) -> No
         doc = {"schema": PRESETS_SCHEMA, "presets": [_preset_json(p) for p in PRESETS]}
         click.echo(json.dumps(doc, indent=2))
         return
+    # 96 reads well in a pager; a terminal narrower than that would break every line
+    terminal = output_width()
+    width = min(96, terminal or 96)
     for i, p in enumerate(PRESETS):
         if i:
             click.echo()
         click.echo(f"{p.name}: {p.title}")
-        click.echo(f"  source: {p.source}")
-        click.echo(click.wrap_text(p.description, width=96, initial_indent="  ",
+        source = f"  source: {p.source}"
+        if terminal is not None:  # in a pipe one line each, to grep; URLs never split
+            source = "\n".join(textwrap.wrap(source, width, subsequent_indent="    ",
+                                              break_long_words=False, break_on_hyphens=False))  # fmt: skip
+        click.echo(source)
+        click.echo(click.wrap_text(p.description, width=width, initial_indent="  ",
                                    subsequent_indent="  "))  # fmt: skip
         extras = [t for f, t in ((p.lay_out_first, "lays files out first"),
                                  (p.drop_caches, "drops caches (root)")) if f]  # fmt: skip

@@ -45,7 +45,7 @@ def _stdin_is_terminal() -> bool:
     return sys.stdin.isatty()
 
 
-def _output_width() -> int | None:
+def output_width() -> int | None:
     """Columns to fit in: the terminal's when stdout is one; None (no limit, nothing
     cut) in a pipe, where the full text is what grep and scripts want."""
     if not sys.stdout.isatty():
@@ -373,7 +373,7 @@ def list_cmd(
     if not runs:
         click.echo(f"no {'' if status == 'all' else status + ' '}runs stored", err=True)
         return
-    click.echo("\n".join(list_lines(runs, with_status=status == "all", limit=_output_width())))
+    click.echo("\n".join(list_lines(runs, with_status=status == "all", limit=output_width())))
     if any(r.clones_shared_file for r in runs):
         sys.stdout.flush()  # the legend belongs under the table on a terminal
         click.echo(OLD_LAYOUT_LEGEND, err=True)

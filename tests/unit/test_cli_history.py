@@ -157,7 +157,7 @@ def test_history_list_fits_80_columns_on_a_terminal(
     store.save(old_layout_result(name=long_name, target=target, tags=("baseline", "fw-1.2")))
     store.save(suite_result(target=target, status=RunStatus.CANCELLED))
     store.save(recorded_result(name="short", tags=()))
-    monkeypatch.setattr(cli_history, "_output_width", lambda: 80)
+    monkeypatch.setattr(cli_history, "output_width", lambda: 80)
     out = run("history", "list", "--status", "all").stdout
     lines = out.splitlines()
     assert len(lines) == 4 and all(len(line) <= 80 for line in lines), out
@@ -171,7 +171,7 @@ def test_history_list_fits_80_columns_on_a_terminal(
     assert "cancelled" in suite and suite.endswith("2 jobs       2 jobs")
     assert "tags" not in header  # given up before the name is cut further
     # in a pipe nothing is cut: the full text stays greppable
-    monkeypatch.setattr(cli_history, "_output_width", lambda: None)
+    monkeypatch.setattr(cli_history, "output_width", lambda: None)
     full = run("history", "list", "--status", "all").stdout
     assert long_name in full and long_target in full and "…" not in full
     assert "baseline fw-1.2" in full
@@ -183,7 +183,7 @@ def test_history_list_keeps_what_fits_whole(
     store = HistoryStore(data_dir / "history.sqlite3")
     target = replace(recorded_result().target, path="/mnt/cache")
     store.save(recorded_result(name="cache baseline", target=target, tags=("fw",)))
-    monkeypatch.setattr(cli_history, "_output_width", lambda: 80)
+    monkeypatch.setattr(cli_history, "output_width", lambda: 80)
     out = run("history", "list").stdout
     assert "…" not in out and "cache baseline" in out and "/mnt/cache" in out
     assert out.splitlines()[0].split()[-1] == "tags"

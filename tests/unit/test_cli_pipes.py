@@ -186,3 +186,11 @@ def test_history_list_in_a_pipe_keeps_the_full_text(history_dir: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert LONG_NAME in proc.stdout and LONG_TARGET in proc.stdout and "…" not in proc.stdout
+
+
+def test_bench_presets_fit_a_real_80_column_terminal(tmp_path: Path) -> None:
+    status, lines, stderr = run_on_terminal(tmp_path, "bench", "presets")
+    assert status == 0, stderr
+    assert max(len(line) for line in lines) <= 80, "\n".join(lines)
+    # the long KDiskMark source is wrapped at spaces, never inside the URL
+    assert any(line.endswith("src/benchmark.cpp") and "https://" in line for line in lines)
