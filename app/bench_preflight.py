@@ -456,19 +456,8 @@ def _plan_raw(
         raise BenchRefused(f"{target.path} is not a disk tierdeck knows")
     disk, part = found
     name = part.name if part is not None else disk.name
-    if raw_confirm is None:
-        raise BenchRefused(
-            f"{target.path} is a block device: a benchmark there reads and writes the "
-            "device itself and destroys what is on it. tierdeck does that only in raw "
-            "mode, for a device with no filesystem, no partition in use and no pool "
-            f"membership, with its name ({name}) typed to confirm.",
-            kind=RefusalKind.RAW_CONFIRMATION,
-        )
-    if raw_confirm.strip() not in (name, f"/dev/{name}"):
-        raise BenchRefused(
-            f"raw mode: the confirmation {raw_confirm!r} does not match the device name "
-            f"{name!r}; type it exactly to confirm"
-        )
+    # Everything that makes raw mode impossible first: nobody should type a device
+    # name only to learn that the device is in use.
     if not host.is_root:
         raise BenchRefused("raw mode needs root (to check and open the device)")
     problems = _raw_problems(host, inv, disk, part)
@@ -486,6 +475,19 @@ def _plan_raw(
             )
         if disk.read_only and not job.rw.split(":", 1)[0].endswith("read"):
             raise BenchRefused(f"{target.path} is read-only; {job.name} writes (rw={job.rw})")
+    if raw_confirm is None:
+        raise BenchRefused(
+            f"{target.path} is a block device: a benchmark there reads and writes the "
+            "device itself and destroys what is on it. tierdeck does that only in raw "
+            "mode, for a device with no filesystem, no partition in use and no pool "
+            f"membership, with its name ({name}) typed to confirm.",
+            kind=RefusalKind.RAW_CONFIRMATION,
+        )
+    if raw_confirm.strip() not in (name, f"/dev/{name}"):
+        raise BenchRefused(
+            f"raw mode: the confirmation {raw_confirm!r} does not match the device name "
+            f"{name!r}; type it exactly to confirm"
+        )
     return (f"raw mode: fio reads and writes {target.path} directly; its contents are lost",)
 
 

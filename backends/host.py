@@ -32,6 +32,23 @@ from tierdeck.core.errors import (
 )
 
 DEFAULT_TIMEOUT = 15.0
+UDEV_DATA = "/run/udev/data"
+UDEV_CONTROL = "/run/udev/control"
+
+
+def udevd_running(control: str = UDEV_CONTROL) -> bool:
+    """Is udevd listening on its control socket? Its database (/run/udev/data) outlives
+    it, and then describes devices as they were: a loop device reused since would still
+    show the filesystem of its previous backing file."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        sock.settimeout(0.5)
+        sock.connect(control)
+    except OSError:
+        return False
+    finally:
+        sock.close()
+    return True
 
 
 @dataclass(frozen=True)
@@ -194,12 +211,13 @@ class LiveHost:
         )
 
     def _udev(self) -> Any:
-        # pyudev reads /run/udev/data; an empty database (containers, udevd not
-        # running) gives devices without properties, so we fall back to sysfs then.
+        # pyudev reads /run/udev/data; an empty database (containers) gives devices
+        # without properties, and a stale one (udevd stopped) gives wrong ones, so we
+        # fall back to sysfs unless udevd runs and has filled its database.
         if not self._udev_checked:
             self._udev_checked = True
-            data = Path("/run/udev/data")
-            if data.is_dir() and any(data.iterdir()):
+            data = Path(UDEV_DATA)
+            if data.is_dir() and any(data.iterdir()) and udevd_running():
                 try:
                     import pyudev
 

@@ -462,8 +462,9 @@ def test_drop_caches_needs_root(tmp_path: Path) -> None:
 
 def test_raw_device_needs_raw_mode_and_the_typed_name(tmp_path: Path) -> None:
     host, inv = recorded(tmp_path), nas()
-    with pytest.raises(BenchRefused, match=r"block device.*raw mode.*\(sdd\) typed"):
+    with pytest.raises(BenchRefused, match=r"block device.*raw mode.*\(sdd\) typed") as asked:
         plan_run(host, inv, "/dev/sdd", [WRITE])
+    assert asked.value.kind is RefusalKind.RAW_CONFIRMATION
     with pytest.raises(BenchRefused, match="does not match the device name 'sdd'"):
         plan_run(host, inv, "/dev/sdd", [WRITE], raw_confirm="sdb")
 
@@ -486,6 +487,11 @@ def test_raw_disk_with_a_filesystem_refused_even_confirmed(tmp_path: Path) -> No
         plan_run(host, nas(), "/dev/sdd", [WRITE], raw_confirm="sdd")
     assert "blkid finds a signature on /dev/sdd: ext4" in refused.value.reason
     assert "would destroy it" in refused.value.reason
+    # Said before any name is asked for: nobody types a name to learn it was in vain.
+    with pytest.raises(BenchRefused) as unasked:
+        plan_run(host, nas(), "/dev/sdd", [WRITE])
+    assert unasked.value.kind is RefusalKind.INVALID
+    assert "blkid finds a signature" in unasked.value.reason
 
 
 def test_raw_wipefs_when_blkid_is_missing(tmp_path: Path) -> None:

@@ -109,3 +109,21 @@ def test_recorded_xattrs_statvfs_udev(tmp_path: Path) -> None:
 def test_not_a_recording_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(HostError, match="not a recorded host"):
         RecordedHost(tmp_path)
+
+
+def test_udevd_is_running_only_while_its_control_socket_listens(tmp_path: Path) -> None:
+    import socket
+
+    from tierdeck.backends.host import udevd_running
+
+    control = tmp_path / "control"
+    assert not udevd_running(str(control))  # no socket at all
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    server.bind(str(control))
+    server.listen(1)
+    try:
+        assert udevd_running(str(control))
+    finally:
+        server.close()
+    # The socket file outlives a stopped udevd, as its database does: not running.
+    assert control.exists() and not udevd_running(str(control))
