@@ -44,6 +44,8 @@ async def main(target: str, jobfile: str) -> dict[str, float]:
                 marks.append((seen, usage.ru_utime + usage.ru_stime, time.perf_counter()))
             await asyncio.sleep(0.05)  # the harness's own wake-ups count against it
         result = screen.result
+    if str(result.status) != "ok":
+        raise SystemExit(f"tierdeck run {result.status}: {result.error}")
     if len(marks) < 2:
         raise SystemExit("run too short for a steady-state window: raise --runtime")
     cpu = marks[-1][1] - marks[0][1]
