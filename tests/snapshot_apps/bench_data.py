@@ -29,6 +29,7 @@ from tierdeck.core import bench_models as bm
 from tierdeck.core import fio_models as fm
 from tierdeck.core import jobspec as js
 from tierdeck.core.bench_models import RunRequest, RunResult
+from tierdeck.core.placement import BenchFile
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "bench_screens"
 
@@ -45,14 +46,18 @@ _CLASSES: dict[str, type] = {
         bm.DeviceSample,
         bm.EnvFingerprint,
         bm.DirectionSummary,
+        bm.JobSummary,
         bm.RunRequest,
         bm.RunResult,
         fm.Sample,
         fm.DirectionSample,
         js.JobSpec,
+        BenchFile,
     )
 }
-_ENUMS: dict[str, type[Enum]] = {e.__name__: e for e in (bm.RunStatus, bm.TargetKind)}
+_ENUMS: dict[str, type[Enum]] = {
+    e.__name__: e for e in (bm.RunStatus, bm.TargetKind, bm.FileLayout)
+}
 _RAW_FIELDS = {"fio_json"}  # kept exactly as fio printed it
 
 
@@ -104,7 +109,21 @@ def save_recording(path: Path, events: Sequence[tuple[float, ev.BenchEvent]], ab
 def load_events(name: str) -> list[ev.BenchEvent]:
     """The events of ``tests/fixtures/bench_screens/<name>.json``, in order."""
     doc = json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
-    return [decode(item["event"]) for item in doc["events"]]
+    return [_with_job_summaries(decode(item["event"])) for item in doc["events"]]
+
+
+def _with_job_summaries(event: Any) -> Any:
+    """Recordings made before per-job summaries existed get them from their own fio
+    JSON, the way the history's v2 migration backfills stored runs."""
+    if not isinstance(event, ev.RunEnded):
+        return event
+    result = event.result
+    if result.job_summaries or result.fio_json is None:
+        return event
+    from tierdeck.backends.fio_stream import job_summaries, parse_report
+
+    summaries = job_summaries(parse_report(result.fio_json), result.jobs)
+    return ev.RunEnded(dataclasses.replace(result, job_summaries=summaries))
 
 
 def request_of(events: Sequence[ev.BenchEvent]) -> RunRequest:
@@ -235,6 +254,14 @@ class RunScreenApp(App[None]):
 def fill_history(store: Any, names: Sequence[str]) -> list[int]:
     """Save the recorded runs ``names`` into ``store`` (a real HistoryStore), in order."""
     return [store.save(result_of(load_events(name))) for name in names]
+
+
+def as_stored_before_0_2(result: RunResult) -> RunResult:
+    """The run as a history written by tierdeck 0.1 holds it after the v2 migration:
+    file_layout one-per-job (the migration's default for old rows). With numjobs=2, as
+    in ``clones_write``, its clones shared one file then. The figures are this run's
+    own (recorded with fio's layout): what is under test is how such a run is marked."""
+    return dataclasses.replace(result, file_layout=bm.FileLayout.ONE_PER_JOB, name="old clones")
 
 
 class HistoryApp(App[None]):
