@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.message import Message
+from tierdeck.app import bench_events as ev
 from tierdeck.core.bench_models import BenchRefused, DeviceSample, RunRequest, RunResult
 from tierdeck.core.fio_models import Sample
 
@@ -88,6 +89,21 @@ class BenchCrashed(Message):
     """The runner raised instead of returning a result (a busy target, a bug)."""
 
     error: str
+
+
+def message_for(event: ev.BenchEvent) -> Message:
+    """The message a screen gets for one of the runner's events."""
+    if isinstance(event, ev.SampleReady):
+        return BenchSamples((event.sample,))
+    if isinstance(event, ev.DevicesReady):
+        return BenchDevices((event.samples,))
+    if isinstance(event, ev.Progress):
+        return BenchProgress(event.fraction, event.eta_s, event.phase)
+    if isinstance(event, ev.Notice):
+        return BenchNotice(event.text)
+    if isinstance(event, ev.RunStarted):
+        return BenchStarted(event.request, event.command)
+    return BenchEnded(event.result)
 
 
 # -- planning (setup screen) ----------------------------------------------------------------

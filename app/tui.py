@@ -47,10 +47,15 @@ class TierdeckApp(App[None]):
     CSS_PATH = "tierdeck.tcss"
     ENABLE_COMMAND_PALETTE = False
 
+    # Tooltips are the help page's words (screens/help.py): one source for both.
     BINDINGS = [
-        Binding("r", "refresh", "Refresh"),
-        Binding("question_mark", "help", "Help", key_display="?"),
-        Binding("q", "quit", "Quit"),
+        Binding("r", "refresh", "Refresh", tooltip="refresh the inventory now"),
+        Binding(
+            "question_mark", "help", "Help", key_display="?", tooltip="the keys of this screen"
+        ),
+        # ? is a character: in a text field it is typed, F1 still opens the help.
+        Binding("f1", "help", "Help", show=False, tooltip="the keys of this screen"),
+        Binding("q", "quit", "Quit", tooltip="quit tierdeck"),
     ]
 
     HOTPLUG_DEBOUNCE = 1.0  # seconds: a new disk brings a burst of add events
@@ -173,4 +178,4 @@ class TierdeckApp(App[None]):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen.for_screen(self.screen, self.BINDINGS))

@@ -39,14 +39,37 @@ SECTION_FOCUS = {
 class DashboardScreen(Screen[None]):
     CSS_PATH = "dashboard.tcss"
 
+    _SECTIONS = "switch to Disks, Pools, mergerfs, Problems"
     BINDINGS = [
-        Binding("1", "section('disks')", "Disks", show=False),
-        Binding("2", "section('pools')", "Pools", show=False),
-        Binding("3", "section('mergerfs')", "mergerfs", show=False),
-        Binding("4", "section('problems')", "Problems", show=False),
-        Binding("b", "bench", "Benchmark"),
-        Binding("h", "history", "History"),
+        Binding("1", "section('disks')", "Disks", show=False, tooltip=_SECTIONS),
+        Binding("2", "section('pools')", "Pools", show=False, tooltip=_SECTIONS),
+        Binding("3", "section('mergerfs')", "mergerfs", show=False, tooltip=_SECTIONS),
+        Binding("4", "section('problems')", "Problems", show=False, tooltip=_SECTIONS),
+        Binding(
+            "b",
+            "bench",
+            "Benchmark",
+            tooltip="benchmark the selected mount, pool, branch or disk (fio); on a disk: "
+            "its own filesystem, or the raw device if nothing uses it",
+        ),
+        Binding("h", "history", "History", tooltip="benchmark history: open, rename, tag, delete"),
     ]
+    HELP_TITLE = "tierdeck keys: dashboard"
+    HELP_NOTES = (
+        ("tab / shift+tab", "next / previous pane (tab bar, list, detail)"),
+        ("up / down", "move in a list or tree; scroll the detail pane"),
+        ("pgup / pgdn", "page up / down"),
+        ("home / end", "first / last row"),
+        ("left / right", "switch tab on the tab bar; scroll wide tables"),
+        ("enter / space", "expand or collapse a tree node (Pools)"),
+        ("shift+up / down", "previous / next sibling in the tree"),
+        ("shift+left", "go to the parent node in the tree"),
+        ("escape", "close this help"),
+    )
+    HELP_LEGEND = (
+        "Red: degraded/faulted vdevs and arrays, branches below minfreespace, "
+        "filesystems over 90% full. ! after a disk: something was unreadable."
+    )
 
     def __init__(self) -> None:
         super().__init__(id="dashboard")
@@ -87,7 +110,8 @@ class DashboardScreen(Screen[None]):
 
     def action_bench(self) -> None:
         """b: the setup screen, aimed at the selected pool, branch, dataset or disk."""
-        from tierdeck.screens.bench_setup import BenchSetupScreen, suggest_path
+        from tierdeck.screens.bench_setup import BenchSetupScreen
+        from tierdeck.screens.bench_target import suggest_target
 
         if self.inventory is None:
             self.notify("The inventory is still loading: try again in a moment.")
@@ -112,8 +136,10 @@ class DashboardScreen(Screen[None]):
             branches = self.query_one(BranchTable)
             branch = branches.selected_branch if branches.has_focus else None
             selected = branch or self.query_one(MergerfsPoolTable).selected_pool
-        path = suggest_path(self.inventory, selected)
-        self.app.push_screen(BenchSetupScreen(host, self.inventory, initial_path=path))
+        choice = suggest_target(self.inventory, selected)
+        self.app.push_screen(
+            BenchSetupScreen(host, self.inventory, initial_path=choice.path, note=choice.note)
+        )
 
     def action_history(self) -> None:
         """h: the benchmark history."""

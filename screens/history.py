@@ -1,63 +1,50 @@
-"""Benchmark history: the stored runs, one run in detail, rename / tag / delete.
+"""Benchmark history: the stored runs; enter opens one (screens/run_detail).
 
 Everything comes from app.history.HistoryStore, always in thread workers (SQLite must
 not stall the event loop). The list shows ok runs; ``f`` switches to the failed and
 cancelled ones, which are never listed among the good ones. Filters by target and
 preset go to ``HistoryStore.list``.
 
-Runs whose numbers the page cache may have inflated carry a ⚠ before their name.
-
-Keys (list): enter opens, ``f`` failed/cancelled, ``n`` rename, ``t`` tags, ``d``
-delete (after a confirmation), escape back. The detail view has the same n/t/d.
+Marks before a name: ⚠ the page cache may have inflated the figures; † stored before
+0.2, when numjobs clones shared one test file (figures lower than plain fio's). A
+legend under the table explains the marks shown. A suite whose jobs differ shows how
+many jobs did each direction instead of a mixed average. Under the table, the
+highlighted run in full: its name, tags and target, and for a failed run its reason,
+all of which a column at 80 characters would cut.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from typing import Any
-
-from rich.console import Group, RenderableType
-from rich.table import Table
+from rich.console import Group
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, Select, Static
-from tierdeck.app.bench_messages import HistoryChanged, HistoryFailed, HistoryLoaded, RunLoaded
-from tierdeck.core.bench_models import EnvFingerprint, RunResult, RunStatus
+from tierdeck.app.bench_messages import HistoryChanged, HistoryFailed, HistoryLoaded
+from tierdeck.core.bench_models import RunResult, RunStatus
 from tierdeck.core.errors import one_line
-from tierdeck.screens.confirm import ConfirmScreen, PromptScreen
-from tierdeck.screens.run import (
-    cache_warning_text,
-    chart_rows,
-    duration,
-    feed_charts,
+from tierdeck.screens.run_detail import RunDetailScreen
+from tierdeck.screens.run_editing import RunEditing, StoreFactory, default_store, when
+from tierdeck.widgets.run_view import (
+    CACHE_MARK,
+    OLD_LAYOUT_MARK,
+    OLD_LAYOUT_SHORT,
+    ClippedLines,
+    error_lines,
     is_cache_warning,
-    make_charts,
-    result_renderable,
+    list_rate_cells,
+    name_cell,
     status_text,
 )
-from tierdeck.widgets.device_panel import DevicePanel
-from tierdeck.widgets.live_chart import LiveChart, fmt_rate
 
-StoreFactory = Callable[[], Any]  # -> app.history.HistoryStore (Any: tests pass stand-ins)
+__all__ = ["HistoryScreen", "RunDetailScreen"]
 
 FAILED_VIEW = (RunStatus.FAILED, RunStatus.CANCELLED)
-
-
-def default_store() -> Any:
-    from tierdeck.app.history import HistoryStore
-
-    return HistoryStore()
-
-
-def when(epoch: float, *, short: bool = False) -> str:
-    """Local time; ``short`` drops the year (the list at 80 columns)."""
-    return time.strftime("%m-%d %H:%M" if short else "%Y-%m-%d %H:%M", time.localtime(epoch))
+WIDE = 100  # from this width on, the list has a target column
 
 
 def cut_left(text: str, width: int) -> str:
@@ -65,102 +52,40 @@ def cut_left(text: str, width: int) -> str:
     return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
-def split_tags(text: str) -> list[str]:
-    return [t for t in text.replace(",", " ").split() if t]
-
-
-class RunEditing:
-    """Rename, tag and delete, shared by the list and the detail view. Each asks first
-    (a prompt, or a confirmation for delete), then runs the store call in a thread."""
-
-    store_factory: StoreFactory
-
-    def _edit_run(self, run: RunResult, what: str) -> None:
-        screen: Screen[Any] = self  # type: ignore[assignment]
-        assert run.id is not None
-        run_id = run.id
-        if what == "rename":
-
-            def renamed(name: str | None) -> None:
-                if name is not None:
-                    self._store_op(run_id, "renamed", lambda s: s.rename(run_id, name))
-
-            screen.app.push_screen(
-                PromptScreen(
-                    f"New name for run #{run_id}:",
-                    title="Rename run",
-                    value=run.name,
-                    validate=lambda v: None if v.strip() else "a name cannot be empty",
-                ),
-                renamed,
-            )
-        elif what == "tag":
-
-            def tagged(text: str | None) -> None:
-                if text is not None:
-                    tags = split_tags(text)
-                    self._store_op(run_id, "tagged", lambda s: s.set_tags(run_id, tags))
-
-            screen.app.push_screen(
-                PromptScreen(
-                    f"Tags for run #{run_id}, separated by spaces or commas "
-                    "(an empty line removes them):",
-                    title="Tag run",
-                    value=" ".join(run.tags),
-                    placeholder="baseline nvme-cache",
-                ),
-                tagged,
-            )
-        elif what == "delete":
-
-            def deleted(yes: bool | None) -> None:
-                if yes:
-                    self._store_op(run_id, "deleted", lambda s: s.delete(run_id), deleted=True)
-
-            screen.app.push_screen(
-                ConfirmScreen(
-                    Text.assemble(
-                        "Delete run ",
-                        (f"#{run_id} {run.name}", "bold"),
-                        f" ({when(run.started_at)})?\n\nIts series, device samples and fio "
-                        "JSON are deleted with it. This cannot be undone.",
-                    ),
-                    title="Delete run",
-                    yes="Delete",
-                    no="Keep",
-                    danger=True,
-                ),
-                deleted,
-            )
-
-    @work(thread=True, group="history-edit", exit_on_error=False)
-    def _store_op(
-        self, run_id: int, what: str, op: Callable[[Any], None], *, deleted: bool = False
-    ) -> None:
-        screen: Screen[Any] = self  # type: ignore[assignment]
-        try:
-            op(self.store_factory())
-        except Exception as exc:  # noqa: BLE001 - shown, the list stays
-            screen.post_message(HistoryFailed(one_line(exc)))
-            return
-        screen.post_message(HistoryChanged(run_id, what, deleted))
-
-
-# -- the list -------------------------------------------------------------------------------
+def legend(runs: list[RunResult]) -> Text:
+    """What the marks in this listing mean; empty when there are none."""
+    parts = []
+    if any(any(is_cache_warning(w) for w in r.warnings) for r in runs):
+        parts.append(f"{CACHE_MARK} the page cache may have inflated the figures")
+    if any(r.clones_shared_file for r in runs):
+        parts.append(f"{OLD_LAYOUT_MARK} {OLD_LAYOUT_SHORT} (stored before 0.2): figures too low")
+    return Text(" · ".join(parts), style="dim")
 
 
 class HistoryScreen(RunEditing, Screen[None]):
     CSS_PATH = "bench.tcss"
 
     BINDINGS = [
-        Binding("enter", "open", "Open", show=True),
-        Binding("f", "toggle_failed", "Failed/cancelled"),
-        Binding("n", "rename", "Rename"),
-        Binding("t", "tag", "Tag"),
-        Binding("d", "delete", "Delete"),
-        Binding("r", "reload", "Reload", show=False),
-        Binding("escape", "back", "Back"),
+        Binding("enter", "open", "Open", show=True, tooltip="open the run: per job, charts, disks"),
+        Binding("f", "toggle_failed", "Failed/cancelled", tooltip="failed and cancelled runs"),
+        Binding("n", "rename", "Rename", tooltip="rename the highlighted run"),
+        Binding("t", "tag", "Tag", tooltip="set the highlighted run's tags"),
+        Binding("d", "delete", "Delete", tooltip="delete the highlighted run (asks first)"),
+        Binding("r", "reload", "Reload", show=False, tooltip="read the history again"),
+        Binding("escape", "back", "Back", tooltip="back to the dashboard"),
     ]
+    HELP_TITLE = "tierdeck keys: benchmark history"
+    HELP_NOTES = (
+        ("up / down", "move in the list; the line under it shows the run in full"),
+        ("tab / shift+tab", "the target and preset filters, then the list"),
+        ("escape", "close this help"),
+    )
+    HELP_LEGEND = (
+        f"{CACHE_MARK} the page cache may have inflated the figures. {OLD_LAYOUT_MARK} stored "
+        "before 0.2: numjobs clones shared one test file, so the figures are lower than "
+        "plain fio's. 'N jobs' under read/write: a suite whose jobs differ; open it for "
+        "each job's figures. Rates in MiB/s, read before write."
+    )
 
     show_failed: var[bool] = var(False)
     """False: ok runs. True: failed and cancelled runs (never mixed)."""
@@ -176,7 +101,7 @@ class HistoryScreen(RunEditing, Screen[None]):
         self.select_id = select
         self.runs: list[RunResult] = []
         self._short_dates = True
-        self._widths = (20, 20, 20)  # name, target, why: set for the table's width
+        self._target_width = 0  # 0: no target column (narrow terminal)
         self._filters: tuple[str | None, str | None] = (None, None)
 
     def compose(self) -> ComposeResult:
@@ -192,6 +117,8 @@ class HistoryScreen(RunEditing, Screen[None]):
         )
         yield table
         yield Static(id="history-empty")
+        yield Static(id="history-current")
+        yield Static(id="history-legend")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -281,28 +208,26 @@ class HistoryScreen(RunEditing, Screen[None]):
         room = (table.size.width or self.size.width - 2) - 1
         self._short_dates = room < 110
         date_w = 11 if self._short_dates else 16
-        if self.show_failed:
-            fixed = 4 + date_w + 11
-            flexible = max(30, room - fixed - 2 * 6)
-            self._widths = (
-                flexible * 3 // 10,
-                flexible * 3 // 10,
-                flexible - 2 * (flexible * 3 // 10),
-            )
-            table.add_column("#", width=4, key="id")
-            table.add_column("when", width=date_w, key="when")
-            table.add_column("name", width=self._widths[0], key="name")
-            table.add_column("target", width=self._widths[1], key="target")
-            table.add_column("status", width=11, key="status")
-            table.add_column("why", width=self._widths[2], key="why")
+        # The highlighted run's target is written out under the table: at 80 columns
+        # its name is worth more than "…s/pool/slow".
+        columns = 6 if room >= WIDE else 5
+        last = ("status", 11) if self.show_failed else ("read", 11)
+        fixed = 4 + date_w + last[1] + 11 + columns * 2
+        flexible = max(24, room - fixed)
+        self._target_width = flexible * 2 // 5 if room >= WIDE else 0
+        if self.show_failed:  # the reason gets the larger share: it is why one looks
+            name_w = (flexible - self._target_width) // 2
         else:
-            fixed = 4 + date_w + 11 + 11
-            flexible = max(30, room - fixed - 2 * 6)
-            self._widths = (flexible - flexible * 2 // 5, flexible * 2 // 5, 0)
-            table.add_column("#", width=4, key="id")
-            table.add_column("when", width=date_w, key="when")
-            table.add_column("name", width=self._widths[0], key="name")
-            table.add_column("target", width=self._widths[1], key="target")
+            name_w = flexible - self._target_width
+        table.add_column("#", width=4, key="id")
+        table.add_column("when", width=date_w, key="when")
+        table.add_column("name", width=name_w, key="name")
+        if self._target_width:
+            table.add_column("target", width=self._target_width, key="target")
+        if self.show_failed:
+            table.add_column("status", width=11, key="status")
+            table.add_column("why", width=flexible - self._target_width - name_w + 11, key="why")
+        else:
             table.add_column(Text("read", justify="right"), width=11, key="read")
             table.add_column(Text("write", justify="right"), width=11, key="write")
         for run in self.runs:
@@ -320,6 +245,11 @@ class HistoryScreen(RunEditing, Screen[None]):
             except Exception:  # noqa: BLE001 - the row is gone (deleted, filtered out)
                 pass
         self.select_id = None
+        marks = legend(self.runs)
+        box = self.query_one("#history-legend", Static)
+        box.update(marks)
+        box.display = bool(marks.plain)
+        self._draw_current()
 
     def _filter_note(self) -> str:
         target, preset = self._filters
@@ -328,31 +258,38 @@ class HistoryScreen(RunEditing, Screen[None]):
         return f" {text}" if text else ""
 
     def _row(self, run: RunResult) -> list[Text | str]:
-        name = Text()
-        if any(is_cache_warning(w) for w in run.warnings):
-            name.append("⚠ ", style="bold yellow")  # the cache may have inflated these numbers
-        name.append(run.name)
-        if run.tags:
-            name.append(" [" + " ".join(run.tags) + "]", style="cyan")
-        target = Text(cut_left(run.target.path, self._widths[1]), style="dim")
         cells: list[Text | str] = [
             str(run.id),
             when(run.started_at, short=self._short_dates),
-            name,
-            target,
+            name_cell(run),
         ]
+        if self._target_width:
+            cells.append(Text(cut_left(run.target.path, self._target_width), style="dim"))
         if self.show_failed:
             why = (run.error or "").strip().splitlines()
             cells += [status_text(run.status), Text(why[0] if why else "", style="dim")]
         else:
-            for direction in ("read", "write"):
-                stats = run.summary.get(direction)
-                cells.append(
-                    Text(fmt_rate(stats.bw_bytes), justify="right")
-                    if stats
-                    else Text("—", justify="right", style="dim")
-                )
+            cells += list_rate_cells(run)
         return cells
+
+    def _draw_current(self) -> None:
+        """The highlighted run, whole: what the columns had to cut."""
+        box = self.query_one("#history-current", Static)
+        run = self.selected_run
+        if run is None:
+            box.update("")
+            box.display = False
+            return
+        line = Text(f"#{run.id} ", style="bold")
+        line.append_text(name_cell(run))
+        line.append(f" · {run.target.label}", style="dim")
+        if run.target.path not in run.target.label:
+            line.append(f" ({run.target.path})", style="dim")
+        parts: list[Text | ClippedLines] = [line]
+        if run.error:
+            parts.append(ClippedLines(error_lines(run.error), 4, "enter: all", wrap=False))
+        box.update(Group(*parts))
+        box.display = True
 
     # -- selection ---------------------------------------------------------------------------
 
@@ -371,6 +308,10 @@ class HistoryScreen(RunEditing, Screen[None]):
     def selected_run(self) -> RunResult | None:
         run_id = self.selected_id
         return next((r for r in self.runs if r.id == run_id), None)
+
+    @on(DataTable.RowHighlighted, "#history-table")
+    def _row_highlighted(self) -> None:
+        self._draw_current()
 
     # -- filters and keys ---------------------------------------------------------------------
 
@@ -415,182 +356,3 @@ class HistoryScreen(RunEditing, Screen[None]):
 
     def action_back(self) -> None:
         self.dismiss(None)
-
-
-# -- one run --------------------------------------------------------------------------------
-
-
-def env_renderable(env: EnvFingerprint) -> RenderableType:
-    grid = Table.grid(padding=(0, 2))
-    grid.add_column(style="bold", no_wrap=True)
-    grid.add_column()
-
-    def row(key: str, value: str | None) -> None:
-        if value:
-            grid.add_row(key, value)
-
-    row("kernel", env.kernel)
-    row("fio", env.fio_version)
-    row("filesystem", env.fs_type)
-    row("mount options", ",".join(env.mount_options))
-    row("mergerfs", env.mergerfs_version)
-    row("mergerfs options", " ".join(f"{k}={v}" for k, v in sorted(env.mergerfs_options.items())))
-    row("ZFS", env.zfs_version)
-    row("dataset", " ".join(f"{k}={v}" for k, v in sorted(env.zfs_properties.items())))
-    for disk, model in sorted(env.disk_models.items()):
-        row(f"disk {disk}", model)
-    if not grid.rows:
-        return Text("no environment recorded", style="dim")
-    return grid
-
-
-def head_renderable(run: RunResult) -> RenderableType:
-    title = Text(f"#{run.id} ", style="bold")
-    title.append(run.name, style="bold")
-    if run.tags:
-        title.append("  [" + " ".join(run.tags) + "]", style="cyan")
-    grid = Table.grid(padding=(0, 2))
-    grid.add_column(style="bold", no_wrap=True)
-    grid.add_column()
-    disks = ", ".join(run.target.disks) if run.target.disks else "no local disk"
-    where = run.target.label
-    if run.target.path not in where:
-        where += f" ({run.target.path})"
-    grid.add_row("target", f"{where} · disks {disks}")
-    grid.add_row("preset", run.preset or "custom job")
-    grid.add_row(
-        "started", f"{when(run.started_at)} · {duration(run)} · " + status_text(run.status).plain
-    )
-    return Group(title, grid)
-
-
-class RunDetailScreen(RunEditing, Screen[None]):
-    CSS_PATH = "bench.tcss"
-
-    BINDINGS = [
-        Binding("n", "rename", "Rename"),
-        Binding("t", "tag", "Tag"),
-        Binding("d", "delete", "Delete"),
-        Binding("escape", "back", "Back"),
-    ]
-
-    run: var[RunResult | None] = var(None)
-    error: var[str | None] = var(None)
-
-    def __init__(self, run_id: int, *, store_factory: StoreFactory | None = None) -> None:
-        super().__init__(id="run-detail")
-        self.run_id = run_id
-        self.store_factory = store_factory or default_store
-        self.charts = make_charts()
-
-    def compose(self) -> ComposeResult:
-        yield Header()
-        with VerticalScroll(id="detail-body"):
-            yield Static(Text("loading…", style="dim"), id="detail-head")
-            yield Static(id="run-summary")
-            yield Static(id="cache-warning")
-            yield from self.charts
-            yield Static(id="detail-disks-title")
-            yield DevicePanel(average=True, id="devices")
-            yield Static(Text("Environment", style="bold"), classes="detail-section")
-            yield Static(id="detail-env")
-            yield Static(Text("Jobs", style="bold"), classes="detail-section")
-            yield Static(id="detail-jobs")
-        yield Footer()
-
-    def on_mount(self) -> None:
-        self.sub_title = f"run #{self.run_id}"
-        self.query_one("#cache-warning").display = False
-        rows = chart_rows(self.size.height)
-        for chart in self.charts:
-            chart.rows = rows
-        self.query_one("#detail-body").focus()
-        self._load()
-
-    @work(thread=True, exclusive=True, group="history-load", exit_on_error=False)
-    def _load(self) -> None:
-        try:
-            run = self.store_factory().get(self.run_id)
-        except Exception as exc:  # noqa: BLE001
-            self.post_message(HistoryFailed(one_line(exc)))
-            return
-        if run is None:
-            self.post_message(HistoryFailed(f"no run #{self.run_id} in the history"))
-            return
-        self.post_message(RunLoaded(run))
-
-    def on_run_loaded(self, message: RunLoaded) -> None:
-        run = message.result
-        first = self.run is None
-        self.run = run
-        self.query_one("#detail-head", Static).update(head_renderable(run))
-        self.query_one("#run-summary", Static).update(result_renderable(run, cache_shown=True))
-        cache = [w for w in run.warnings if is_cache_warning(w)]
-        box = self.query_one("#cache-warning", Static)
-        box.update(cache_warning_text(cache))
-        box.display = bool(cache)
-        if first:
-            for chart in self.charts:
-                chart.span = len(run.series)
-            feed_charts(self.charts, run.series)
-            self._show_disks(run)
-        self.query_one("#detail-env", Static).update(env_renderable(run.env))
-        jobs = "\n".join(job.to_jobfile() for job in run.jobs)
-        self.query_one("#detail-jobs", Static).update(Text(jobs, style="dim"))
-
-    def _show_disks(self, run: RunResult) -> None:
-        disks = list(dict.fromkeys([*run.target.disks, *(d.device for d in run.device_series)]))
-        panel = self.query_one(DevicePanel)
-        panel.set_disks(disks, run.env.disk_models)
-        panel.load_series(run.device_series)
-        title = self.query_one("#detail-disks-title", Static)
-        if disks and run.device_series:
-            by_t: dict[float, dict[str, float | None]] = {}
-            for sample in run.device_series:
-                point = by_t.setdefault(sample.t, {})
-                point[sample.device] = sample.read_bytes_per_s + sample.write_bytes_per_s
-            chart = LiveChart(
-                "Disks, read + write per second",
-                [(d, d, style) for d, style in zip(disks, _DISK_STYLES * 8, strict=False)],
-                fmt=fmt_rate,
-                rows=self.charts[0].rows,
-                span=len(by_t),
-                hide_empty=False,  # an idle disk is the point: it gets its (empty) strip
-                id="chart-disks",
-            )
-            self.query_one("#detail-body").mount(chart, before=title)
-            chart.extend(sorted(by_t.items()))
-            title.display = False
-        else:
-            title.update(Text("No device samples were recorded for this run.", style="dim"))
-
-    def on_history_failed(self, message: HistoryFailed) -> None:
-        self.error = message.error
-        self.query_one("#detail-head", Static).update(
-            Text(f"Could not load run #{self.run_id}: {message.error}", style="bold red")
-        )
-
-    def on_history_changed(self, message: HistoryChanged) -> None:
-        self.notify(f"Run #{message.run_id} {message.what}.")
-        if message.deleted:
-            self.dismiss(None)
-        else:
-            self._load()
-
-    def action_rename(self) -> None:
-        if self.run is not None:
-            self._edit_run(self.run, "rename")
-
-    def action_tag(self) -> None:
-        if self.run is not None:
-            self._edit_run(self.run, "tag")
-
-    def action_delete(self) -> None:
-        if self.run is not None:
-            self._edit_run(self.run, "delete")
-
-    def action_back(self) -> None:
-        self.dismiss(None)
-
-
-_DISK_STYLES = ("cyan", "yellow", "green", "magenta", "blue", "red")

@@ -19,8 +19,6 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -40,15 +38,26 @@ from tierdeck.app.bench_messages import (
     BenchStarted,
     RunNotSaved,
     RunSaved,
+    message_for,
 )
 from tierdeck.backends.host import Host
 from tierdeck.core.bench_models import RunRequest, RunResult, RunStatus
 from tierdeck.core.errors import one_line
-from tierdeck.core.fio_models import Sample
-from tierdeck.core.jobspec import JobSpec
-from tierdeck.widgets.bars import percent_bar
 from tierdeck.widgets.device_panel import DevicePanel
-from tierdeck.widgets.live_chart import LiveChart, fmt_count, fmt_ns, fmt_rate
+from tierdeck.widgets.live_chart import LiveChart
+from tierdeck.widgets.run_charts import (
+    DiskRateChart,
+    chart_rows,
+    expected_seconds,
+    feed_charts,
+    make_charts,
+)
+from tierdeck.widgets.run_view import (
+    cache_warning_text,
+    is_cache_warning,
+    result_renderable,
+    run_head,
+)
 
 Runner = Callable[
     [Host, RunRequest, Callable[[ev.BenchEvent], None], asyncio.Event | None],
@@ -74,177 +83,32 @@ def default_store() -> RunStore:
     return HistoryStore()
 
 
-# -- shared renderers (the history screen uses them too) -------------------------------------
-
-STATUS_LOOK = {
-    RunStatus.OK: ("✔ ok", "bold green"),
-    RunStatus.FAILED: ("✘ failed", "bold red"),
-    RunStatus.CANCELLED: ("■ cancelled", "bold yellow"),
-}
-
-# Runner notices that mean "these numbers may not be the disks'": shown in a box.
-_CACHE_HINTS = ("cache warning", "page cache", "measure ram", "inflate")
-
-
-def is_cache_warning(text: str) -> bool:
-    lowered = text.lower()
-    return any(hint in lowered for hint in _CACHE_HINTS)
-
-
-def status_text(status: RunStatus) -> Text:
-    label, style = STATUS_LOOK[RunStatus(status)]
-    return Text(label, style=style)
-
-
-def duration(result: RunResult) -> str:
-    if result.finished_at is None:
-        return "?"
-    seconds = max(0.0, result.finished_at - result.started_at)
-    if seconds < 120:
-        return f"{seconds:.1f} s"
-    minutes, secs = divmod(round(seconds), 60)
-    return f"{minutes} min {secs:02d} s"
-
-
-def summary_table(result: RunResult) -> RenderableType:
-    """Per direction: bandwidth, IOPS, mean and p99 latency, as fio reported them."""
-    if not result.summary:
-        return Text("fio reported no completed I/O.", style="dim")
-    table = Table.grid(padding=(0, 2))
-    table.add_column(style="bold")
-    for _ in range(4):
-        table.add_column(justify="right")
-    table.add_row("", *(Text(h, style="dim") for h in ("bandwidth", "IOPS", "lat mean", "lat p99")))
-    for direction, stats in result.summary.items():
-        table.add_row(
-            direction,
-            Text(fmt_rate(stats.bw_bytes), style="bold"),
-            fmt_count(stats.iops),
-            fmt_ns(stats.lat_mean_ns) if stats.lat_mean_ns is not None else "—",
-            fmt_ns(stats.lat_p99_ns) if stats.lat_p99_ns is not None else "—",
-        )
-    return table
-
-
-def result_renderable(
-    result: RunResult, saved: str | None = None, *, cache_shown: bool = False
-) -> RenderableType:
-    """The finished run: status line, numbers, fio's error, warnings. ``cache_shown``:
-    the caller shows the cache warnings in their own box, so leave them out here."""
-    head = Text.assemble(status_text(result.status), f"  after {duration(result)}")
-    head.append(f" · {len(result.series)} samples", style="dim")
-    if saved:
-        head.append(f" · {saved}", style="dim")
-    parts: list[RenderableType] = [head]
-    if result.status is RunStatus.OK or result.summary:
-        parts.append(summary_table(result))
-    if result.status is RunStatus.CANCELLED:
-        parts.append(Text("Cancelled: fio was stopped and its test files removed.", style="yellow"))
-    if result.error:
-        headline, _, details = result.error.strip().partition("\n")
-        parts.append(Text(headline, style="bold red"))
-        if details:
-            parts.append(Text(details, style="red"))
-    for warning in result.warnings:
-        if not (cache_shown and is_cache_warning(warning)):
-            parts.append(Text("⚠ " + warning, style="yellow"))
-    return Group(*parts)
-
-
-def cache_warning_text(warnings: list[str]) -> Text:
-    return Text("\n".join(f"⚠ {w}" for w in warnings), style="bold")
-
-
-# -- chart feeding --------------------------------------------------------------------------
-
-
-def bw_point(sample: Sample) -> dict[str, float | None]:
-    return {"read": sample.read.bw_bytes_per_s, "write": sample.write.bw_bytes_per_s}
-
-
-def iops_point(sample: Sample) -> dict[str, float | None]:
-    return {"read": sample.read.iops, "write": sample.write.iops}
-
-
-def lat_point(sample: Sample) -> dict[str, float | None]:
-    def ns(value: float | int | None) -> float | None:
-        return None if value is None else float(value)
-
-    return {
-        "read_mean": ns(sample.read.lat_mean_ns),
-        "read_p99": ns(sample.read.lat_p99_ns),
-        "write_mean": ns(sample.write.lat_mean_ns),
-        "write_p99": ns(sample.write.lat_p99_ns),
-    }
-
-
-def expected_seconds(jobs: tuple[JobSpec, ...]) -> int | None:
-    """How long fio should measure: stonewall groups run in turn, each as long as its
-    longest runtime. None when a group is bound by size alone (unknown in advance)."""
-    groups: list[list[JobSpec]] = []
-    for job in jobs:
-        if job.stonewall or not groups:
-            groups.append([])
-        groups[-1].append(job)
-    total = 0
-    for group in groups:
-        runtimes = [j.runtime for j in group if j.runtime is not None]
-        if not runtimes:
-            return None
-        total += max(runtimes)
-    return total or None
-
-
-def make_charts(rows: int = 1, span: int | None = None) -> tuple[LiveChart, LiveChart, LiveChart]:
-    rw = (("read", "read", "green"), ("write", "write", "magenta"))
-    return (
-        LiveChart("Bandwidth", rw, fmt=fmt_rate, rows=rows, span=span, id="chart-bw"),
-        LiveChart("IOPS", rw, fmt=fmt_count, rows=rows, span=span, id="chart-iops"),
-        LiveChart(
-            "Latency",
-            (
-                ("read_mean", "r mean", "green"),
-                ("read_p99", "r p99", "dark_green"),
-                ("write_mean", "w mean", "magenta"),
-                ("write_p99", "w p99", "dark_magenta"),
-            ),
-            fmt=fmt_ns,
-            rows=rows,
-            span=span,
-            log_scale=True,
-            id="chart-lat",
-        ),
-    )
-
-
-def feed_charts(
-    charts: tuple[LiveChart, LiveChart, LiveChart], samples: tuple[Sample, ...]
-) -> None:
-    bw, iops, lat = charts
-    bw.extend([(s.t, bw_point(s)) for s in samples])
-    iops.extend([(s.t, iops_point(s)) for s in samples])
-    lat.extend([(s.t, lat_point(s)) for s in samples])
-
-
-def chart_rows(height: int) -> int:
-    """Rows per series strip: one at 80x24, more on a tall terminal."""
-    return 1 if height < 34 else 2 if height < 46 else 3
-
-
 # -- the screen -----------------------------------------------------------------------------
 
 
 class RunScreen(Screen[RunResult | None]):
     CSS_PATH = "bench.tcss"
 
+    _CANCEL = "cancel the run (asks first; fio stops, its files are removed)"
     BINDINGS = [
-        Binding("c", "cancel_run", "Cancel run"),
+        Binding("c", "cancel_run", "Cancel run", tooltip=_CANCEL),
         # escape cancels while fio runs and goes back after: check_action picks one.
-        Binding("escape", "cancel_run", "Cancel run", show=False),
-        Binding("escape", "back", "Back"),
-        Binding("h", "history", "History"),
-        Binding("q", "quit", "Quit"),
+        Binding("escape", "cancel_run", "Cancel run", show=False, tooltip=_CANCEL),
+        Binding("escape", "back", "Back", tooltip="after the run: back to the setup"),
+        Binding("h", "history", "History", tooltip="after the run: this run in the history"),
+        Binding("q", "quit", "Quit", tooltip="quit tierdeck (stops a running fio first, asking)"),
     ]
+    HELP_TITLE = "tierdeck keys: benchmark run"
+    HELP_NOTES = (
+        ("up / down", "scroll: the charts, the disks, fio's command"),
+        ("pgup / pgdn", "page up / down"),
+        ("escape", "close this help"),
+    )
+    HELP_LEGEND = (
+        "Rates in MiB/s (binary, as fio prints them), read before write. The disk strip "
+        "and table show what each disk under the target moved (/proc/diskstats)."
+    )
+    ERROR_ROWS = 5  # of fio's error on a failed run: the rest is in the history
 
     running: var[bool] = var(True)
     """True until the runner returned (or crashed)."""
@@ -282,7 +146,9 @@ class RunScreen(Screen[RunResult | None]):
         self._cancel: asyncio.Event | None = None
         self._cancel_asked = False
         self._quit_after = False
-        self.charts = make_charts(span=expected_seconds(request.jobs))
+        span = expected_seconds(request.jobs)
+        self.charts = make_charts(span=span)
+        self.disk_chart = DiskRateChart(request.target.disks, span=span)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -291,6 +157,7 @@ class RunScreen(Screen[RunResult | None]):
             yield Static(id="run-summary")
             yield Static(id="cache-warning")
             yield from self.charts
+            yield self.disk_chart
             yield DevicePanel(self.request.target.disks, models=self.models, id="devices")
             yield Static(id="run-notices")
             yield Static(id="run-command")
@@ -309,13 +176,20 @@ class RunScreen(Screen[RunResult | None]):
         self._apply_rows()
 
     def _apply_rows(self) -> None:
-        rows = chart_rows(self.size.height)
-        for chart in self.charts:
+        # Every strip counts, drawn yet or not, so the rows do not jump mid-run. Reserved:
+        # header, head, footer, four chart titles, the disk table (title, rows, border).
+        disks = len(self.request.target.disks)
+        rows = chart_rows(self.size.height, 8 + disks, 9 + max(1, disks) + 2)
+        for chart in self.all_charts:
             chart.rows = rows
+
+    @property
+    def all_charts(self) -> tuple[LiveChart, ...]:
+        return (*self.charts, self.disk_chart)
 
     def on_screen_resume(self) -> None:
         # Charts skip drawing while another screen covers this one: catch up now.
-        for chart in self.charts:
+        for chart in self.all_charts:
             chart.resume()
         self.query_one(DevicePanel).refresh(layout=True)
 
@@ -331,18 +205,7 @@ class RunScreen(Screen[RunResult | None]):
 
     def _on_event(self, event: ev.BenchEvent) -> None:
         # Called by the runner, on this loop: turn the event into a message, nothing more.
-        if isinstance(event, ev.SampleReady):
-            self.post_message(BenchSamples((event.sample,)))
-        elif isinstance(event, ev.DevicesReady):
-            self.post_message(BenchDevices((event.samples,)))
-        elif isinstance(event, ev.Progress):
-            self.post_message(BenchProgress(event.fraction, event.eta_s, event.phase))
-        elif isinstance(event, ev.Notice):
-            self.post_message(BenchNotice(event.text))
-        elif isinstance(event, ev.RunStarted):
-            self.post_message(BenchStarted(event.request, event.command))
-        elif isinstance(event, ev.RunEnded):
-            self.post_message(BenchEnded(event.result))
+        self.post_message(message_for(event))
 
     # -- messages -------------------------------------------------------------------------
 
@@ -363,6 +226,7 @@ class RunScreen(Screen[RunResult | None]):
         panel = self.query_one(DevicePanel)
         for interval in message.intervals:
             panel.add_interval(interval)
+        self.disk_chart.add_intervals(message.intervals)
         self.device_intervals += len(message.intervals)
 
     def on_bench_progress(self, message: BenchProgress) -> None:
@@ -425,24 +289,9 @@ class RunScreen(Screen[RunResult | None]):
     # -- drawing --------------------------------------------------------------------------
 
     def _draw_head(self) -> None:
-        target = self.request.target
-        # One line each, whatever the path length: the phase line must stay visible.
-        line1 = Text(target.label, style="bold", no_wrap=True, overflow="ellipsis")
-        disks = ", ".join(target.disks) if target.disks else "no local disk"
-        line1.append(f" · disks {disks}", style="dim")
-        line2 = Text(no_wrap=True, overflow="ellipsis")
-        if self.result is not None:
-            line2.append_text(status_text(self.result.status))
-            line2.append(" · finished · escape: back to the setup", style="dim")
-        elif not self.running:
-            line2.append("✘ the run did not start", style="bold red")
-        else:
-            style = "bold yellow" if self.phase == ev.PHASE_STOPPING else "bold cyan"
-            line2.append(f"{self.phase:<12}", style=style)
-            line2.append_text(percent_bar(self.fraction * 100, width=20))
-            eta = f"{self.eta_s:.0f} s" if self.eta_s is not None else "…"
-            line2.append(f"  ETA {eta}  t={self.last_t:.0f} s", style="dim")
-        self.query_one("#run-head", Static).update(Group(line1, line2))
+        progress = None if not self.running else (self.phase, self.fraction, self.eta_s)
+        head = run_head(self.request.target, self.result, progress, self.last_t)
+        self.query_one("#run-head", Static).update(head)
 
     def _draw_cache_warning(self, warnings: list[str]) -> None:
         box = self.query_one("#cache-warning", Static)
@@ -466,14 +315,19 @@ class RunScreen(Screen[RunResult | None]):
         else:
             saved = "saving…"
         summary = self.query_one("#run-summary", Static)
-        summary.update(result_renderable(result, saved, cache_shown=True))
+        hint = "h: the run in the history has them all" if self.saved_id else "kept in the history"
+        summary.update(
+            result_renderable(
+                result, saved, cache_shown=True, error_rows=self.ERROR_ROWS, more_hint=hint
+            )
+        )
         summary.display = True
         summary.set_class(result.status is not RunStatus.OK, "-problem")
         # The result's warnings are the complete list: its cache ones go in the box.
         self.cache_warnings = [w for w in result.warnings if is_cache_warning(w)]
         self._draw_cache_warning(self.cache_warnings)
         if not result.series:  # nothing was measured: empty charts would only take room
-            for chart in self.charts:
+            for chart in self.all_charts:
                 chart.display = False
         self.query_one("#run-body", VerticalScroll).scroll_home(animate=False)
 

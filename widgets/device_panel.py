@@ -1,7 +1,8 @@
 """Per-disk I/O during a benchmark: which physical disks really take the load.
 
 One row per disk under the target (in the target's order, so rows never jump):
-read and write rate, IOPS, a utilisation bar, and the bytes moved since the run began.
+read and write rate (MiB/s, binary as fio prints them; read before write), IOPS, a
+utilisation bar, and the bytes moved since the run began.
 The disks doing the work stand out (bold, coloured bar); idle ones are dimmed. That is
 the whole point: a mergerfs create policy putting every byte on one branch, or a ZFS
 mirror splitting reads, is visible at a glance.
@@ -25,23 +26,23 @@ IDLE_BYTES_PER_S = 64 * 1024  # below this and IDLE_UTIL a disk counts as idle
 IDLE_UTIL = 1.0
 NAME_WIDTH = 9
 BAR_WIDTH = 10
+RATE_WIDTH = 10  # "1023 MiB/s"
+MOVED_WIDTH = 8  # "1023 MiB"
 
 
 def fmt_short_rate(bytes_per_s: float) -> str:
-    """``151M/s``: compact binary units for narrow columns."""
-    value = bytes_per_s
-    for unit in ("B", "K", "M", "G", "T"):
-        if abs(value) < 1024 or unit == "T":
-            return f"{value:.0f}{unit}/s" if unit == "B" or value >= 100 else f"{value:.1f}{unit}/s"
-        value /= 1024
-    raise AssertionError("unreachable")  # pragma: no cover
+    """``151 MiB/s``: binary units as fio prints them, at most 10 cells wide."""
+    return fmt_short_bytes(bytes_per_s) + "/s"
 
 
 def fmt_short_bytes(n: float) -> str:
+    """``116 MiB``, ``97.4 MiB``, ``0 B``: at most 8 cells wide."""
     value = n
-    for unit in ("B", "K", "M", "G", "T"):
-        if abs(value) < 1024 or unit == "T":
-            return f"{value:.0f}{unit}" if unit == "B" or value >= 100 else f"{value:.1f}{unit}"
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(value) < 1024 or unit == "TiB":
+            if unit == "B" or value >= 100:
+                return f"{value:.0f} {unit}"
+            return f"{value:.1f} {unit}"
         value /= 1024
     raise AssertionError("unreachable")  # pragma: no cover
 
@@ -167,8 +168,8 @@ class DevicePanel(Widget):
         out = Text(no_wrap=True, overflow="crop")
         what = "average" if self.average else "now"
         out.append(
-            f"{'Disks':<{NAME_WIDTH}}{'read':>9} {'write':>9} {'IOPS':>7}  "
-            f"{'util (' + what + ')':<{BAR_WIDTH + 6}}{'moved':>8}",
+            f"{'Disks':<{NAME_WIDTH}}{'read':>{RATE_WIDTH}} {'write':>{RATE_WIDTH}} "
+            f"{'IOPS':>7}  {'util (' + what + ')':<{BAR_WIDTH + 6}}{'moved':>{MOVED_WIDTH}}",
             style="bold",
         )
         if not self.stats:
@@ -187,11 +188,14 @@ class DevicePanel(Widget):
             out.append(
                 f"{name[: NAME_WIDTH - 1]:<{NAME_WIDTH}}", style="bold cyan" if busy else "dim"
             )
-            out.append(f"{fmt_short_rate(read):>9} {fmt_short_rate(write):>9} ", style=style)
+            out.append(
+                f"{fmt_short_rate(read):>{RATE_WIDTH}} {fmt_short_rate(write):>{RATE_WIDTH}} ",
+                style=style,
+            )
             out.append(f"{fmt_count(iops):>7}  ", style=style)
             out.append_text(util_bar(util, busy=busy))
             out.append(f"{util:4.0f}%", style=style)
-            out.append(f"{fmt_short_bytes(stats.moved):>9}", style=style)
+            out.append(f"{fmt_short_bytes(stats.moved):>{MOVED_WIDTH + 1}}", style=style)
             if show_models and name in self.models:
                 out.append(f"  {self.models[name]}", style="dim")
         return out

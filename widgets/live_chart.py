@@ -13,6 +13,10 @@ Layout, for ``rows`` rows per series::
     read   ▁▂▅▇███▇▇█▇                 151 MiB/s   <- label, bars, current value
     write                                  0 B/s
 
+From ``AVG_FROM_WIDTH`` columns on, the run's mean follows the current value on the
+series' first row ("151 MiB/s  avg 120 MiB/s"): on a row of its own, under the label
+column, it read as one more series.
+
 Series with no data yet are not drawn (a write-only job shows one strip); all series of
 a chart share one scale, so read and write compare at a glance. Tests read
 ``render_at(width).plain`` and :meth:`values` / :meth:`points` instead of pixels.
@@ -34,6 +38,8 @@ Formatter = Callable[[float], str]
 BLOCKS = " ▁▂▃▄▅▆▇█"  # eighths of a cell, bottom-aligned
 LABEL_WIDTH = 7
 VALUE_WIDTH = 11
+AVG_WIDTH = 6 + VALUE_WIDTH  # "  avg " and the mean, right after the current value
+AVG_FROM_WIDTH = 100  # narrower charts keep their cells for the bars
 MAX_POINTS_PER_CELL = 2  # the STYLE cap: downsample to at most ~2x the drawable width
 DEFAULT_CAPACITY = 3600  # one hour of 1 Hz samples
 
@@ -178,6 +184,15 @@ class LiveChart(Widget):
             self._append(point, t)
         self._changed()
 
+    def add_series(self, key: str, label: str, style: str) -> None:
+        """A series that appears mid-run (a disk the target did not list): no data for
+        the intervals before it."""
+        if key in self._series:
+            return
+        values: deque[float | None] = deque([None] * len(self._times), maxlen=self.capacity)
+        self._series[key] = Series(key, label, style, values)
+        self._changed()
+
     def clear(self) -> None:
         for series in self._series.values():
             series.values.clear()
@@ -310,7 +325,8 @@ class LiveChart(Widget):
                 out.append(f" · log scale from {self.fmt(low or 0)}", style="dim")
         else:
             out.append(" · waiting for data", style="dim")
-        bar_width = max(1, width - LABEL_WIDTH - VALUE_WIDTH - 1)
+        with_avg = width >= AVG_FROM_WIDTH
+        bar_width = max(1, width - LABEL_WIDTH - VALUE_WIDTH - 1 - (AVG_WIDTH if with_avg else 0))
         for key in self.visible_keys:
             series = self._series[key]
             points = self.points(key, bar_width)
@@ -318,17 +334,18 @@ class LiveChart(Widget):
             current = self.latest(key)
             for row in range(self.rows):
                 out.append("\n")
-                mean = self._mean(key) if row == 1 else None
-                label = series.label if row == 0 else "  avg" if mean is not None else ""
-                style = series.style if row == 0 else "dim"
-                out.append(label[: LABEL_WIDTH - 1].ljust(LABEL_WIDTH), style=style)
+                label = series.label if row == 0 else ""
+                out.append(label[: LABEL_WIDTH - 1].ljust(LABEL_WIDTH), style=series.style)
                 bars = "".join(col[row] for col in columns).ljust(bar_width)
                 out.append(bars, style=series.style)
-                if row == 0:
-                    value = self.fmt(current) if current is not None else "—"
-                    out.append(" " + value.rjust(VALUE_WIDTH), style="bold")
-                elif mean is not None:
-                    out.append(" " + self.fmt(mean).rjust(VALUE_WIDTH), style="dim")
+                if row != 0:
+                    continue
+                value = self.fmt(current) if current is not None else "—"
+                out.append(" " + value.rjust(VALUE_WIDTH), style="bold")
+                if with_avg:
+                    mean = self._mean(key)
+                    if mean is not None:
+                        out.append(f"  avg {self.fmt(mean)}", style="dim")
         return out
 
     def _mean(self, key: str) -> float | None:

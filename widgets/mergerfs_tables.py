@@ -53,7 +53,8 @@ class MergerfsPoolTable(DataTable[Text | str]):
         self.add_column("Free", key="free")
         self.add_column("Used", key="bar")
         self.add_column("Create", key="create")
-        self.add_column("Br", key="branches")
+        # Spelled out: "Br" read as a header cut short.
+        self.add_column("Branches", key="branches")
 
     def on_resize(self) -> None:
         if self.pools and self.size.width != self._built_width:
@@ -64,7 +65,7 @@ class MergerfsPoolTable(DataTable[Text | str]):
         self.pools = pools
         self.clear()
         self._built_width = self.size.width
-        room = _path_room(self, 44)
+        room = _path_room(self, 50)
         for pool in pools:
             if pool.error:
                 self.add_row(

@@ -8,16 +8,23 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Select
+from textual.widgets import DataTable, Select, Static
 from tierdeck.app.history import HistoryStore
 from tierdeck.app.tui import TierdeckApp
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.bench_models import RunStatus
 from tierdeck.screens.confirm import ConfirmScreen, PromptScreen
 from tierdeck.screens.history import HistoryScreen, RunDetailScreen
+from tierdeck.widgets.live_chart import fmt_rate
 
-from tests.pilot.waiting import screen_text, wait_for_inventory
-from tests.snapshot_apps.bench_data import fill_history, until
+from tests.pilot.waiting import screen_text, shown_text, wait_for_inventory
+from tests.snapshot_apps.bench_data import (
+    as_stored_before_0_2,
+    fill_history,
+    load_events,
+    result_of,
+    until,
+)
 
 SIZE = (80, 24)
 RECORDED = (
@@ -192,3 +199,90 @@ async def test_unreadable_history_is_shown_not_fatal(
         screen = await open_history(pilot, app)
         assert screen.error is not None
         assert "Could not read the history" in screen_text(app)
+
+
+@pytest.fixture
+def suite_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> HistoryStore:
+    """A suite (four jobs, 1M and 4K), a run stored before 0.2, and a cached run."""
+    monkeypatch.setenv("TIERDECK_DATA_DIR", str(tmp_path / "data"))
+    history = HistoryStore()
+    fill_history(history, ("pool_write", "suite_mixed"))
+    history.save(as_stored_before_0_2(result_of(load_events("clones_write"))))
+    return history
+
+
+async def test_a_suite_lists_jobs_not_a_mixed_average(
+    demo_host: RecordedHost, suite_store: HistoryStore
+) -> None:
+    app = TierdeckApp(demo_host, demo=True, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(pilot, app)
+        suite = suite_store.get(2)
+        assert suite is not None and suite.mixed_jobs
+        table = screen.query_one("#history-table", DataTable)
+        row = [str(cell) for cell in table.get_row("2")]
+        assert row[-2:] == ["2 jobs", "2 jobs"]  # read jobs, write jobs
+        mixed_average = fmt_rate(suite.summary["read"].bw_bytes)
+        assert mixed_average not in screen_text(app)
+        # opened: one row per job, the whole run below them
+        table.move_cursor(row=table.get_row_index("2"))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the detail")
+        detail = app.screen
+        assert isinstance(detail, RunDetailScreen)
+        await until(pilot, lambda: detail.run is not None, "the run loaded")
+        text = screen_text(app)
+        for job in suite.job_summaries:
+            assert job.name in text
+        assert "all jobs" in text and "compare the jobs" in text
+
+
+async def test_old_runs_are_marked_in_the_list_and_the_detail(
+    demo_host: RecordedHost, suite_store: HistoryStore
+) -> None:
+    app = TierdeckApp(demo_host, demo=True, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(pilot, app)
+        table = screen.query_one("#history-table", DataTable)
+        names = {key.value: str(table.get_row(key)[2]) for key in table.rows}
+        assert names["3"].startswith("† old clones")
+        assert not names["2"].startswith("†") and not names["1"].startswith("†")
+        legend = str(screen.query_one("#history-legend", Static).render())
+        assert "† clones shared one file (stored before 0.2)" in legend
+        assert "⚠ the page cache may have inflated" in legend  # run 1, pool_write
+        assert "clones shared one file" in screen_text(app)
+        table.move_cursor(row=table.get_row_index("3"))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the detail")
+        detail = app.screen
+        assert isinstance(detail, RunDetailScreen)
+        await until(pilot, lambda: detail.run is not None, "the run loaded")
+        summary = shown_text(detail.query_one("#run-summary"))
+        assert (
+            "† stored before 0.2: its numjobs clones shared one test file, so these figures "
+            "are lower than plain fio's"
+        ) in summary.splitlines()
+        assert suite_store.get(3) is not None  # marked, never deleted
+
+
+async def test_the_highlighted_run_is_readable_in_full_at_80_columns(
+    demo_host: RecordedHost, store: HistoryStore
+) -> None:
+    store.rename(2, "branch randrw 4k on the ext4 hdd0, after moving the journal")
+    app = TierdeckApp(demo_host, demo=True, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(pilot, app)
+        table = screen.query_one("#history-table", DataTable)
+        table.move_cursor(row=table.get_row_index("2"))
+        await pilot.pause()
+        current = " ".join(screen_text(app).split())
+        assert "#2 branch randrw 4k on the ext4 hdd0, after moving the journal" in current
+        run = store.get(2)
+        assert run is not None and run.target.path in current
+        # the failed view: the reason, whole, for the highlighted run
+        await pilot.press("f")
+        await reloaded(pilot, screen, 1)
+        table.move_cursor(row=table.get_row_index("6"))
+        await pilot.pause()
+        text = " ".join(screen_text(app).split())
+        assert "fio: engine nosuchengine not loadable" in text

@@ -9,13 +9,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+import pytest
 from textual.widgets import Static
 from tierdeck.app import bench_events as ev
-from tierdeck.core.bench_models import RunRequest, RunResult, RunStatus
+from tierdeck.core.bench_models import DeviceSample, RunRequest, RunResult, RunStatus
 from tierdeck.screens.confirm import ConfirmScreen
 from tierdeck.screens.run import RunScreen
 from tierdeck.widgets.device_panel import DevicePanel
-from tierdeck.widgets.live_chart import LiveChart
+from tierdeck.widgets.live_chart import LiveChart, fmt_rate
+from tierdeck.widgets.run_charts import DiskRateChart
 
 from tests.pilot.waiting import screen_text
 from tests.snapshot_apps.bench_data import (
@@ -144,3 +146,103 @@ async def test_a_burst_of_samples_coalesces_without_losing_any() -> None:
         assert screen.samples_seen == 300
         assert chart.times == [float(i) for i in range(300)]
         assert screen.sample_batches < 300
+
+
+async def test_the_live_screen_has_the_per_disk_strip() -> None:
+    """The strip of the history's detail view, fed live from BenchDevices."""
+    app = RunScreenApp("pool_write", samples=3)
+    events = app.events
+    async with app.run_test(size=SIZE) as pilot:
+        screen = run_screen(app)
+        await until(pilot, lambda: app.paused, "the run in progress")
+        await until(pilot, lambda: screen.device_intervals > 0, "device samples")
+        strip = screen.query_one("#chart-disks", DiskRateChart)
+        assert strip is screen.disk_chart
+        intervals = [e.samples for e in events if isinstance(e, ev.DevicesReady)]
+        seen = intervals[: screen.device_intervals]
+        for disk in ("loop2", "loop3"):
+            want = [
+                next(s.read_bytes_per_s + s.write_bytes_per_s for s in i if s.device == disk)
+                for i in seen
+            ]
+            assert strip.values(disk) == want
+        assert strip.times == [i[0].t for i in seen]
+        assert any(v for v in strip.values("loop2")) and not any(strip.values("loop3"))
+        assert strip.visible_keys == ["loop2", "loop3"]  # the idle disk keeps its strip
+        # Same class as the detail view's: one implementation.
+        from tierdeck.screens.run_detail import DiskRateChart as DetailChart
+
+        assert DetailChart is DiskRateChart
+
+
+async def test_a_disk_the_target_did_not_list_gets_a_strip() -> None:
+    strip = DiskRateChart(("sdb",))
+    strip.add_intervals(
+        [
+            (DeviceSample(1.0, "sdb", 0, 5.0, 0, 1, 1),),
+            (
+                DeviceSample(2.0, "sdb", 0, 6.0, 0, 1, 1),
+                DeviceSample(2.0, "sdc", 1.0, 2.0, 1, 1, 1),
+            ),
+        ]
+    )
+    assert strip.values("sdb") == [5.0, 6.0]
+    assert strip.values("sdc") == [None, 3.0]
+    assert strip.visible_keys == ["sdb", "sdc"]
+
+
+async def test_a_long_fio_error_does_not_push_the_charts_away() -> None:
+    """ENOSPC on a real ext4: fio's lines (folded by the runner) are more than the
+    failure screen shows; it cuts them with a count, the charts stay on screen."""
+    app = RunScreenApp("failed_nospace")
+    result = result_of(app.events)
+    assert result.error is not None and len(result.error.splitlines()) >= 4
+    async with app.run_test(size=SIZE) as pilot:
+        screen = run_screen(app)
+        await until(pilot, lambda: screen.saved_id is not None, "the failed run saved")
+        text = screen_text(app)
+        assert "✘ failed" in text and "No space left on device" in text
+        assert "more line" in text  # "… N more lines (…)"
+        assert "Choose a smaller size" not in text  # the last line: in the history
+        summary = screen.query_one("#run-summary", Static)
+        assert summary.region.height <= 1 + RunScreen.ERROR_ROWS + 2
+        chart = screen.query_one("#chart-bw", LiveChart)
+        assert chart.display and chart.region.bottom <= app.size.height - 1  # visible
+
+
+async def test_a_suite_shows_each_job_and_all_jobs_is_not_the_headline() -> None:
+    app = RunScreenApp("suite_mixed")
+    result = result_of(app.events)
+    assert result.mixed_jobs and len(result.job_summaries) == 4
+    async with app.run_test(size=SIZE) as pilot:
+        screen = run_screen(app)
+        await until(pilot, lambda: screen.saved_id is not None, "the suite saved")
+        lines = screen_text(app).splitlines()
+        for job in result.job_summaries:
+            [row] = [line for line in lines if f" {job.name} " in line]
+            [(direction, stats)] = job.directions.items()
+            assert fmt_rate(stats.bw_bytes) in row
+            assert direction in row  # "randwrite 4K", "read 1M" ...
+        [every] = [line for line in lines if "all jobs " in line and "read" in line]
+        assert fmt_rate(result.summary["read"].bw_bytes) in every
+        assert any("compare the jobs" in line for line in lines)
+        # the headline order: jobs first, the whole run after them
+        first_job = next(i for i, line in enumerate(lines) if "write_throughput" in line)
+        assert first_job < lines.index(every)
+
+
+@pytest.mark.parametrize(("size", "rows"), [((80, 24), 1), ((160, 50), 4)])
+async def test_charts_grow_on_a_tall_terminal_and_fit_a_small_one(
+    size: tuple[int, int], rows: int
+) -> None:
+    app = RunScreenApp("branch_randrw", samples=4)
+    async with app.run_test(size=size) as pilot:
+        screen = run_screen(app)
+        await until(pilot, lambda: app.paused, "the run in progress")
+        await pilot.pause()
+        assert [c.rows for c in screen.all_charts] == [rows] * 4
+        bw = screen.query_one("#chart-bw", LiveChart)
+        assert bw.size.height == 1 + rows * 2  # title, then read and write strips
+        if rows > 1:  # every chart strip, and the disk table, on one screen
+            panel = screen.query_one(DevicePanel)
+            assert panel.region.bottom <= size[1] - 1

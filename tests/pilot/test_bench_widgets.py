@@ -5,13 +5,19 @@ Charts are asserted on their data and on ``render_at(width).plain``, not on pixe
 
 from __future__ import annotations
 
+import dataclasses
+import io
+
+from rich.console import Console
+from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.message import Message
 from tierdeck.app.bench_messages import BenchDevices, BenchProgress, BenchSamples
 from tierdeck.core.bench_models import DeviceSample
 from tierdeck.core.fio_models import DirectionSample, Sample
-from tierdeck.widgets.device_panel import DevicePanel, fmt_short_rate
+from tierdeck.widgets.device_panel import DevicePanel, fmt_short_bytes, fmt_short_rate
 from tierdeck.widgets.live_chart import (
+    BLOCKS,
     LABEL_WIDTH,
     VALUE_WIDTH,
     LiveChart,
@@ -21,8 +27,9 @@ from tierdeck.widgets.live_chart import (
     fmt_ns,
     fmt_rate,
 )
+from tierdeck.widgets.run_view import ClippedLines, list_rate_cells, summary_table
 
-from tests.snapshot_apps.bench_data import load_events
+from tests.snapshot_apps.bench_data import load_events, result_of
 
 MiB = 1024 * 1024
 RW = (("read", "read", "green"), ("write", "write", "magenta"))
@@ -50,8 +57,11 @@ def test_units() -> None:
     assert fmt_ns(179_700) == "179.7 µs"
     assert fmt_ns(104_300_000) == "104.3 ms"
     assert fmt_ns(2_500_000_000) == "2.50 s"
-    assert fmt_short_rate(97.4 * MiB) == "97.4M/s"
-    assert fmt_short_rate(813 * 1024) == "813K/s"
+    # One convention in every table: binary units spelled as fio spells them.
+    assert fmt_short_rate(97.4 * MiB) == "97.4 MiB/s"
+    assert fmt_short_rate(813 * 1024) == "813 KiB/s"
+    assert fmt_short_rate(1023 * MiB) == "1023 MiB/s"
+    assert fmt_short_bytes(116.4 * MiB) == "116 MiB"
 
 
 def test_bar_cells_bottom_up_with_a_sliver_for_small_values() -> None:
@@ -128,12 +138,21 @@ def test_chart_log_scale_for_latency() -> None:
     assert "log scale from 200.0 µs" in chart.render_at(70).plain.splitlines()[0]
 
 
-def test_chart_avg_row_when_taller() -> None:
-    chart = LiveChart("IOPS", RW, fmt=fmt_count, rows=2)
+def test_chart_average_follows_the_current_value_never_a_row_of_its_own() -> None:
+    chart = LiveChart("IOPS", RW, fmt=fmt_count, rows=3)
     chart.extend([(1.0, {"read": 100.0}), (2.0, {"read": 300.0})])
-    lines = chart.render_at(50).plain.splitlines()
-    assert lines[1].startswith("read") and lines[1].rstrip().endswith("300")
-    assert lines[2].startswith("  avg") and lines[2].rstrip().endswith("200")
+    wide = chart.render_at(120).plain.splitlines()
+    assert len(wide) == 1 + 3  # the title, then one series of three rows
+    assert wide[1].startswith("read") and wide[1].rstrip().endswith("300  avg 200")
+    # The rows under a series carry its bars only: nothing in the label column that
+    # could read as another series, and no value beside them.
+    for row in wide[2:]:
+        assert row[:LABEL_WIDTH].strip() == ""
+        assert set(row[LABEL_WIDTH:].strip()) <= set(BLOCKS)
+    assert len(wide[1]) <= 120
+    # Narrow (80 columns) keeps its cells for the bars: the current value only.
+    narrow = chart.render_at(70).plain.splitlines()
+    assert narrow[1].rstrip().endswith("300") and "avg" not in chart.render_at(70).plain
 
 
 # -- the device panel ---------------------------------------------------------------------------
@@ -154,8 +173,11 @@ def test_device_panel_shows_which_disk_took_the_io() -> None:
     assert panel.busy("loop2") and not panel.busy("loop3")
     text = panel.render_at(80).plain.splitlines()
     assert text[0].split() == ["Disks", "read", "write", "IOPS", "util", "(now)", "moved"]
-    assert text[1].split()[0] == "loop2" and text[1].split()[-1] == "116M"
-    assert text[2].split() == ["loop3", "0B/s", "0B/s", "0", "░░░░░░░░░░", "0%", "0B"]
+    assert text[1].split()[0] == "loop2" and text[1].split()[-2:] == ["116", "MiB"]
+    assert text[2].split() == ["loop3", "0", "B/s", "0", "B/s", "0", "░░░░░░░░░░", "0%", "0", "B"]
+    # read before write, as everywhere
+    assert text[0].index("read") < text[0].index("write")
+    assert all(len(line) <= 80 for line in text)
 
 
 def test_device_panel_average_mode_and_no_disks() -> None:
@@ -204,3 +226,43 @@ async def test_hidden_chart_waits_to_draw() -> None:
         await pilot.pause()
         assert not chart._stale  # noqa: SLF001
         assert "5 B/s" in chart.render().plain
+
+
+# -- result renderers ---------------------------------------------------------------------------
+
+
+def plain(renderable: object, width: int = 80) -> str:
+    console = Console(width=width, file=io.StringIO(), record=True, legacy_windows=False)
+    console.print(renderable)
+    return console.export_text(styles=False)
+
+
+def test_read_comes_before_write_whatever_order_fio_gave() -> None:
+    result = result_of(load_events("branch_randrw"))
+    flipped = dataclasses.replace(result, summary=dict(reversed(list(result.summary.items()))))
+    assert list(flipped.summary) == ["write", "read"]
+    lines = plain(summary_table(flipped)).splitlines()
+    assert lines[1].split()[0] == "read" and lines[2].split()[0] == "write"
+
+
+def test_a_long_error_is_cut_with_a_count() -> None:
+    lines = [Text("fio exited with status 1")] + [
+        Text(f"fio: io_u error on file /mnt/x/.tierdeck-bench.job.{i}.0: No space left")
+        for i in range(10)
+    ]
+    out = plain(ClippedLines(lines, 4, "the history has them all"), width=40).splitlines()
+    assert len(out) == 4
+    assert out[0] == "fio exited with status 1"
+    assert out[-1].startswith("… 9 more lines") or out[-1].startswith("… 10 more lines")
+    everything = plain(ClippedLines(lines, None), width=200).splitlines()
+    assert len(everything) == 11  # the detail view shows them all
+    one_row_each = plain(ClippedLines(lines[:3], 3, wrap=False), width=30).splitlines()
+    assert len(one_row_each) == 3 and one_row_each[1].endswith("…")
+
+
+def test_a_suite_in_the_list_counts_jobs_per_direction() -> None:
+    suite = result_of(load_events("suite_mixed"))
+    assert [c.plain for c in list_rate_cells(suite)] == ["2 jobs", "2 jobs"]
+    single = result_of(load_events("stonewall_step"))  # two jobs, both write 1M: alike
+    assert not single.mixed_jobs
+    assert [c.plain for c in list_rate_cells(single)] == ["—", "64.7 MiB/s"]

@@ -10,7 +10,6 @@ from tierdeck.app.tui import TierdeckApp
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.errors import ToolFailed
 from tierdeck.core.models import Inventory
-from tierdeck.screens.help import KEYS, HelpScreen
 from tierdeck.widgets.disk_table import DiskTable
 from tierdeck.widgets.mergerfs_tables import BranchTable, MergerfsPoolTable
 from tierdeck.widgets.pool_tree import PoolTree, VdevRef
@@ -120,29 +119,6 @@ async def test_r_refreshes(demo_host: RecordedHost, demo_collector: CountingColl
         await wait_for_inventory(pilot, app, after=1)
         assert demo_collector.calls == 2
         assert app.refreshes == 2
-
-
-async def test_help_lists_every_key_and_escape_closes(
-    demo_host: RecordedHost, demo_collector: CountingCollector
-) -> None:
-    app = demo_app(demo_host, demo_collector)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_inventory(pilot, app)
-        await pilot.press("question_mark")
-        await pilot.pause()
-        assert isinstance(app.screen, HelpScreen)
-        text = screen_text(app)
-        # Whole keys, not substrings: "b" must not pass because "tab" is listed.
-        listed = {token for key, _ in KEYS for token in key.replace("/", " ").split()}
-        bindings = [*app.BINDINGS, *app.get_screen("dashboard").BINDINGS]
-        for binding in bindings:
-            key = binding.key_display or binding.key  # type: ignore[union-attr]
-            assert key in listed, f"help does not list {key}"
-        assert "refresh the inventory" in text
-        await pilot.press("escape")
-        await pilot.pause()
-        assert not isinstance(app.screen, HelpScreen)
-        assert app.screen.id == "dashboard"
 
 
 async def test_zpool_shows_its_vdev_tree(

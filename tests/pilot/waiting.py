@@ -9,6 +9,8 @@ from collections.abc import Callable
 from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
+from textual.widget import Widget
+from textual.widgets import Static
 from tierdeck.app.tui import TierdeckApp
 
 TIMEOUT = 10.0
@@ -46,3 +48,19 @@ def screen_text(app: App[None]) -> str:
         app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
     )
     return console.export_text(styles=False)
+
+
+def shown_text(widget: Widget) -> str:
+    """What ``widget`` shows, as plain text without the wrapping the terminal gives it
+    (which depends on the width, and on the length of pytest's tmp paths). Fails unless
+    the widget is displayed and at least partly on screen, so a test still checks that
+    the user can see it."""
+    assert widget.display and widget.visible, f"{widget!r} is hidden"
+    visible = widget.screen._compositor.visible_widgets  # noqa: SLF001 - what is painted
+    assert widget in visible, f"{widget!r} is not on screen"
+    region, clip = visible[widget]
+    assert region.intersection(clip).area > 0, f"{widget!r} is scrolled out of view"
+    content = widget.content if isinstance(widget, Static) else widget.render()
+    console = Console(width=10_000, file=io.StringIO(), record=True, legacy_windows=False)
+    console.print(content)
+    return "\n".join(line.rstrip() for line in console.export_text(styles=False).splitlines())

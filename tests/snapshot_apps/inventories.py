@@ -233,3 +233,118 @@ def degraded_inventory() -> Inventory:
         is_root=False,
         kernel="5.15.0-52-generic",
     )
+
+
+def _loop(index: int, size: int, *, fs_type: str | None = None) -> Disk:
+    return Disk(
+        name=f"loop{index}",
+        path=f"/dev/loop{index}",
+        major_minor=f"7:{index}",
+        kind=DiskKind.VIRTUAL,
+        size_bytes=size,
+        rotational=False,
+        transport="loop",
+        backing_file=f"/srv/lab/images/loop{index}.img",
+        fs_type=fs_type,
+    )
+
+
+LAB = "/srv/lab"
+
+
+def lab_inventory() -> Inventory:
+    """The lab NAS of app/lab.py (btrfs raid1 "cache" on loop0+loop1, ext4 hdd0 on
+    loop2, xfs hdd1 on loop3, mergerfs pool/slow = hdd0:hdd1 and pool/cached =
+    cache:hdd0:hdd1), plus what a disk row can also be: loop4 unused, sdg a member of
+    md127 (mounted on /mnt/backup), sdc a leaf of ZFS pool tank (mounted on /tank)."""
+    M = 1024**2
+    disks = (
+        _hdd("sdc", 32, "WDC WD180EDGZ-11", "2VH7TM9L", 18 * T, "0:0:0:0"),
+        Disk(
+            name="sdg",
+            path="/dev/sdg",
+            major_minor="8:96",
+            kind=DiskKind.HDD,
+            size_bytes=8 * T,
+            rotational=True,
+            model="WDC WD80EFZX-68U",
+            partitions=(
+                Partition(
+                    "sdg1", "/dev/sdg1", 1, 8 * T, "8:97", "linux_raid_member", holders=("md127",)
+                ),
+            ),
+        ),
+        _loop(0, 256 * M, fs_type="btrfs"),
+        _loop(1, 256 * M, fs_type="btrfs"),
+        _loop(2, 320 * M, fs_type="ext4"),
+        _loop(3, 320 * M, fs_type="xfs"),
+        _loop(4, 128 * M),
+    )
+    mounts = (
+        _mount(40, "0:45", f"{LAB}/mnt/cache", "btrfs", "/dev/loop0", 256 * M, 4 * M),
+        _mount(41, "7:2", f"{LAB}/mnt/hdd0", "ext4", "/dev/loop2", 300 * M, 20 * M),
+        _mount(42, "7:3", f"{LAB}/mnt/hdd1", "xfs", "/dev/loop3", 300 * M, 30 * M),
+        _mount(43, "0:50", f"{LAB}/pool/slow", "fuse.mergerfs", "lab-slow", 600 * M, 50 * M),
+        _mount(44, "0:51", f"{LAB}/pool/cached", "fuse.mergerfs", "lab-cached", 856 * M, 54 * M),
+        _mount(45, "9:127", "/mnt/backup", "ext4", "/dev/md127", 100 * G, 5 * G),
+        _mount(46, "0:60", "/tank", "zfs", "tank", 18 * T, 1 * T),
+    )
+
+    def branch(name: str) -> MergerfsBranch:
+        return MergerfsBranch(f"{LAB}/mnt/{name}", BranchMode.RW, None, 300 * M, 250 * M)
+
+    def pool(name: str, branches: tuple[str, ...], policy: str) -> MergerfsPool:
+        return MergerfsPool(
+            mountpoint=f"{LAB}/pool/{name}",
+            fsname=f"lab-{name}",
+            version="2.33.5",
+            branches=tuple(branch(b) for b in branches),
+            options={"category.create": policy, "minfreespace": "16M"},
+            create_policy=policy,
+            minfreespace_bytes=16 * M,
+            size_bytes=len(branches) * 300 * M,
+            avail_bytes=len(branches) * 250 * M,
+        )
+
+    cache = BtrfsFilesystem(
+        uuid="5d1b7c1e-0a4e-4d0f-9a53-6f1c4f7e2b10",
+        label="cache",
+        devices=(BtrfsDevice(1, "/dev/loop0", 256 * M), BtrfsDevice(2, "/dev/loop1", 256 * M)),
+        allocations=(BtrfsAllocation("data", "RAID1", 64 * M, 4 * M),),
+        mountpoints=(f"{LAB}/mnt/cache",),
+    )
+    tank = ZPool(
+        name="tank",
+        state="ONLINE",
+        vdevs=(Vdev("sdc", VdevKind.DISK, "ONLINE"),),
+        size_bytes=18 * T,
+    )
+    md = MdArray(
+        name="md127",
+        level="raid1",
+        state="clean",
+        members=(MdMember("sdg1", 0, "in_sync"),),
+        raid_disks=1,
+        active_disks=1,
+        size_bytes=100 * G,
+    )
+    return Inventory(
+        hostname="lab",
+        disks=disks,
+        mounts=mounts,
+        mergerfs=(
+            pool("slow", ("hdd0", "hdd1"), "mfs"),
+            pool("cached", ("cache", "hdd0", "hdd1"), "ff"),
+        ),
+        zfs=ZfsInfo(
+            available=True,
+            version="zfs-2.1.4",
+            pools=(tank,),
+            datasets=(ZfsDataset("tank", "filesystem", 1 * T, 17 * T, 1 * T, "/tank"),),
+        ),
+        btrfs=(cache,),
+        md=(md,),
+        dev_names={f"7:{i}": f"loop{i}" for i in range(5)}
+        | {"8:32": "sdc", "8:96": "sdg", "8:97": "sdg1", "9:127": "md127"},
+        slaves={"md127": ("sdg1",)},
+    )

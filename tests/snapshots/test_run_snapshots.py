@@ -22,10 +22,18 @@ from tierdeck.screens.history import HistoryScreen, RunDetailScreen
 from tierdeck.screens.run import RunScreen
 
 from tests.pilot.waiting import wait_for_inventory
-from tests.snapshot_apps.bench_data import HistoryApp, RunScreenApp, fill_history
+from tests.snapshot_apps.bench_data import (
+    HistoryApp,
+    RunScreenApp,
+    as_stored_before_0_2,
+    fill_history,
+    load_events,
+    result_of,
+)
+from tests.snapshot_apps.inventories import lab_inventory
 
 SMALL = (80, 24)
-LARGE = (120, 40)
+LARGE = (160, 50)
 TIMEOUT = 10.0
 
 
@@ -66,7 +74,7 @@ def test_run_midway_randrw_80x24(snap_compare) -> None:  # type: ignore[no-untyp
     assert snap_compare(app, terminal_size=SMALL, run_before=paused)
 
 
-def test_run_midway_randrw_120x40(snap_compare) -> None:  # type: ignore[no-untyped-def]
+def test_run_midway_randrw_160x50(snap_compare) -> None:  # type: ignore[no-untyped-def]
     app = RunScreenApp("branch_randrw", samples=4)
     assert snap_compare(app, terminal_size=LARGE, run_before=paused)
 
@@ -81,11 +89,11 @@ def test_run_finished_cache_warning_80x24(snap_compare) -> None:  # type: ignore
     assert snap_compare(RunScreenApp("pool_write"), terminal_size=SMALL, run_before=finished)
 
 
-def test_run_finished_cache_warning_120x40(snap_compare) -> None:  # type: ignore[no-untyped-def]
+def test_run_finished_cache_warning_160x50(snap_compare) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(RunScreenApp("pool_write"), terminal_size=LARGE, run_before=finished)
 
 
-def test_run_stonewall_step_120x40(snap_compare) -> None:  # type: ignore[no-untyped-def]
+def test_run_stonewall_step_160x50(snap_compare) -> None:  # type: ignore[no-untyped-def]
     """rate=20m, then uncapped: the chart shows a step, not a ramp."""
     assert snap_compare(RunScreenApp("stonewall_step"), terminal_size=LARGE, run_before=finished)
 
@@ -96,6 +104,37 @@ def test_run_failed_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
 
 def test_run_cancelled_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(RunScreenApp("cancelled_read"), terminal_size=SMALL, run_before=finished)
+
+
+def test_run_failed_long_error_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """ENOSPC: fio's lines cut after a few rows with a count; the charts stay."""
+    assert snap_compare(RunScreenApp("failed_nospace"), terminal_size=SMALL, run_before=finished)
+
+
+def test_run_suite_per_job_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """seed 002's four jobs: one row each, "all jobs" dim below them."""
+    assert snap_compare(RunScreenApp("suite_mixed"), terminal_size=SMALL, run_before=finished)
+
+
+def test_run_suite_per_job_160x50(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """Tall: the charts grow, the average follows the current value."""
+    assert snap_compare(RunScreenApp("suite_mixed"), terminal_size=LARGE, run_before=finished)
+
+
+def test_run_help_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """? on the run screen: its keys, not the dashboard's (the app's binding pushes
+    the page; RunScreenApp has none, so the page is pushed the way it does)."""
+
+    async def helped(pilot: Pilot[None]) -> None:
+        from tierdeck.screens.help import HelpScreen
+
+        await paused(pilot)
+        screen = run_screen(pilot)
+        pilot.app.push_screen(HelpScreen.for_screen(screen, TierdeckApp.BINDINGS))
+        await until(pilot, lambda: isinstance(pilot.app.screen, HelpScreen), "the help")
+
+    app = RunScreenApp("branch_randrw", samples=4)
+    assert snap_compare(app, terminal_size=SMALL, run_before=helped)
 
 
 # -- history --------------------------------------------------------------------------------
@@ -130,6 +169,16 @@ def history_path(tmp_path: Path, utc: None) -> Path:
     return path
 
 
+@pytest.fixture
+def suite_history_path(tmp_path: Path, utc: None) -> Path:
+    """A suite of four jobs, a cached run, and a run stored before 0.2."""
+    path = tmp_path / "history.sqlite3"
+    store = HistoryStore(path)
+    fill_history(store, ("pool_write", "suite_mixed"))
+    store.save(as_stored_before_0_2(result_of(load_events("clones_write"))))
+    return path
+
+
 def history_screen(pilot: Pilot[None]) -> HistoryScreen:
     return next(s for s in pilot.app.screen_stack if isinstance(s, HistoryScreen))
 
@@ -142,7 +191,7 @@ def test_history_list_80x24(snap_compare, history_path: Path) -> None:  # type: 
     assert snap_compare(HistoryApp(history_path), terminal_size=SMALL, run_before=listed)
 
 
-def test_history_list_120x40(snap_compare, history_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_history_list_160x50(snap_compare, history_path: Path) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(HistoryApp(history_path), terminal_size=LARGE, run_before=listed)
 
 
@@ -169,7 +218,7 @@ def test_history_detail_80x24(snap_compare, history_path: Path) -> None:  # type
     assert snap_compare(HistoryApp(history_path), terminal_size=SMALL, run_before=opened)
 
 
-def test_history_detail_120x40(snap_compare, history_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_history_detail_160x50(snap_compare, history_path: Path) -> None:  # type: ignore[no-untyped-def]
     async def opened(pilot: Pilot[None]) -> None:
         await listed(pilot)
         await pilot.press("enter")
@@ -181,6 +230,37 @@ def test_history_detail_120x40(snap_compare, history_path: Path) -> None:  # typ
         await until(pilot, loaded, "the run detail")
 
     assert snap_compare(HistoryApp(history_path), terminal_size=LARGE, run_before=opened)
+
+
+def open_run(*keys: str):  # type: ignore[no-untyped-def]
+    async def opened(pilot: Pilot[None]) -> None:
+        await listed(pilot)
+        await pilot.press(*keys, "enter")
+
+        def loaded() -> bool:
+            screen = pilot.app.screen
+            return isinstance(screen, RunDetailScreen) and screen.run is not None
+
+        await until(pilot, loaded, "the run detail")
+
+    return opened
+
+
+def test_history_suite_and_old_run_80x24(snap_compare, suite_history_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """ "2 jobs" instead of a mixed average, † on the old run, the legend, and the
+    highlighted run in full under the table."""
+    app = HistoryApp(suite_history_path)
+    assert snap_compare(app, terminal_size=SMALL, run_before=listed)
+
+
+def test_history_old_run_detail_80x24(snap_compare, suite_history_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = HistoryApp(suite_history_path)
+    assert snap_compare(app, terminal_size=SMALL, run_before=open_run())
+
+
+def test_history_suite_detail_160x50(snap_compare, suite_history_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = HistoryApp(suite_history_path)
+    assert snap_compare(app, terminal_size=LARGE, run_before=open_run("down"))
 
 
 # -- setup -----------------------------------------------------------------------------------
@@ -199,6 +279,45 @@ def test_setup_from_mergerfs_pool_80x24(snap_compare) -> None:  # type: ignore[n
         await pilot.press("3")
         assert app.inventory is not None
         app.push_screen(BenchSetupScreen(app.host, app.inventory, initial_path="/mnt/cached"))
+        await until(pilot, lambda: app.screen.id == "bench-setup", "the setup screen")
+
+    app = TierdeckApp(load_demo_host(), demo=True, hotplug=False)
+    assert snap_compare(app, terminal_size=SMALL, run_before=setup)
+
+
+def test_setup_unused_disk_raw_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """b on an unused disk of the lab: the raw device, and what raw mode will ask and
+    destroy, in words."""
+
+    async def setup(pilot: Pilot[None]) -> None:
+        from tierdeck.screens.bench_setup import BenchSetupScreen
+        from tierdeck.screens.bench_target import suggest_target
+
+        app = pilot.app
+        assert isinstance(app, TierdeckApp)
+        await wait_for_inventory(pilot, app)
+        inv = lab_inventory()
+        choice = suggest_target(inv, inv.disk("loop4"))
+        app.push_screen(BenchSetupScreen(app.host, inv, initial_path=choice.path, note=choice.note))
+        await until(pilot, lambda: app.screen.id == "bench-setup", "the setup screen")
+
+    app = TierdeckApp(load_demo_host(), demo=True, hotplug=False)
+    assert snap_compare(app, terminal_size=SMALL, run_before=setup)
+
+
+def test_setup_member_disk_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """b on a btrfs member: no target, and what holds it and what to benchmark."""
+
+    async def setup(pilot: Pilot[None]) -> None:
+        from tierdeck.screens.bench_setup import BenchSetupScreen
+        from tierdeck.screens.bench_target import suggest_target
+
+        app = pilot.app
+        assert isinstance(app, TierdeckApp)
+        await wait_for_inventory(pilot, app)
+        inv = lab_inventory()
+        choice = suggest_target(inv, inv.disk("loop1"))
+        app.push_screen(BenchSetupScreen(app.host, inv, initial_path=choice.path, note=choice.note))
         await until(pilot, lambda: app.screen.id == "bench-setup", "the setup screen")
 
     app = TierdeckApp(load_demo_host(), demo=True, hotplug=False)
