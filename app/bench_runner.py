@@ -89,7 +89,7 @@ from tierdeck.core.jobspec import (
     fio_size_bytes,
     placement_args,
 )
-from tierdeck.core.units import format_bytes
+from tierdeck.core.units import format_iec
 
 GRACE_S = 3.0  # SIGTERM -> SIGKILL
 REAP_TIMEOUT_S = 10.0  # how long to wait for fio's job processes after SIGKILL
@@ -536,8 +536,8 @@ class _Run:
             moved = "delivered" if item.direction is Direction.READ else "absorbed"
             self.notice(
                 f"cache warning: at t={item.t:.0f} s fio {verb} "
-                f"{format_bytes(round(item.fio_bytes))} in {item.interval_s:.1f} s but the "
-                f"disks {moved} only {format_bytes(round(item.disk_bytes))}"
+                f"{format_iec(round(item.fio_bytes))} in {item.interval_s:.1f} s but the "
+                f"disks {moved} only {format_iec(round(item.disk_bytes))}"
             )
 
     def cache_warnings(self, report: FioReport) -> None:
@@ -567,10 +567,10 @@ class _Run:
             self.warn(
                 f"cache warning: in {found.intervals} of {found.of_intervals} seconds "
                 f"(t={found.first_t:.0f}-{found.last_t:.0f} s) fio "
-                f"{'read' if reading else 'wrote'} {format_bytes(round(found.fio_bytes))} "
+                f"{'read' if reading else 'wrote'} {format_iec(round(found.fio_bytes))} "
                 f"but the disks under {target.label} ({disks}) "
                 f"{'delivered' if reading else 'absorbed'} only "
-                f"{format_bytes(round(found.disk_bytes))}: "
+                f"{format_iec(round(found.disk_bytes))}: "
                 f"{_READ_CACHE_WHY if reading else _WRITE_CACHE_WHY}."
             )
         # Whole-run totals as well: writes still in the page cache when fio ended.
@@ -585,8 +585,8 @@ class _Run:
                 reading = direction is Direction.READ
                 self.warn(
                     f"cache warning: fio {'read' if reading else 'wrote'} "
-                    f"{format_bytes(fio_bytes)} but the disks under {target.label} "
-                    f"({disks}) moved only {format_bytes(disk_bytes)}: "
+                    f"{format_iec(fio_bytes)} but the disks under {target.label} "
+                    f"({disks}) moved only {format_iec(disk_bytes)}: "
                     f"{_READ_CACHE_WHY if reading else _WRITE_CACHE_WHY}."
                 )
 

@@ -149,7 +149,14 @@ class FioError(TierdeckError):
     def __init__(self, jobs: Sequence[tuple[str, int]], messages: Sequence[str] = ()) -> None:
         self.jobs = tuple(jobs)  # (job name, errno)
         self.messages = tuple(messages)
-        failed = ", ".join(f"{name} (err={err}: {_strerror(err)})" for name, err in self.jobs)
+        # A job's numjobs clones fail alike: once each, with a count.
+        counts: dict[tuple[str, int], int] = {}
+        for name, err in self.jobs:
+            counts[(name, err)] = counts.get((name, err), 0) + 1
+        failed = ", ".join(
+            f"{name} (err={err}: {_strerror(err)})" + (f" x{n}" if n > 1 else "")
+            for (name, err), n in counts.items()
+        )
         detail = _most_useful(self.messages)
         text = f"fio job failed: {failed}" if self.jobs else "fio failed"
         super().__init__(f"{text}; {detail}" if detail else text)

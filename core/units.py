@@ -44,3 +44,13 @@ def format_bytes(n: int | None, *, precision: int = 1) -> str:
             return f"{value:.{precision}f}{unit}" if value < 10 else f"{value:.0f}{unit}"
         value /= 1024
     return f"{value:.0f}E"  # pragma: no cover - loop always returns
+
+
+def format_iec(n: float) -> str:
+    """Bytes in fio's binary units with their names: 116 MiB, 5.7 GiB."""
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if abs(value) < 1024 or unit == "PiB":
+            return f"{value:.0f} {unit}" if unit == "B" or value >= 100 else f"{value:.1f} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")  # pragma: no cover

@@ -50,3 +50,24 @@ def test_fio_error_without_jobs_uses_fio_own_line() -> None:
     assert isinstance(error, TierdeckError)
     assert str(error) == f"fio failed; {line}"
     assert str(FioError([("w", 28)])) == "fio job failed: w (err=28: No space left on device)"
+
+
+def test_failed_clones_of_one_job_are_named_once_with_a_count() -> None:
+    from tierdeck.core.fio_models import FioError
+
+    error = FioError([("fill-up", 28)] * 4 + [("other", 22)])
+    assert str(error) == (
+        "fio job failed: fill-up (err=28: No space left on device) x4, "
+        "other (err=22: Invalid argument)"
+    )
+
+
+def test_iec_units_name_themselves() -> None:
+    from tierdeck.core.units import format_iec
+
+    assert [format_iec(n) for n in (512, 116 * 2**20, 5.7 * 2**30, 1536)] == [
+        "512 B",
+        "116 MiB",
+        "5.7 GiB",
+        "1.5 KiB",
+    ]
