@@ -28,8 +28,7 @@ class PlanFlow:
         inventory: Inventory | None
         planning: bool
 
-        @property
-        def app(self) -> App[object]: ...
+        app: App[object]
 
         def post_message(self, message: object) -> bool: ...
 
