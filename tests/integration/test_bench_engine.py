@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import statistics
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -228,7 +229,10 @@ async def test_device_panel_and_progress_on_a_timed_preset(lab_nas: Path) -> Non
     full = [s for s in result.device_series if 1.5 <= s.t <= 3.0]
     assert full and all(20 * MiB < s.write_bytes_per_s < 45 * MiB for s in full), full
     fio_rates = [s.write.bw_bytes_per_s for s in result.series if s.interval_s > 0.9]
-    assert fio_rates and all(27 * MiB < r < 33 * MiB for r in fio_rates), fio_rates
+    # rate=30m shows in every second (a shared VM may slow one second: btrfs committing
+    # the files earlier tests deleted), and in their median exactly
+    assert fio_rates and all(15 * MiB < r < 45 * MiB for r in fio_rates), fio_rates
+    assert 27 * MiB < statistics.median(fio_rates) < 33 * MiB, fio_rates
     progress = [e for e in recorder.of(Progress) if e.phase == "measuring"]
     fractions = [e.fraction for e in progress]
     assert fractions == sorted(fractions) and 0.5 < fractions[-1] <= 1.0
