@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tierdeck.core.bench_models import DeviceSample, RunRequest, RunResult
-from tierdeck.core.fio_models import Sample
+from ..core.bench_models import DeviceSample, RunRequest, RunResult
+from ..core.fio_models import Sample
 
 # Progress phases, in the order a run goes through them.
 PHASE_PREPARING = "preparing"  # reading the environment fingerprint

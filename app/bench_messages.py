@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.message import Message
-from tierdeck.app import bench_events as ev
-from tierdeck.core.bench_models import BenchRefused, DeviceSample, RunRequest, RunResult
-from tierdeck.core.fio_models import Sample
+from . import bench_events as ev
+from ..core.bench_models import BenchRefused, DeviceSample, RunRequest, RunResult
+from ..core.fio_models import Sample
 
 # -- the run ------------------------------------------------------------------------------
 

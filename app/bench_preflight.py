@@ -27,25 +27,25 @@ import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tierdeck.app import bench_runner
-from tierdeck.backends.host import FsUsage, Host, LiveHost
-from tierdeck.backends.mergerfs import FS_TYPE as MERGERFS_FS_TYPE
-from tierdeck.backends.mounts import (
+from . import bench_runner
+from ..backends.host import FsUsage, Host, LiveHost
+from ..backends.mergerfs import FS_TYPE as MERGERFS_FS_TYPE
+from ..backends.mounts import (
     NETWORK_STATVFS_TIMEOUT,
     PSEUDO_FS_TYPES,
     may_hang,
     mount_for_path,
     statvfs_with_timeout,
 )
-from tierdeck.core.bench_models import (
+from ..core.bench_models import (
     BenchRefused,
     BenchTarget,
     RefusalKind,
     RunRequest,
     TargetKind,
 )
-from tierdeck.core.errors import HostError
-from tierdeck.core.jobspec import (
+from ..core.errors import HostError
+from ..core.jobspec import (
     BENCH_FILE_PREFIX,
     DEFAULT_FILENAME_PREFIX,
     PRESETS,
@@ -54,10 +54,10 @@ from tierdeck.core.jobspec import (
     fio_size_bytes,
     with_overrides,
 )
-from tierdeck.core.models import BranchMode, Disk, Inventory, MergerfsPool, Mount, Partition
-from tierdeck.core.placement import BenchFile, place_jobs, planned_files
-from tierdeck.core.relations import disks_under
-from tierdeck.core.units import format_bytes
+from ..core.models import BranchMode, Disk, Inventory, MergerfsPool, Mount, Partition
+from ..core.placement import BenchFile, place_jobs, planned_files
+from ..core.relations import disks_under
+from ..core.units import format_bytes
 
 PROBE_NAME = f"{DEFAULT_FILENAME_PREFIX}.probe"
 PROBE_BYTES = 4096  # a multiple of every logical block size (512, 4096)
@@ -280,7 +280,7 @@ def space_need(files: Sequence[BenchFile], fs_type: str | None, copies: int = 1)
 def _zfs_copies(host: Host, target: BenchTarget, inv: Inventory) -> int:
     if target.fs_type != "zfs" or target.mountpoint is None:
         return 1
-    from tierdeck.app.fingerprint import zfs_properties
+    from .fingerprint import zfs_properties
 
     mount = next((m for m in inv.mounts if m.mountpoint == target.mountpoint), None)
     if mount is None:

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tierdeck.app.bench_events import (
+from .bench_events import (
     PHASE_CLEANING_UP,
     PHASE_DONE,
     PHASE_DROPPING_CACHES,
@@ -51,18 +51,18 @@ from tierdeck.app.bench_events import (
     RunStarted,
     SampleReady,
 )
-from tierdeck.app.fingerprint import fingerprint
-from tierdeck.backends.diskstats import DiskstatsSampler
-from tierdeck.backends.fio_stream import (
+from .fingerprint import fingerprint
+from ..backends.diskstats import DiskstatsSampler
+from ..backends.fio_stream import (
     STREAM_ARGS,
     IntervalSampler,
     JsonDocumentSplitter,
     job_summaries,
     parse_report,
 )
-from tierdeck.backends.host import Host
-from tierdeck.core import cache_check
-from tierdeck.core.bench_models import (
+from ..backends.host import Host
+from ..core import cache_check
+from ..core.bench_models import (
     BenchRefused,
     DeviceSample,
     DirectionSummary,
@@ -73,8 +73,8 @@ from tierdeck.core.bench_models import (
     RunStatus,
     TargetKind,
 )
-from tierdeck.core.errors import ParseError, TierdeckError
-from tierdeck.core.fio_models import (
+from ..core.errors import ParseError, TierdeckError
+from ..core.fio_models import (
     Direction,
     DirectionStats,
     FioError,
@@ -82,14 +82,14 @@ from tierdeck.core.fio_models import (
     Sample,
     collapse_repeats,
 )
-from tierdeck.core.jobspec import (
+from ..core.jobspec import (
     BENCH_FILE_PREFIX,
     TARGET_OPTIONS,
     JobSpec,
     fio_size_bytes,
     placement_args,
 )
-from tierdeck.core.units import format_iec
+from ..core.units import format_iec
 
 GRACE_S = 3.0  # SIGTERM -> SIGKILL
 REAP_TIMEOUT_S = 10.0  # how long to wait for fio's job processes after SIGKILL
@@ -352,7 +352,7 @@ class _Run:
     def _env(self) -> tuple[EnvFingerprint, str | None]:
         """Runs in a worker thread: returns the problem instead of emitting it, so that
         ``on_event`` is only ever called from the event loop's thread."""
-        from tierdeck.app.inventory import collect_inventory
+        from .inventory import collect_inventory
 
         try:
             env = fingerprint(self.host, collect_inventory(self.host), self.request.target)

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
-from tierdeck import __version__
-from tierdeck.backends.host import Host, LiveHost, RecordedHost
-from tierdeck.core.errors import TierdeckError
+from .. import __version__
+from ..backends.host import Host, LiveHost, RecordedHost
+from ..core.errors import TierdeckError
 
 # Exit statuses every command keeps (docs/bench-json.md documents them for bench run).
 EXIT_FAILED = 1  # the run failed, or tierdeck could not do what was asked
@@ -77,7 +77,7 @@ def make_host(demo: bool, recorded: Path | None) -> Host:
     if demo and recorded:
         raise click.UsageError("--demo and --recorded exclude each other")
     if demo:
-        from tierdeck.app.demo import load_demo_host
+        from .demo import load_demo_host
 
         return load_demo_host()
     if recorded is not None:
@@ -165,7 +165,7 @@ def main(ctx: click.Context, demo: bool, recorded: Path | None) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    from tierdeck.app.tui import TierdeckApp
+    from .tui import TierdeckApp
 
     host = make_host(demo, recorded)
     TierdeckApp(host, demo=demo).run()
@@ -180,9 +180,9 @@ def inventory(demo: bool, recorded: Path | None, as_json: bool) -> None:
     The --json shape is stable and documented in docs/inventory-json.md
     (schema "tierdeck.inventory/1").
     """
-    from tierdeck.app.inventory import collect_inventory
-    from tierdeck.app.report import render_inventory_text
-    from tierdeck.core.serialize import inventory_to_dict
+    from .inventory import collect_inventory
+    from .report import render_inventory_text
+    from ..core.serialize import inventory_to_dict
 
     try:
         inv = collect_inventory(make_host(demo, recorded))
@@ -215,7 +215,7 @@ _LAB_DIR = click.option(
 @click.option("--no-throttle", is_flag=True, help="Do not slow the HDD loops down.")
 def lab_up_cmd(directory: Path | None, no_throttle: bool) -> None:
     """Build the lab NAS (undone again if any step fails)."""
-    from tierdeck.app.lab import DEFAULT_LAB_DIR, HddThrottle, LabError, lab_up
+    from .lab import DEFAULT_LAB_DIR, HddThrottle, LabError, lab_up
 
     try:
         state = lab_up(
@@ -235,7 +235,7 @@ def lab_up_cmd(directory: Path | None, no_throttle: bool) -> None:
 @_LAB_DIR
 def lab_down_cmd(directory: Path | None) -> None:
     """Remove the lab NAS: unmount, detach loops, delete its images (even after a crash)."""
-    from tierdeck.app.lab import DEFAULT_LAB_DIR, LabError, lab_down
+    from .lab import DEFAULT_LAB_DIR, LabError, lab_down
 
     try:
         lab_down(
@@ -249,7 +249,7 @@ def lab_down_cmd(directory: Path | None) -> None:
 @_LAB_DIR
 def lab_status_cmd(directory: Path | None) -> None:
     """Show what the lab NAS has (from its lab.json)."""
-    from tierdeck.app.lab import DEFAULT_LAB_DIR, lab_status
+    from .lab import DEFAULT_LAB_DIR, lab_status
 
     state = lab_status(directory or DEFAULT_LAB_DIR)
     if state is None:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
-from tierdeck.app.cli import (
+from .cli import (
     EXIT_FAILED,
     EXIT_REFUSED,
     EXIT_SIGINT,
@@ -37,23 +37,23 @@ from tierdeck.app.cli import (
     fail,
     once,
 )
-from tierdeck.app.cli_history import clock, mibps, output_width, result_lines
-from tierdeck.app.history import HistoryError, HistoryStore, result_to_json
-from tierdeck.core.bench_models import (
+from .cli_history import clock, mibps, output_width, result_lines
+from .history import HistoryError, HistoryStore, result_to_json
+from ..core.bench_models import (
     BenchRefused,
     RefusalKind,
     RunRequest,
     RunResult,
     RunStatus,
 )
-from tierdeck.core.errors import ParseError, TierdeckError
-from tierdeck.core.jobspec import PRESETS, JobSpec, JobSpecError, Preset
+from ..core.errors import ParseError, TierdeckError
+from ..core.jobspec import PRESETS, JobSpec, JobSpecError, Preset
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
     from rich.progress import Progress, TaskID
-    from tierdeck.backends.host import Host
-    from tierdeck.core.models import Inventory
+    from ..backends.host import Host
+    from ..core.models import Inventory
 
 PRESETS_SCHEMA = "tierdeck.presets/1"
 
@@ -76,7 +76,7 @@ def _stderr_is_terminal() -> bool:
 
 
 def _preset_json(p: Preset) -> dict[str, Any]:
-    from tierdeck.app.history import _spec_to_dict
+    from .history import _spec_to_dict
 
     return {
         "name": p.name,
@@ -100,7 +100,7 @@ def _find_preset(name: str) -> Preset:
 
 def preset_file_text(p: Preset) -> str:
     """A preset as a .fio file that fio and ``bench run --job`` both accept."""
-    from tierdeck import __version__
+    from .. import __version__
 
     notes = [
         f"; tierdeck {__version__} preset {p.name}",
@@ -250,7 +250,7 @@ class RunReporter:
         self._said.update(texts)
 
     def __call__(self, event: Any) -> None:
-        from tierdeck.app import bench_events as ev
+        from . import bench_events as ev
 
         if isinstance(event, ev.Notice):
             if event.text in self._said:
@@ -287,7 +287,7 @@ class RunReporter:
 
 async def _drive(host: Host, request: RunRequest, reporter: RunReporter) -> tuple[RunResult, int]:
     """Run, cancelling cleanly (fio stopped, test files removed) on SIGINT/SIGTERM."""
-    from tierdeck.app.bench_runner import run_benchmark
+    from .bench_runner import run_benchmark
 
     cancel = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -318,7 +318,7 @@ def _load_jobs(
         preset = _find_preset(preset_name)
         return preset.jobs, preset
     assert job_file is not None
-    from tierdeck.backends.fio_jobfile import parse_jobfile
+    from ..backends.fio_jobfile import parse_jobfile
 
     try:
         # values are validated by plan_run, after --size/--runtime/--direct apply
@@ -346,7 +346,7 @@ def _refused(exc: BenchRefused, *, direct: str | None, raw: bool) -> NoReturn:
 
 def _device_line(inv: Inventory, node: str) -> str:
     """``/dev/loop7 (loop7, 64M, Loopback device)`` for the confirmation prompt."""
-    from tierdeck.core.units import format_bytes
+    from ..core.units import format_bytes
 
     for disk in inv.disks:
         for name, path, size, model in [
@@ -481,9 +481,9 @@ def run_cmd(
         except HistoryError as exc:
             fail(f"{exc} (or add --no-save)", EXIT_FAILED)
 
-    from tierdeck.app.bench_preflight import plan_run
-    from tierdeck.app.inventory import collect_inventory
-    from tierdeck.backends.host import LiveHost
+    from .bench_preflight import plan_run
+    from .inventory import collect_inventory
+    from ..backends.host import LiveHost
 
     host = LiveHost()
     reporter = RunReporter(live=_stderr_is_terminal() and not as_json)

@@ -22,10 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import click
-from tierdeck.app.cli import EXIT_FAILED, fail
-from tierdeck.app.history import HistoryError, HistoryStore, device_totals, result_to_json
-from tierdeck.core.bench_models import DirectionSummary, RunResult, RunStatus
-from tierdeck.core.errors import TierdeckError
+from .cli import EXIT_FAILED, fail
+from .history import HistoryError, HistoryStore, device_totals, result_to_json
+from ..core.bench_models import DirectionSummary, RunResult, RunStatus
+from ..core.errors import TierdeckError
 
 DIRECTIONS = ("read", "write", "trim")
 MIB = 1 << 20
@@ -215,7 +215,7 @@ def summary_lines(result: RunResult) -> list[str]:
 
 
 def disk_lines(result: RunResult) -> list[str]:
-    from tierdeck.core.units import format_bytes
+    from ..core.units import format_bytes
 
     rows: list[list[str]] = []
     for disk in device_totals(result):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tierdeck.backends.host import RecordedHost
+from ..backends.host import RecordedHost
 
 
 def demo_host_path() -> Path:

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import posixpath
 
-from tierdeck.backends.host import Host
-from tierdeck.backends.mergerfs import FS_TYPE as MERGERFS_FS_TYPE
-from tierdeck.backends.mounts import mount_for_path
-from tierdeck.core.bench_models import BenchTarget, EnvFingerprint, TargetKind
-from tierdeck.core.errors import HostError
-from tierdeck.core.models import Disk, Inventory, MergerfsPool, Mount
+from ..backends.host import Host
+from ..backends.mergerfs import FS_TYPE as MERGERFS_FS_TYPE
+from ..backends.mounts import mount_for_path
+from ..core.bench_models import BenchTarget, EnvFingerprint, TargetKind
+from ..core.errors import HostError
+from ..core.models import Disk, Inventory, MergerfsPool, Mount
 
 ZFS_GET_TIMEOUT = 10.0
 # mergerfs options that change on every mount without changing behaviour: leaving them

@@ -29,8 +29,8 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from tierdeck.backends.fio_stream import job_summaries, parse_report
-from tierdeck.core.bench_models import (
+from ..backends.fio_stream import job_summaries, parse_report
+from ..core.bench_models import (
     BenchTarget,
     DeviceSample,
     DirectionSummary,
@@ -41,9 +41,9 @@ from tierdeck.core.bench_models import (
     RunStatus,
     TargetKind,
 )
-from tierdeck.core.errors import ParseError, TierdeckError
-from tierdeck.core.fio_models import DirectionSample, DirectionStats, Sample
-from tierdeck.core.jobspec import JobSpec, JobSpecError, jobfile_text
+from ..core.errors import ParseError, TierdeckError
+from ..core.fio_models import DirectionSample, DirectionStats, Sample
+from ..core.jobspec import JobSpec, JobSpecError, jobfile_text
 
 SCHEMA = "tierdeck.run/1"
 DB_NAME = "history.sqlite3"

@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from tierdeck.backends.host import Host, LiveHost
+from ..backends.host import Host, LiveHost
 
 log = logging.getLogger(__name__)
 

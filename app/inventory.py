@@ -11,15 +11,15 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from tierdeck.backends.btrfs import read_btrfs
-from tierdeck.backends.disks import read_disks
-from tierdeck.backends.host import Host
-from tierdeck.backends.md import read_md
-from tierdeck.backends.mergerfs import read_mergerfs
-from tierdeck.backends.mounts import read_mounts
-from tierdeck.backends.zfs import read_zfs
-from tierdeck.core.errors import TierdeckError
-from tierdeck.core.models import (
+from ..backends.btrfs import read_btrfs
+from ..backends.disks import read_disks
+from ..backends.host import Host
+from ..backends.md import read_md
+from ..backends.mergerfs import read_mergerfs
+from ..backends.mounts import read_mounts
+from ..backends.zfs import read_zfs
+from ..core.errors import TierdeckError
+from ..core.models import (
     BtrfsFilesystem,
     Disk,
     Inventory,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.message import Message
-from tierdeck.core.models import Inventory, Problem
+from ..core.models import Inventory, Problem
 
 
 @dataclass

@@ -3,10 +3,10 @@ bug report, 100 columns at most."""
 
 from __future__ import annotations
 
-from tierdeck.core.health import find_problems
-from tierdeck.core.models import Inventory, Vdev
-from tierdeck.core.relations import disks_under
-from tierdeck.core.units import format_bytes
+from ..core.health import find_problems
+from ..core.models import Inventory, Vdev
+from ..core.relations import disks_under
+from ..core.units import format_bytes
 
 
 def _table(rows: list[list[str]], header: list[str]) -> list[str]:

@@ -15,14 +15,14 @@ from textual.binding import Binding
 from textual.reactive import var
 from textual.timer import Timer
 from textual.worker import get_current_worker
-from tierdeck.app.hotplug import HotplugWatcher, start_hotplug
-from tierdeck.app.messages import HotplugEvent, InventoryFailed, InventoryLoaded
-from tierdeck.backends.host import Host
-from tierdeck.core import health
-from tierdeck.core.errors import one_line
-from tierdeck.core.models import Inventory, Problem, Severity
-from tierdeck.screens.dashboard import DashboardScreen
-from tierdeck.screens.help import HelpScreen
+from .hotplug import HotplugWatcher, start_hotplug
+from .messages import HotplugEvent, InventoryFailed, InventoryLoaded
+from ..backends.host import Host
+from ..core import health
+from ..core.errors import one_line
+from ..core.models import Inventory, Problem, Severity
+from ..screens.dashboard import DashboardScreen
+from ..screens.help import HelpScreen
 
 Collector = Callable[[Host], Inventory]
 
@@ -30,7 +30,7 @@ Collector = Callable[[Host], Inventory]
 def collect_default(host: Host) -> Inventory:
     # Imported here so that importing the TUI does not load every backend, and so tests
     # can monkeypatch tierdeck.app.inventory.collect_inventory.
-    from tierdeck.app import inventory as inventory_service
+    from . import inventory as inventory_service
 
     return inventory_service.collect_inventory(host)
 

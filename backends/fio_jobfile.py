@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tierdeck.core.errors import ParseError
-from tierdeck.core.jobspec import JobSpec
+from ..core.errors import ParseError
+from ..core.jobspec import JobSpec
 
 SOURCE = "fio job file"
 

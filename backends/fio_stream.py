@@ -22,9 +22,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from tierdeck.core.bench_models import DirectionSummary, JobSummary
-from tierdeck.core.errors import ParseError
-from tierdeck.core.fio_models import (
+from ..core.bench_models import DirectionSummary, JobSummary
+from ..core.errors import ParseError
+from ..core.fio_models import (
     EMPTY_DIRECTION,
     Bins,
     Direction,
@@ -34,7 +34,7 @@ from tierdeck.core.fio_models import (
     FioReport,
     Sample,
 )
-from tierdeck.core.jobspec import JobSpec
+from ..core.jobspec import JobSpec
 
 SOURCE = "fio JSON"
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from tierdeck.core.errors import (
+from ..core.errors import (
     HostError,
     PermissionDenied,
     ToolFailed,

@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tierdeck.backends.disks import SECTOR
-from tierdeck.backends.recording import HostRecording, PartitionSpec, sd_name
-from tierdeck.backends.recording_tools import (
+from .disks import SECTOR
+from .recording import HostRecording, PartitionSpec, sd_name
+from .recording_tools import (
     MERGERFS_MOUNT_OPTIONS,
     MERGERFS_SUPER_OPTIONS,
     mergerfs_xattrs,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tierdeck.core.errors import ParseError
+from ..core.errors import ParseError
 
 _SOURCE = "lsscsi output"
 _LINE_RE = re.compile(r"^\[(?P<hctl>[^\]\s]+)\]\s*(?P<type>\S+)\s+(?P<rest>.*\S)\s*$")

@@ -28,16 +28,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tierdeck.backends.host import Host
-from tierdeck.backends.mounts import (
+from .host import Host
+from .mounts import (
     NETWORK_STATVFS_TIMEOUT,
     call_with_timeout,
     mount_for_path,
     usage,
 )
-from tierdeck.core.errors import HostError, ParseError, PermissionDenied
-from tierdeck.core.models import BranchMode, MergerfsBranch, MergerfsPool, Mount, SourceNote
-from tierdeck.core.units import parse_size
+from ..core.errors import HostError, ParseError, PermissionDenied
+from ..core.models import BranchMode, MergerfsBranch, MergerfsPool, Mount, SourceNote
+from ..core.units import parse_size
 
 PREFIX = "user.mergerfs."
 FS_TYPE = "fuse.mergerfs"

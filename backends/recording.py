@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tierdeck.backends.disks import SECTOR
-from tierdeck.backends.recording_udev import disk_udev, partition_udev
+from .disks import SECTOR
+from .recording_udev import disk_udev, partition_udev
 
 _INLINE_STDOUT_LIMIT = 4096  # larger outputs go to commands/NNN.txt
 _SCSI_STYLES = ("ata", "scsi", "sas", "usb")

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from tierdeck.backends import zfs
-from tierdeck.backends.recording import HostRecording
+from . import zfs
+from .recording import HostRecording
 
 # ------------------------------------------------------------------ OpenZFS 2.1.4
 

@@ -15,10 +15,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from tierdeck.backends.disks import SECTOR
+from .disks import SECTOR
 
 if TYPE_CHECKING:  # recording.py imports this module: the spec is needed for types only
-    from tierdeck.backends.recording import PartitionSpec
+    from .recording import PartitionSpec
 
 
 def _udev_bus(style: str, vendor: str | None) -> str | None:

@@ -20,17 +20,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
-from tierdeck.backends.host import CommandResult, Host
-from tierdeck.backends.zfs_common import PoolCapacity
-from tierdeck.backends.zfs_json import (
+from .host import CommandResult, Host
+from .zfs_common import PoolCapacity
+from .zfs_json import (
     parse_zfs_list_json,
     parse_zpool_list_json,
     parse_zpool_status_json,
 )
-from tierdeck.backends.zfs_lists import parse_zfs_list_text, parse_zpool_list_text
-from tierdeck.backends.zfs_status_text import parse_zpool_status_text
-from tierdeck.core.errors import HostError, ParseError, TierdeckError, ToolFailed, ToolMissing
-from tierdeck.core.models import ZfsInfo, ZPool
+from .zfs_lists import parse_zfs_list_text, parse_zpool_list_text
+from .zfs_status_text import parse_zpool_status_text
+from ..core.errors import HostError, ParseError, TierdeckError, ToolFailed, ToolMissing
+from ..core.models import ZfsInfo, ZPool
 
 __all__ = [
     "NOT_INSTALLED",

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
-from tierdeck.core.errors import ParseError
-from tierdeck.core.models import Vdev, VdevClass, VdevKind
-from tierdeck.core.units import parse_count, parse_size
+from ..core.errors import ParseError
+from ..core.models import Vdev, VdevClass, VdevKind
+from ..core.units import parse_count, parse_size
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tierdeck.backends.zfs_common import (
+from .zfs_common import (
     DATASET_KINDS,
     PoolCapacity,
     counter,
@@ -23,8 +23,8 @@ from tierdeck.backends.zfs_common import (
     optional_ratio,
     with_class,
 )
-from tierdeck.core.errors import ParseError
-from tierdeck.core.models import ScanStatus, Vdev, VdevClass, VdevKind, ZfsDataset, ZPool
+from ..core.errors import ParseError
+from ..core.models import ScanStatus, Vdev, VdevClass, VdevKind, ZfsDataset, ZPool
 
 # ------------------------------------------------------------------ zpool status -j
 

@@ -10,7 +10,7 @@ spaces, keeping the last column (a mountpoint may hold spaces) whole.
 
 from __future__ import annotations
 
-from tierdeck.backends.zfs_common import (
+from .zfs_common import (
     DATASET_KINDS,
     STATE_RE,
     PoolCapacity,
@@ -18,8 +18,8 @@ from tierdeck.backends.zfs_common import (
     optional_int,
     optional_ratio,
 )
-from tierdeck.core.errors import ParseError
-from tierdeck.core.models import ZfsDataset
+from ..core.errors import ParseError
+from ..core.models import ZfsDataset
 
 _LIST_COLUMNS = 8  # name,size,alloc,free,frag,cap,dedup,health (ZPOOL_LIST_TEXT_ARGV)
 

@@ -15,16 +15,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from tierdeck.backends.zfs_common import (
+from .zfs_common import (
     COUNT_RE,
     STATE_RE,
     guarded,
     kind_from_name,
     with_class,
 )
-from tierdeck.core.errors import ParseError
-from tierdeck.core.models import ScanStatus, Vdev, VdevClass, ZPool
-from tierdeck.core.units import parse_count
+from ..core.errors import ParseError
+from ..core.models import ScanStatus, Vdev, VdevClass, ZPool
+from ..core.units import parse_count
 
 # ------------------------------------------------------------------ scan
 

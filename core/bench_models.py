@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from tierdeck.core.errors import TierdeckError
-from tierdeck.core.fio_models import Sample
-from tierdeck.core.jobspec import JobSpec
-from tierdeck.core.placement import BenchFile
+from .errors import TierdeckError
+from .fio_models import Sample
+from .jobspec import JobSpec
+from .placement import BenchFile
 
 
 class RunStatus(StrEnum):

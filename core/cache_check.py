@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from tierdeck.core.bench_models import DeviceSample
-from tierdeck.core.fio_models import Direction, Sample
+from .bench_models import DeviceSample
+from .fio_models import Direction, Sample
 
 # fio moved more than this many times what the disks did ...
 CACHE_RATIO = 1.5

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from tierdeck.core.errors import TierdeckError
+from .errors import TierdeckError
 
 
 class Direction(StrEnum):

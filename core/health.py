@@ -7,7 +7,7 @@ past 90%; a filesystem over 90% is worth a warning, over 97% is urgent. Read-onl
 
 from __future__ import annotations
 
-from tierdeck.core.models import (
+from .models import (
     Inventory,
     MergerfsPool,
     Problem,
@@ -15,7 +15,7 @@ from tierdeck.core.models import (
     Vdev,
     ZPool,
 )
-from tierdeck.core.units import format_bytes
+from .units import format_bytes
 
 FULL_WARNING = 0.90
 FULL_CRITICAL = 0.97

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from tierdeck.core.errors import TierdeckError
+from .errors import TierdeckError
 
 DEFAULT_FILENAME_PREFIX = ".tierdeck-bench"
 BENCH_FILE_PREFIX = DEFAULT_FILENAME_PREFIX + "."

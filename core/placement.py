@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from tierdeck.core.jobspec import (
+from .jobspec import (
     BENCH_FILE_PREFIX,
     FIO_DEFAULT_FORMAT,
     JobSpec,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import posixpath
 
-from tierdeck.core.models import Inventory, Mount
+from .models import Inventory, Mount
 
 _MAX_DEPTH = 16  # mergerfs over mergerfs over ...: deep enough, and stops a loop
 

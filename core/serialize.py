@@ -11,9 +11,9 @@ import dataclasses
 from enum import Enum
 from typing import Any
 
-from tierdeck.core.health import find_problems
-from tierdeck.core.models import Disk, Inventory
-from tierdeck.core.relations import relation_map
+from .health import find_problems
+from .models import Disk, Inventory
+from .relations import relation_map
 
 SCHEMA = "tierdeck.inventory/1"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from tierdeck.core.errors import ParseError
+from .errors import ParseError
 
 _SUFFIX_POWER = {"": 0, "B": 0, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6, "Z": 7}
 _SIZE_RE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGTPEZ]?)(?:i?B)?\s*$", re.IGNORECASE)

@@ -24,12 +24,12 @@ from textual.containers import Horizontal
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
-from tierdeck.backends.host import Host
-from tierdeck.core.bench_models import BenchTarget
-from tierdeck.core.jobspec import PRESETS, JobSpec, JobSpecError, Preset
-from tierdeck.core.models import Inventory
-from tierdeck.screens.setup_planning import PlanFlow
-from tierdeck.screens.setup_support import (
+from ..backends.host import Host
+from ..core.bench_models import BenchTarget
+from ..core.jobspec import PRESETS, JobSpec, JobSpecError, Preset
+from ..core.models import Inventory
+from .setup_planning import PlanFlow
+from .setup_support import (
     _CUSTOM_TEMPLATE,
     CUSTOM,
     NO_TARGET,
@@ -39,7 +39,7 @@ from tierdeck.screens.setup_support import (
     preset_text,
     target_option,
 )
-from tierdeck.widgets.run_options import RunOptions
+from ..widgets.run_options import RunOptions
 
 __all__ = ["CUSTOM", "BenchSetupScreen"]
 
@@ -140,7 +140,7 @@ class BenchSetupScreen(PlanFlow, JobfileSaving, Screen[None]):
     def _list_targets(self) -> tuple[BenchTarget, ...]:
         if self.inventory is None:
             return ()
-        from tierdeck.app.bench_preflight import list_targets
+        from ..app.bench_preflight import list_targets
 
         try:
             return list_targets(self.inventory)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
-from tierdeck.core.models import (
+from ..core.models import (
     BtrfsFilesystem,
     Disk,
     Inventory,
@@ -28,7 +28,7 @@ from tierdeck.core.models import (
     ZfsDataset,
     ZPool,
 )
-from tierdeck.core.relations import disks_under
+from ..core.relations import disks_under
 
 # Filesystems that are pools or views of something else: never "the disk's own".
 _NOT_OWN = frozenset({"fuse.mergerfs", "zfs"})

@@ -13,20 +13,20 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, TabbedContent, TabPane, Tree
-from tierdeck.backends.host import LiveHost
-from tierdeck.core.models import Inventory, Problem, Severity
-from tierdeck.core.relations import disks_under
-from tierdeck.core.units import format_bytes
-from tierdeck.widgets.detail_pane import DetailPane
-from tierdeck.widgets.disk_table import KIND_LABEL, DiskTable, disk_detail
-from tierdeck.widgets.mergerfs_tables import (
+from ..backends.host import LiveHost
+from ..core.models import Inventory, Problem, Severity
+from ..core.relations import disks_under
+from ..core.units import format_bytes
+from ..widgets.detail_pane import DetailPane
+from ..widgets.disk_table import KIND_LABEL, DiskTable, disk_detail
+from ..widgets.mergerfs_tables import (
     BranchTable,
     MergerfsPoolTable,
     branch_detail,
 )
-from tierdeck.widgets.mergerfs_tables import pool_detail as mergerfs_detail
-from tierdeck.widgets.pool_tree import PoolItem, PoolTree, pool_detail, relation_key
-from tierdeck.widgets.problem_list import problems_renderable
+from ..widgets.mergerfs_tables import pool_detail as mergerfs_detail
+from ..widgets.pool_tree import PoolItem, PoolTree, pool_detail, relation_key
+from ..widgets.problem_list import problems_renderable
 
 SECTION_FOCUS = {
     "disks": "#disk-table",
@@ -110,8 +110,8 @@ class DashboardScreen(Screen[None]):
 
     def action_bench(self) -> None:
         """b: the setup screen, aimed at the selected pool, branch, dataset or disk."""
-        from tierdeck.screens.bench_setup import BenchSetupScreen
-        from tierdeck.screens.bench_target import suggest_target
+        from .bench_setup import BenchSetupScreen
+        from .bench_target import suggest_target
 
         if self.inventory is None:
             self.notify("The inventory is still loading: try again in a moment.")
@@ -143,7 +143,7 @@ class DashboardScreen(Screen[None]):
 
     def action_history(self) -> None:
         """h: the benchmark history."""
-        from tierdeck.screens.history import HistoryScreen
+        from .history import HistoryScreen
 
         self.app.push_screen(HistoryScreen())
 

@@ -24,12 +24,12 @@ from textual.containers import Horizontal
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, Select, Static
-from tierdeck.app.bench_messages import HistoryChanged, HistoryFailed, HistoryLoaded
-from tierdeck.core.bench_models import RunResult, RunStatus
-from tierdeck.core.errors import one_line
-from tierdeck.screens.run_detail import RunDetailScreen
-from tierdeck.screens.run_editing import RunEditing, StoreFactory, default_store, when
-from tierdeck.widgets.run_view import (
+from ..app.bench_messages import HistoryChanged, HistoryFailed, HistoryLoaded
+from ..core.bench_models import RunResult, RunStatus
+from ..core.errors import one_line
+from .run_detail import RunDetailScreen
+from .run_editing import RunEditing, StoreFactory, default_store, when
+from ..widgets.run_view import (
     CACHE_MARK,
     OLD_LAYOUT_MARK,
     OLD_LAYOUT_SHORT,

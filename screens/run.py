@@ -27,8 +27,8 @@ from textual.containers import VerticalScroll
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
-from tierdeck.app import bench_events as ev
-from tierdeck.app.bench_messages import (
+from ..app import bench_events as ev
+from ..app.bench_messages import (
     BenchCrashed,
     BenchDevices,
     BenchEnded,
@@ -40,19 +40,19 @@ from tierdeck.app.bench_messages import (
     RunSaved,
     message_for,
 )
-from tierdeck.backends.host import Host
-from tierdeck.core.bench_models import RunRequest, RunResult, RunStatus
-from tierdeck.core.errors import one_line
-from tierdeck.widgets.device_panel import DevicePanel
-from tierdeck.widgets.live_chart import LiveChart
-from tierdeck.widgets.run_charts import (
+from ..backends.host import Host
+from ..core.bench_models import RunRequest, RunResult, RunStatus
+from ..core.errors import one_line
+from ..widgets.device_panel import DevicePanel
+from ..widgets.live_chart import LiveChart
+from ..widgets.run_charts import (
     DiskRateChart,
     chart_rows,
     expected_seconds,
     feed_charts,
     make_charts,
 )
-from tierdeck.widgets.run_view import (
+from ..widgets.run_view import (
     cache_warning_text,
     is_cache_warning,
     result_renderable,
@@ -72,13 +72,13 @@ class RunStore(Protocol):
 
 
 def default_runner() -> Runner:
-    from tierdeck.app.bench_runner import run_benchmark
+    from ..app.bench_runner import run_benchmark
 
     return run_benchmark
 
 
 def default_store() -> RunStore:
-    from tierdeck.app.history import HistoryStore
+    from ..app.history import HistoryStore
 
     return HistoryStore()
 
@@ -362,12 +362,12 @@ class RunScreen(Screen[RunResult | None]):
     def action_history(self) -> None:
         if self.saved_id is None:
             return
-        from tierdeck.screens.history import HistoryScreen
+        from .history import HistoryScreen
 
         self.app.push_screen(HistoryScreen(select=self.saved_id))
 
     def _ask_cancel(self, *, then_quit: bool) -> None:
-        from tierdeck.screens.confirm import ConfirmScreen
+        from .confirm import ConfirmScreen
 
         question = (
             "Stop the benchmark and quit tierdeck?" if then_quit else "Cancel the benchmark?"

@@ -16,13 +16,13 @@ from textual.containers import VerticalScroll
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
-from tierdeck.app.bench_messages import HistoryChanged, HistoryFailed, RunLoaded
-from tierdeck.core.bench_models import EnvFingerprint, RunResult
-from tierdeck.core.errors import one_line
-from tierdeck.screens.run_editing import RunEditing, StoreFactory, default_store, when
-from tierdeck.widgets.device_panel import DevicePanel
-from tierdeck.widgets.run_charts import DiskRateChart, chart_rows, feed_charts, make_charts
-from tierdeck.widgets.run_view import (
+from ..app.bench_messages import HistoryChanged, HistoryFailed, RunLoaded
+from ..core.bench_models import EnvFingerprint, RunResult
+from ..core.errors import one_line
+from .run_editing import RunEditing, StoreFactory, default_store, when
+from ..widgets.device_panel import DevicePanel
+from ..widgets.run_charts import DiskRateChart, chart_rows, feed_charts, make_charts
+from ..widgets.run_view import (
     cache_warning_text,
     duration,
     is_cache_warning,

@@ -12,16 +12,16 @@ from typing import Any
 from rich.text import Text
 from textual import work
 from textual.screen import Screen
-from tierdeck.app.bench_messages import HistoryChanged, HistoryFailed
-from tierdeck.core.bench_models import RunResult
-from tierdeck.core.errors import one_line
-from tierdeck.screens.confirm import ConfirmScreen, PromptScreen
+from ..app.bench_messages import HistoryChanged, HistoryFailed
+from ..core.bench_models import RunResult
+from ..core.errors import one_line
+from .confirm import ConfirmScreen, PromptScreen
 
 StoreFactory = Callable[[], Any]  # -> app.history.HistoryStore (Any: tests pass stand-ins)
 
 
 def default_store() -> Any:
-    from tierdeck.app.history import HistoryStore
+    from ..app.history import HistoryStore
 
     return HistoryStore()
 

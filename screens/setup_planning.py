@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
-from tierdeck.app.bench_messages import PlanReady, PlanRefused
-from tierdeck.core.bench_models import BenchRefused, RefusalKind, RunRequest
-from tierdeck.core.jobspec import JobSpec
-from tierdeck.screens.confirm import ConfirmScreen, PromptScreen
+from ..app.bench_messages import PlanReady, PlanRefused
+from ..core.bench_models import BenchRefused, RefusalKind, RunRequest
+from ..core.jobspec import JobSpec
+from .confirm import ConfirmScreen, PromptScreen
 
 if TYPE_CHECKING:
     from textual.app import App
-    from tierdeck.backends.host import Host
-    from tierdeck.core.models import Inventory
+    from ..backends.host import Host
+    from ..core.models import Inventory
 
 
 class PlanFlow:
@@ -51,7 +51,7 @@ class PlanFlow:
         drop_caches: bool,
         raw_confirm: str | None,
     ) -> None:
-        from tierdeck.app.bench_preflight import plan_run
+        from ..app.bench_preflight import plan_run
 
         assert self.inventory is not None
         try:
@@ -71,7 +71,7 @@ class PlanFlow:
             self.post_message(PlanRefused(exc, direct))
             return
         except Exception as exc:  # noqa: BLE001 - a preflight bug is shown, not fatal
-            from tierdeck.core.errors import one_line
+            from ..core.errors import one_line
 
             self.post_message(
                 PlanRefused(BenchRefused(f"preflight failed: {one_line(exc)}"), direct)
@@ -128,7 +128,7 @@ class PlanFlow:
         self.open_run(message.request)
 
     def open_run(self, request: RunRequest) -> None:
-        from tierdeck.screens.run import RunScreen
+        from .run import RunScreen
 
         models = {}
         if self.inventory is not None:

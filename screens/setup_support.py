@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 from textual import work
 from textual.widgets import Select, TextArea
-from tierdeck.app.bench_messages import JobfileSaved
-from tierdeck.core.bench_models import BenchTarget
-from tierdeck.core.errors import ParseError
-from tierdeck.core.jobspec import PRESETS, JobSpec, JobSpecError, Preset
-from tierdeck.screens.confirm import ConfirmScreen, PromptScreen
+from ..app.bench_messages import JobfileSaved
+from ..core.bench_models import BenchTarget
+from ..core.errors import ParseError
+from ..core.jobspec import PRESETS, JobSpec, JobSpecError, Preset
+from .confirm import ConfirmScreen, PromptScreen
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -70,7 +70,7 @@ def preset_text(preset: Preset, jobs: tuple[JobSpec, ...], target_dir: str | Non
 
 def job_errors(text: str) -> tuple[list[JobSpec], str | None]:
     """Parse and validate a custom job; the error names its line when it can."""
-    from tierdeck.backends.fio_jobfile import parse_jobfile
+    from ..backends.fio_jobfile import parse_jobfile
 
     try:
         jobs = parse_jobfile(text)

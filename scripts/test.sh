@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Set everything up, then run every check: ruff, mypy, and all tests (unit, Pilot,
-# snapshot, and the integration tests on a real lab NAS, which need root).
+# Set everything up, then run every check: ruff, mypy, the import layers
+# (import-linter), and all tests (unit, Pilot, snapshot, and the integration tests on a
+# real lab NAS, which need root).
 # Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,6 +10,8 @@ echo "== ruff" >&2
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 echo "== mypy" >&2
-bash scripts/typecheck.sh
+.venv/bin/mypy
+echo "== import layers" >&2
+.venv/bin/lint-imports --no-cache
 echo "== pytest" >&2
 exec .venv/bin/pytest -q -p no:cacheprovider "$@"

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from rich.text import Text
 from textual.widget import Widget
-from tierdeck.core.bench_models import DeviceSample
-from tierdeck.widgets.live_chart import fmt_count
+from ..core.bench_models import DeviceSample
+from .live_chart import fmt_count
 
 IDLE_BYTES_PER_S = 64 * 1024  # below this and IDLE_UTIL a disk counts as idle
 IDLE_UTIL = 1.0

@@ -8,10 +8,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import DataTable
-from tierdeck.core.models import Disk, DiskKind, Inventory, Mount
-from tierdeck.core.relations import disk_users
-from tierdeck.core.units import format_bytes
-from tierdeck.widgets.bars import FULL_FRACTION, usage_bar
+from ..core.models import Disk, DiskKind, Inventory, Mount
+from ..core.relations import disk_users
+from ..core.units import format_bytes
+from .bars import FULL_FRACTION, usage_bar
 
 KIND_LABEL = {
     DiskKind.HDD: "hdd",

@@ -6,9 +6,9 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import DataTable
-from tierdeck.core.models import MergerfsBranch, MergerfsPool
-from tierdeck.core.units import format_bytes
-from tierdeck.widgets.bars import usage_bar
+from ..core.models import MergerfsBranch, MergerfsPool
+from ..core.units import format_bytes
+from .bars import usage_bar
 
 
 def _fraction(size: int | None, avail: int | None) -> float | None:

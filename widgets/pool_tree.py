@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
-from tierdeck.core.models import (
+from ..core.models import (
     BtrfsFilesystem,
     Inventory,
     MdArray,
@@ -21,8 +21,8 @@ from tierdeck.core.models import (
     ZfsDataset,
     ZPool,
 )
-from tierdeck.core.units import format_bytes
-from tierdeck.widgets.bars import percent_bar, state_style, state_text, usage_bar
+from ..core.units import format_bytes
+from .bars import percent_bar, state_style, state_text, usage_bar
 
 GUIDE = 2  # tree indentation per level: narrow, so deep raidz trees fit 80 columns
 ICON = 2  # "▼ " in front of expandable nodes

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from tierdeck.core.models import Inventory, Problem, Severity
-from tierdeck.widgets.bars import severity_style
+from ..core.models import Inventory, Problem, Severity
+from .bars import severity_style
 
 _ORDER = {Severity.CRITICAL: 0, Severity.WARNING: 1, Severity.INFO: 2}
 _MARK = {Severity.CRITICAL: "✗", Severity.WARNING: "!", Severity.INFO: "i"}

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from tierdeck.core.bench_models import DeviceSample
-from tierdeck.core.fio_models import Sample
-from tierdeck.core.jobspec import JobSpec
-from tierdeck.widgets.live_chart import LiveChart, fmt_count, fmt_ns, fmt_rate
+from ..core.bench_models import DeviceSample
+from ..core.fio_models import Sample
+from ..core.jobspec import JobSpec
+from .live_chart import LiveChart, fmt_count, fmt_ns, fmt_rate
 
 DISK_STYLES = ("cyan", "yellow", "green", "magenta", "blue", "red")
 MAX_ROWS = 4  # rows per series strip: beyond this a taller chart shows nothing new

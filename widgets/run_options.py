@@ -12,8 +12,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Input, Label
-from tierdeck.core.jobspec import JobSpec, JobSpecError, fio_size_bytes, with_overrides
-from tierdeck.widgets.state_checkbox import StateCheckbox
+from ..core.jobspec import JobSpec, JobSpecError, fio_size_bytes, with_overrides
+from .state_checkbox import StateCheckbox
 
 
 class RunOptions(Horizontal):

@@ -16,16 +16,16 @@ from collections.abc import Mapping
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.table import Table
 from rich.text import Text
-from tierdeck.app.bench_events import PHASE_STOPPING
-from tierdeck.core.bench_models import (
+from ..app.bench_events import PHASE_STOPPING
+from ..core.bench_models import (
     BenchTarget,
     DirectionSummary,
     JobSummary,
     RunResult,
     RunStatus,
 )
-from tierdeck.widgets.bars import percent_bar
-from tierdeck.widgets.live_chart import fmt_count, fmt_ns, fmt_rate
+from .bars import percent_bar
+from .live_chart import fmt_count, fmt_ns, fmt_rate
 
 DIRECTIONS = ("read", "write", "trim")
 
