@@ -1,0 +1,68 @@
+"""The import layers of pyproject.toml ([tool.importlinter]) hold, and would catch a
+wrong import: lint-imports runs on a copy of the package, once as it is and once with a
+deliberate violation in each contract."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LINT = Path(sys.executable).parent / "lint-imports"
+PACKAGE_PARTS = ("__init__.py", "app", "core", "backends", "screens", "widgets")
+
+
+def lint(copy_parent: Path) -> subprocess.CompletedProcess[str]:
+    # The copy is the "tierdeck" that Python finds first, so grimp reads its files.
+    env = {**os.environ, "PYTHONPATH": str(copy_parent)}
+    return subprocess.run(
+        [str(LINT), "--no-cache"],
+        cwd=copy_parent / "tierdeck", env=env, capture_output=True, text=True, timeout=300,
+        check=False,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def package_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "tierdeck"
+    target.mkdir()
+    for part in PACKAGE_PARTS:
+        source = ROOT / part
+        if source.is_dir():
+            shutil.copytree(source, target / part, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, target / part)
+    shutil.copy2(ROOT / "pyproject.toml", target / "pyproject.toml")
+    return tmp_path
+
+
+@pytest.mark.skipif(not LINT.exists(), reason="import-linter is not installed")
+def test_the_layers_hold_as_the_code_is(package_copy: Path) -> None:
+    done = lint(package_copy)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Contracts: 2 kept, 0 broken." in done.stdout
+
+
+@pytest.mark.skipif(not LINT.exists(), reason="import-linter is not installed")
+@pytest.mark.parametrize(
+    ("file", "line", "broken"),
+    [
+        # the domain must not know the application that uses it
+        ("core/units.py", "from ..app import history as _wrong\n", "app -> backends -> core"),
+        # no Textual below app: the CLI and a remote front end reuse these layers
+        ("backends/mounts.py", "import textual as _wrong\n", "No Textual below app"),
+    ],
+)
+def test_a_wrong_import_breaks_its_contract(
+    package_copy: Path, file: str, line: str, broken: str
+) -> None:
+    path = package_copy / "tierdeck" / file
+    path.write_text(path.read_text(encoding="utf-8") + "\n" + line, encoding="utf-8")
+    done = lint(package_copy)
+    assert done.returncode != 0
+    assert f"{broken} BROKEN" in done.stdout, done.stdout
