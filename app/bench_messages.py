@@ -17,9 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.message import Message
-from . import bench_events as ev
+
 from ..core.bench_models import BenchRefused, DeviceSample, RunRequest, RunResult
 from ..core.fio_models import Sample
+from . import bench_events as ev
 
 # -- the run ------------------------------------------------------------------------------
 

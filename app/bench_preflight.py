@@ -27,7 +27,6 @@ import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import bench_runner
 from ..backends.host import FsUsage, Host, LiveHost
 from ..backends.mergerfs import FS_TYPE as MERGERFS_FS_TYPE
 from ..backends.mounts import (
@@ -48,7 +47,6 @@ from ..core.errors import HostError
 from ..core.jobspec import (
     BENCH_FILE_PREFIX,
     DEFAULT_FILENAME_PREFIX,
-    PRESETS,
     JobSpec,
     JobSpecError,
     fio_size_bytes,
@@ -56,8 +54,10 @@ from ..core.jobspec import (
 )
 from ..core.models import BranchMode, Disk, Inventory, MergerfsPool, Mount, Partition
 from ..core.placement import BenchFile, place_jobs, planned_files
+from ..core.presets import find_preset
 from ..core.relations import disks_under
 from ..core.units import format_bytes
+from . import bench_runner
 
 PROBE_NAME = f"{DEFAULT_FILENAME_PREFIX}.probe"
 PROBE_BYTES = 4096  # a multiple of every logical block size (512, 4096)
@@ -563,7 +563,7 @@ def plan_run(
 ) -> RunRequest:
     """Check everything that can be checked before fio starts. Raises BenchRefused.
 
-    ``preset`` names a preset of core.jobspec.PRESETS (its lay-out and drop-caches
+    ``preset`` names a preset of core.presets.PRESETS (its lay-out and drop-caches
     flags apply) or any label. ``size``/``runtime``/``direct`` override every job.
     ``direct=False`` is the answer to an O_DIRECT refusal with ``offer_buffered``: the
     request then carries a warning that caches can inflate the results.
@@ -601,7 +601,7 @@ def plan_run(
             kind=RefusalKind.BUSY,
         )
 
-    known = next((p for p in PRESETS if p.name == preset), None)
+    known = find_preset(preset)
     wanted_direct = any(job.direct for job in jobs)
     planned = _apply_overrides(jobs, size, runtime, direct)
     warnings: list[str] = []

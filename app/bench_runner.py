@@ -35,23 +35,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bench_events import (
-    PHASE_CLEANING_UP,
-    PHASE_DONE,
-    PHASE_DROPPING_CACHES,
-    PHASE_LAYING_OUT,
-    PHASE_MEASURING,
-    PHASE_PREPARING,
-    PHASE_STOPPING,
-    BenchEvent,
-    DevicesReady,
-    Notice,
-    Progress,
-    RunEnded,
-    RunStarted,
-    SampleReady,
-)
-from .fingerprint import fingerprint
 from ..backends.diskstats import DiskstatsSampler
 from ..backends.fio_stream import (
     STREAM_ARGS,
@@ -87,9 +70,28 @@ from ..core.jobspec import (
     TARGET_OPTIONS,
     JobSpec,
     fio_size_bytes,
+    group_seconds,
     placement_args,
+    stonewall_groups,
 )
-from ..core.units import format_iec
+from ..core.units import fmt_bytes
+from .bench_events import (
+    PHASE_CLEANING_UP,
+    PHASE_DONE,
+    PHASE_DROPPING_CACHES,
+    PHASE_LAYING_OUT,
+    PHASE_MEASURING,
+    PHASE_PREPARING,
+    PHASE_STOPPING,
+    BenchEvent,
+    DevicesReady,
+    Notice,
+    Progress,
+    RunEnded,
+    RunStarted,
+    SampleReady,
+)
+from .fingerprint import fingerprint
 
 GRACE_S = 3.0  # SIGTERM -> SIGKILL
 REAP_TIMEOUT_S = 10.0  # how long to wait for fio's job processes after SIGKILL
@@ -261,20 +263,11 @@ class _ProgressModel:
     size-bound ones, group by group (stonewall starts a group; groups run in turn)."""
 
     def __init__(self, jobs: Sequence[JobSpec]) -> None:
-        self.groups: list[list[JobSpec]] = []
-        for job in jobs:
-            if job.stonewall or not self.groups:
-                self.groups.append([])
-            self.groups[-1].append(job)
-        known = [self._seconds(g) for g in self.groups]
+        self.groups = stonewall_groups(jobs)
+        known = [group_seconds(g) for g in self.groups]
         present = [s for s in known if s is not None]
         default = sum(present) / len(present) if present else 1.0
         self.weights = [s if s is not None else default for s in known]
-
-    @staticmethod
-    def _seconds(group: list[JobSpec]) -> float | None:
-        runtimes = [j.runtime for j in group if j.runtime is not None]
-        return float(max(runtimes)) if runtimes else None
 
     @staticmethod
     def _job_fraction(job: JobSpec, report: FioReport) -> tuple[float, bool]:
@@ -536,8 +529,8 @@ class _Run:
             moved = "delivered" if item.direction is Direction.READ else "absorbed"
             self.notice(
                 f"cache warning: at t={item.t:.0f} s fio {verb} "
-                f"{format_iec(round(item.fio_bytes))} in {item.interval_s:.1f} s but the "
-                f"disks {moved} only {format_iec(round(item.disk_bytes))}"
+                f"{fmt_bytes(round(item.fio_bytes))} in {item.interval_s:.1f} s but the "
+                f"disks {moved} only {fmt_bytes(round(item.disk_bytes))}"
             )
 
     def cache_warnings(self, report: FioReport) -> None:
@@ -567,10 +560,10 @@ class _Run:
             self.warn(
                 f"cache warning: in {found.intervals} of {found.of_intervals} seconds "
                 f"(t={found.first_t:.0f}-{found.last_t:.0f} s) fio "
-                f"{'read' if reading else 'wrote'} {format_iec(round(found.fio_bytes))} "
+                f"{'read' if reading else 'wrote'} {fmt_bytes(round(found.fio_bytes))} "
                 f"but the disks under {target.label} ({disks}) "
                 f"{'delivered' if reading else 'absorbed'} only "
-                f"{format_iec(round(found.disk_bytes))}: "
+                f"{fmt_bytes(round(found.disk_bytes))}: "
                 f"{_READ_CACHE_WHY if reading else _WRITE_CACHE_WHY}."
             )
         # Whole-run totals as well: writes still in the page cache when fio ended.
@@ -585,8 +578,8 @@ class _Run:
                 reading = direction is Direction.READ
                 self.warn(
                     f"cache warning: fio {'read' if reading else 'wrote'} "
-                    f"{format_iec(fio_bytes)} but the disks under {target.label} "
-                    f"({disks}) moved only {format_iec(disk_bytes)}: "
+                    f"{fmt_bytes(fio_bytes)} but the disks under {target.label} "
+                    f"({disks}) moved only {fmt_bytes(disk_bytes)}: "
                     f"{_READ_CACHE_WHY if reading else _WRITE_CACHE_WHY}."
                 )
 

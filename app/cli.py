@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
+
 from .. import __version__
 from ..backends.host import Host, LiveHost, RecordedHost
 from ..core.errors import TierdeckError
@@ -180,9 +181,9 @@ def inventory(demo: bool, recorded: Path | None, as_json: bool) -> None:
     The --json shape is stable and documented in docs/inventory-json.md
     (schema "tierdeck.inventory/1").
     """
+    from ..core.serialize import inventory_to_dict
     from .inventory import collect_inventory
     from .report import render_inventory_text
-    from ..core.serialize import inventory_to_dict
 
     try:
         inv = collect_inventory(make_host(demo, recorded))

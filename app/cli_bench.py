@@ -29,16 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
-from .cli import (
-    EXIT_FAILED,
-    EXIT_REFUSED,
-    EXIT_SIGINT,
-    EXIT_SIGTERM,
-    fail,
-    once,
-)
-from .cli_history import clock, mibps, output_width, result_lines
-from .history import HistoryError, HistoryStore, result_to_json
+
 from ..core.bench_models import (
     BenchRefused,
     RefusalKind,
@@ -47,11 +38,24 @@ from ..core.bench_models import (
     RunStatus,
 )
 from ..core.errors import ParseError, TierdeckError
-from ..core.jobspec import PRESETS, JobSpec, JobSpecError, Preset
+from ..core.jobspec import JobSpec, JobSpecError
+from ..core.presets import PRESETS, Preset, find_preset
+from ..core.units import fmt_clock, fmt_mib
+from .cli import (
+    EXIT_FAILED,
+    EXIT_REFUSED,
+    EXIT_SIGINT,
+    EXIT_SIGTERM,
+    fail,
+    once,
+)
+from .cli_history import output_width, result_lines
+from .history import HistoryError, HistoryStore, result_to_json
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
     from rich.progress import Progress, TaskID
+
     from ..backends.host import Host
     from ..core.models import Inventory
 
@@ -91,11 +95,11 @@ def _preset_json(p: Preset) -> dict[str, Any]:
 
 
 def _find_preset(name: str) -> Preset:
-    for p in PRESETS:
-        if p.name == name:
-            return p
-    names = ", ".join(p.name for p in PRESETS)
-    raise click.BadParameter(f"no preset {name!r}; presets: {names}", param_hint="preset")
+    found = find_preset(name)
+    if found is None:
+        names = ", ".join(p.name for p in PRESETS)
+        raise click.BadParameter(f"no preset {name!r}; presets: {names}", param_hint="preset")
+    return found
 
 
 def preset_file_text(p: Preset) -> str:
@@ -196,7 +200,7 @@ def _live_progress(console: Console, below: Callable[[], RenderableType | None])
 
 
 def rate_text(read_bytes_per_s: float, write_bytes_per_s: float) -> str:
-    return f"read {mibps(read_bytes_per_s)} MiB/s  write {mibps(write_bytes_per_s)} MiB/s"
+    return f"read {fmt_mib(read_bytes_per_s)} MiB/s  write {fmt_mib(write_bytes_per_s)} MiB/s"
 
 
 class RunReporter:
@@ -267,7 +271,7 @@ class RunReporter:
                 self._task,
                 completed=min(max(event.fraction, 0.0), 1.0),
                 description=event.phase,
-                eta=clock(event.eta_s),
+                eta=fmt_clock(event.eta_s),
                 rate=self._rate,
             )
         elif isinstance(event, ev.SampleReady):
@@ -278,7 +282,7 @@ class RunReporter:
             from rich.text import Text
 
             parts = [
-                f"{d.device} {mibps(d.read_bytes_per_s)}/{mibps(d.write_bytes_per_s)} "
+                f"{d.device} {fmt_mib(d.read_bytes_per_s)}/{fmt_mib(d.write_bytes_per_s)} "
                 f"{d.util_pct:.0f}%"
                 for d in event.samples
             ]
@@ -481,9 +485,9 @@ def run_cmd(
         except HistoryError as exc:
             fail(f"{exc} (or add --no-save)", EXIT_FAILED)
 
+    from ..backends.host import LiveHost
     from .bench_preflight import plan_run
     from .inventory import collect_inventory
-    from ..backends.host import LiveHost
 
     host = LiveHost()
     reporter = RunReporter(live=_stderr_is_terminal() and not as_json)

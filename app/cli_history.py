@@ -22,13 +22,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import click
-from .cli import EXIT_FAILED, fail
-from .history import HistoryError, HistoryStore, device_totals, result_to_json
+
 from ..core.bench_models import DirectionSummary, RunResult, RunStatus
 from ..core.errors import TierdeckError
+from ..core.units import fmt_mib, fmt_ns
+from .cli import EXIT_FAILED, fail
+from .history import HistoryError, HistoryStore, device_totals, result_to_json
 
 DIRECTIONS = ("read", "write", "trim")
-MIB = 1 << 20
 ELLIPSIS = "…"
 
 OLD_LAYOUT_NOTE = (
@@ -56,31 +57,12 @@ def output_width() -> int | None:
 # --------------------------------------------------------------------------- figures
 
 
-def mibps(bytes_per_s: float | None) -> str:
-    return "-" if bytes_per_s is None else f"{bytes_per_s / MIB:,.1f}"
+def latency(ns: float | None) -> str:
+    return "-" if ns is None else fmt_ns(ns)
 
 
 def iops(value: float | None) -> str:
     return "-" if value is None else f"{value:,.0f}"
-
-
-def latency(ns: float | None) -> str:
-    if ns is None:
-        return "-"
-    if ns < 1_000:
-        return f"{ns:.0f} ns"
-    if ns < 1_000_000:
-        return f"{ns / 1_000:.1f} µs"
-    if ns < 1_000_000_000:
-        return f"{ns / 1_000_000:.2f} ms"
-    return f"{ns / 1e9:.2f} s"
-
-
-def clock(seconds: float | None) -> str:
-    if seconds is None:
-        return "--:--"
-    whole = max(int(seconds + 0.5), 0)
-    return f"{whole // 60}:{whole % 60:02d}"
 
 
 def when(epoch: float) -> str:
@@ -185,7 +167,7 @@ def jobs_differ(result: RunResult) -> bool:
 
 
 def _figures(d: DirectionSummary) -> list[str]:
-    return [mibps(d.bw_bytes), iops(d.iops), latency(d.lat_mean_ns), latency(d.lat_p99_ns)]
+    return [fmt_mib(d.bw_bytes), iops(d.iops), latency(d.lat_mean_ns), latency(d.lat_p99_ns)]
 
 
 def summary_lines(result: RunResult) -> list[str]:
@@ -225,8 +207,8 @@ def disk_lines(result: RunResult) -> list[str]:
         rows.append(
             [
                 disk["device"],
-                mibps(disk["read_bytes"] / seconds if seconds else None),
-                mibps(disk["write_bytes"] / seconds if seconds else None),
+                fmt_mib(disk["read_bytes"] / seconds if seconds else None),
+                fmt_mib(disk["write_bytes"] / seconds if seconds else None),
                 "-" if util is None else f"{util:.0f}",
                 format_bytes(disk["read_bytes"]),
                 format_bytes(disk["write_bytes"]),
@@ -288,7 +270,7 @@ def _bandwidth_cell(result: RunResult, direction: str) -> str:
         count = sum(direction in j.directions for j in result.job_summaries)
         return f"{count} job{'s' if count != 1 else ''}" if count else "-"
     d = result.summary.get(direction)
-    return mibps(d.bw_bytes) if d is not None else "-"
+    return fmt_mib(d.bw_bytes) if d is not None else "-"
 
 
 # What gives way first when the list is wider than the terminal: the start of the
@@ -428,8 +410,8 @@ def show_cmd(run_id: int, as_json: bool, with_fio: bool, series: bool) -> None:
         rows = [
             [
                 f"{s.t:.1f}",
-                mibps(s.read.bw_bytes_per_s),
-                mibps(s.write.bw_bytes_per_s),
+                fmt_mib(s.read.bw_bytes_per_s),
+                fmt_mib(s.write.bw_bytes_per_s),
                 iops(s.read.iops),
                 iops(s.write.iops),
                 latency(s.read.lat_p99_ns),

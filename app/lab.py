@@ -23,11 +23,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from ..backends.localfiles import write_atomically
 
 DEFAULT_LAB_DIR = Path("/var/tmp/tierdeck-lab")
 BLKIO_ROOT = Path("/sys/fs/cgroup/blkio")
@@ -66,12 +67,7 @@ class LabState:
 
     def save(self) -> None:
         # Atomic: a crash leaves the previous or the new state, never half a file.
-        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".lab.json.")
-        with os.fdopen(fd, "w") as fh:
-            json.dump(asdict(self), fh, indent=2)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
+        write_atomically(self.path, json.dumps(asdict(self), indent=2))
 
     @classmethod
     def load(cls, directory: Path) -> LabState | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.message import Message
+
 from ..core.models import Inventory, Problem
 
 

@@ -15,14 +15,15 @@ from textual.binding import Binding
 from textual.reactive import var
 from textual.timer import Timer
 from textual.worker import get_current_worker
-from .hotplug import HotplugWatcher, start_hotplug
-from .messages import HotplugEvent, InventoryFailed, InventoryLoaded
+
 from ..backends.host import Host
 from ..core import health
 from ..core.errors import one_line
 from ..core.models import Inventory, Problem, Severity
 from ..screens.dashboard import DashboardScreen
 from ..screens.help import HelpScreen
+from .hotplug import HotplugWatcher, start_hotplug
+from .messages import HotplugEvent, InventoryFailed, InventoryLoaded
 
 Collector = Callable[[Host], Inventory]
 

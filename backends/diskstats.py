@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .host import Host
 from ..core.bench_models import DeviceSample
 from ..core.errors import ParseError
+from .host import Host
 
 SOURCE = "/proc/diskstats"
 DISKSTATS = "/proc/diskstats"

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..core.errors import ParseError
+from ..core.models import ScanStatus, Vdev, VdevClass, VdevKind, ZfsDataset, ZPool
 from .zfs_common import (
     DATASET_KINDS,
     PoolCapacity,
@@ -23,8 +25,6 @@ from .zfs_common import (
     optional_ratio,
     with_class,
 )
-from ..core.errors import ParseError
-from ..core.models import ScanStatus, Vdev, VdevClass, VdevKind, ZfsDataset, ZPool
 
 # ------------------------------------------------------------------ zpool status -j
 

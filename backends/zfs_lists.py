@@ -10,6 +10,8 @@ spaces, keeping the last column (a mountpoint may hold spaces) whole.
 
 from __future__ import annotations
 
+from ..core.errors import ParseError
+from ..core.models import ZfsDataset
 from .zfs_common import (
     DATASET_KINDS,
     STATE_RE,
@@ -18,8 +20,6 @@ from .zfs_common import (
     optional_int,
     optional_ratio,
 )
-from ..core.errors import ParseError
-from ..core.models import ZfsDataset
 
 _LIST_COLUMNS = 8  # name,size,alloc,free,frag,cap,dedup,health (ZPOOL_LIST_TEXT_ARGV)
 

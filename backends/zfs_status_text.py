@@ -15,6 +15,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..core.errors import ParseError
+from ..core.models import ScanStatus, Vdev, VdevClass, ZPool
+from ..core.units import parse_count
 from .zfs_common import (
     COUNT_RE,
     STATE_RE,
@@ -22,9 +25,6 @@ from .zfs_common import (
     kind_from_name,
     with_class,
 )
-from ..core.errors import ParseError
-from ..core.models import ScanStatus, Vdev, VdevClass, ZPool
-from ..core.units import parse_count
 
 # ------------------------------------------------------------------ scan
 

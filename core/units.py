@@ -46,11 +46,65 @@ def format_bytes(n: int | None, *, precision: int = 1) -> str:
     return f"{value:.0f}E"  # pragma: no cover - loop always returns
 
 
-def format_iec(n: float) -> str:
-    """Bytes in fio's binary units with their names: 116 MiB, 5.7 GiB."""
+# --- fio's units: binary multiples with their names, as fio's own report prints them.
+# One module for every figure tierdeck shows (the TUI, the CLI and the warnings).
+
+MIB = 1 << 20
+
+
+def fmt_bytes(n: float) -> str:
+    """``116 MiB``, ``97.4 MiB``, ``0 B``: at most 8 cells wide."""
     value = float(n)
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
         if abs(value) < 1024 or unit == "PiB":
-            return f"{value:.0f} {unit}" if unit == "B" or value >= 100 else f"{value:.1f} {unit}"
+            if unit == "B" or abs(value) >= 100:
+                return f"{value:.0f} {unit}"
+            return f"{value:.1f} {unit}"
         value /= 1024
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def fmt_rate_short(bytes_per_s: float) -> str:
+    """``151 MiB/s``: at most 10 cells wide (tables and panels)."""
+    return fmt_bytes(bytes_per_s) + "/s"
+
+
+def fmt_rate(bytes_per_s: float) -> str:
+    """``151.0 MiB/s``: one decimal from KiB/s up (charts and summaries)."""
+    value = bytes_per_s
+    for unit in ("B/s", "KiB/s", "MiB/s", "GiB/s"):
+        if abs(value) < 1024:
+            return f"{value:.0f} {unit}" if unit == "B/s" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} TiB/s"
+
+
+def fmt_mib(bytes_per_s: float | None) -> str:
+    """A bare MiB/s figure for a column headed "MiB/s": ``1,240.3``; ``-`` unknown."""
+    return "-" if bytes_per_s is None else f"{bytes_per_s / MIB:,.1f}"
+
+
+def fmt_count(value: float) -> str:
+    """IOPS: 950, 12.3k, 1.2M."""
+    for unit, size in (("", 1.0), ("k", 1e3), ("M", 1e6)):
+        if abs(value) < size * 1000:
+            return f"{value:.0f}" if not unit else f"{value / size:.1f}{unit}"
+    return f"{value / 1e9:.1f}G"
+
+
+def fmt_ns(ns: float) -> str:
+    """Latency from nanoseconds: 850 ns, 12.3 µs, 4.5 ms, 1.2 s."""
+    if abs(ns) < 1000:
+        return f"{ns:.0f} ns"
+    for unit, size in (("µs", 1e3), ("ms", 1e6)):
+        if abs(ns) < size * 1000:
+            return f"{ns / size:.1f} {unit}"
+    return f"{ns / 1e9:.2f} s"
+
+
+def fmt_clock(seconds: float | None) -> str:
+    """An ETA or a duration as m:ss; ``--:--`` while unknown."""
+    if seconds is None:
+        return "--:--"
+    whole = max(int(seconds + 0.5), 0)
+    return f"{whole // 60}:{whole % 60:02d}"

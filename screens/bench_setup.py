@@ -24,10 +24,13 @@ from textual.containers import Horizontal
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
+
 from ..backends.host import Host
 from ..core.bench_models import BenchTarget
-from ..core.jobspec import PRESETS, JobSpec, JobSpecError, Preset
+from ..core.jobspec import JobSpec, JobSpecError
 from ..core.models import Inventory
+from ..core.presets import PRESETS, Preset, find_preset
+from ..widgets.run_options import RunOptions
 from .setup_planning import PlanFlow
 from .setup_support import (
     _CUSTOM_TEMPLATE,
@@ -35,11 +38,9 @@ from .setup_support import (
     NO_TARGET,
     JobfileSaving,
     job_errors,
-    preset_by_name,
     preset_text,
     target_option,
 )
-from ..widgets.run_options import RunOptions
 
 __all__ = ["CUSTOM", "BenchSetupScreen"]
 
@@ -166,7 +167,7 @@ class BenchSetupScreen(PlanFlow, JobfileSaving, Screen[None]):
 
     @property
     def preset(self) -> Preset | None:
-        return preset_by_name(self.preset_name)
+        return find_preset(self.preset_name)
 
     @property
     def path(self) -> str:

@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, TabbedContent, TabPane, Tree
+
 from ..backends.host import LiveHost
 from ..core.models import Inventory, Problem, Severity
 from ..core.relations import disks_under

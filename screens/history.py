@@ -24,11 +24,10 @@ from textual.containers import Horizontal
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, Select, Static
+
 from ..app.bench_messages import HistoryChanged, HistoryFailed, HistoryLoaded
 from ..core.bench_models import RunResult, RunStatus
 from ..core.errors import one_line
-from .run_detail import RunDetailScreen
-from .run_editing import RunEditing, StoreFactory, default_store, when
 from ..widgets.run_view import (
     CACHE_MARK,
     OLD_LAYOUT_MARK,
@@ -40,6 +39,8 @@ from ..widgets.run_view import (
     name_cell,
     status_text,
 )
+from .run_detail import RunDetailScreen
+from .run_editing import RunEditing, StoreFactory, default_store, when
 
 __all__ = ["HistoryScreen", "RunDetailScreen"]
 

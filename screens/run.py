@@ -27,6 +27,7 @@ from textual.containers import VerticalScroll
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
+
 from ..app import bench_events as ev
 from ..app.bench_messages import (
     BenchCrashed,
@@ -43,12 +44,12 @@ from ..app.bench_messages import (
 from ..backends.host import Host
 from ..core.bench_models import RunRequest, RunResult, RunStatus
 from ..core.errors import one_line
+from ..core.jobspec import expected_seconds
 from ..widgets.device_panel import DevicePanel
 from ..widgets.live_chart import LiveChart
 from ..widgets.run_charts import (
     DiskRateChart,
     chart_rows,
-    expected_seconds,
     feed_charts,
     make_charts,
 )

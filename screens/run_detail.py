@@ -16,10 +16,10 @@ from textual.containers import VerticalScroll
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
+
 from ..app.bench_messages import HistoryChanged, HistoryFailed, RunLoaded
 from ..core.bench_models import EnvFingerprint, RunResult
 from ..core.errors import one_line
-from .run_editing import RunEditing, StoreFactory, default_store, when
 from ..widgets.device_panel import DevicePanel
 from ..widgets.run_charts import DiskRateChart, chart_rows, feed_charts, make_charts
 from ..widgets.run_view import (
@@ -29,6 +29,7 @@ from ..widgets.run_view import (
     result_renderable,
     status_text,
 )
+from .run_editing import RunEditing, StoreFactory, default_store, when
 
 
 def env_renderable(env: EnvFingerprint) -> RenderableType:

@@ -12,6 +12,7 @@ from typing import Any
 from rich.text import Text
 from textual import work
 from textual.screen import Screen
+
 from ..app.bench_messages import HistoryChanged, HistoryFailed
 from ..core.bench_models import RunResult
 from ..core.errors import one_line

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
+
 from ..app.bench_messages import PlanReady, PlanRefused
 from ..core.bench_models import BenchRefused, RefusalKind, RunRequest
 from ..core.jobspec import JobSpec
@@ -16,6 +17,7 @@ from .confirm import ConfirmScreen, PromptScreen
 
 if TYPE_CHECKING:
     from textual.app import App
+
     from ..backends.host import Host
     from ..core.models import Inventory
 

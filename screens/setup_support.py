@@ -6,8 +6,6 @@ either a pure function or the save-as flow (a prompt, then an atomic write in a 
 
 from __future__ import annotations
 
-import os
-import tempfile
 import textwrap
 from dataclasses import replace
 from pathlib import Path
@@ -15,10 +13,13 @@ from typing import TYPE_CHECKING
 
 from textual import work
 from textual.widgets import Select, TextArea
+
 from ..app.bench_messages import JobfileSaved
+from ..backends.localfiles import write_atomically
 from ..core.bench_models import BenchTarget
 from ..core.errors import ParseError
-from ..core.jobspec import PRESETS, JobSpec, JobSpecError, Preset
+from ..core.jobspec import JobSpec, JobSpecError
+from ..core.presets import Preset
 from .confirm import ConfirmScreen, PromptScreen
 
 if TYPE_CHECKING:
@@ -43,10 +44,6 @@ rw=write
 bs=1M
 iodepth=8
 """
-
-
-def preset_by_name(name: str) -> Preset | None:
-    return next((p for p in PRESETS if p.name == name), None)
 
 
 def target_option(target: BenchTarget) -> tuple[str, str]:
@@ -91,23 +88,6 @@ def _section_line(text: str, name: str) -> str:
         if line.strip() == f"[{name}]":
             return f"line {number}: "
     return ""
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Temp file in the same folder, fsync, rename: never a half-written job file."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 class JobfileSaving:

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 
 from rich.text import Text
 from textual.widget import Widget
+
 from ..core.bench_models import DeviceSample
-from .live_chart import fmt_count
+from ..core.units import fmt_bytes, fmt_count, fmt_rate_short
 
 IDLE_BYTES_PER_S = 64 * 1024  # below this and IDLE_UTIL a disk counts as idle
 IDLE_UTIL = 1.0
@@ -28,23 +29,6 @@ NAME_WIDTH = 9
 BAR_WIDTH = 10
 RATE_WIDTH = 10  # "1023 MiB/s"
 MOVED_WIDTH = 8  # "1023 MiB"
-
-
-def fmt_short_rate(bytes_per_s: float) -> str:
-    """``151 MiB/s``: binary units as fio prints them, at most 10 cells wide."""
-    return fmt_short_bytes(bytes_per_s) + "/s"
-
-
-def fmt_short_bytes(n: float) -> str:
-    """``116 MiB``, ``97.4 MiB``, ``0 B``: at most 8 cells wide."""
-    value = n
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(value) < 1024 or unit == "TiB":
-            if unit == "B" or value >= 100:
-                return f"{value:.0f} {unit}"
-            return f"{value:.1f} {unit}"
-        value /= 1024
-    raise AssertionError("unreachable")  # pragma: no cover
 
 
 @dataclass
@@ -189,13 +173,13 @@ class DevicePanel(Widget):
                 f"{name[: NAME_WIDTH - 1]:<{NAME_WIDTH}}", style="bold cyan" if busy else "dim"
             )
             out.append(
-                f"{fmt_short_rate(read):>{RATE_WIDTH}} {fmt_short_rate(write):>{RATE_WIDTH}} ",
+                f"{fmt_rate_short(read):>{RATE_WIDTH}} {fmt_rate_short(write):>{RATE_WIDTH}} ",
                 style=style,
             )
             out.append(f"{fmt_count(iops):>7}  ", style=style)
             out.append_text(util_bar(util, busy=busy))
             out.append(f"{util:4.0f}%", style=style)
-            out.append(f"{fmt_short_bytes(stats.moved):>{MOVED_WIDTH + 1}}", style=style)
+            out.append(f"{fmt_bytes(stats.moved):>{MOVED_WIDTH + 1}}", style=style)
             if show_models and name in self.models:
                 out.append(f"  {self.models[name]}", style="dim")
         return out

@@ -8,6 +8,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import DataTable
+
 from ..core.models import Disk, DiskKind, Inventory, Mount
 from ..core.relations import disk_users
 from ..core.units import format_bytes

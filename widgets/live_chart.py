@@ -33,6 +33,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from ..core.units import fmt_rate
+
 Formatter = Callable[[float], str]
 
 BLOCKS = " ▁▂▃▄▅▆▇█"  # eighths of a cell, bottom-aligned
@@ -42,40 +44,6 @@ AVG_WIDTH = 6 + VALUE_WIDTH  # "  avg " and the mean, right after the current va
 AVG_FROM_WIDTH = 100  # narrower charts keep their cells for the bars
 MAX_POINTS_PER_CELL = 2  # the STYLE cap: downsample to at most ~2x the drawable width
 DEFAULT_CAPACITY = 3600  # one hour of 1 Hz samples
-
-
-# -- units ----------------------------------------------------------------------------------
-
-
-def _scaled(value: float, units: Sequence[str], step: float) -> str:
-    for unit in units[:-1]:
-        if abs(value) < step:
-            return f"{value:.0f} {unit}" if unit == units[0] else f"{value:.1f} {unit}"
-        value /= step
-    return f"{value:.1f} {units[-1]}"
-
-
-def fmt_rate(bytes_per_s: float) -> str:
-    """Binary units, as fio prints them (MiB/s)."""
-    return _scaled(bytes_per_s, ("B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s"), 1024.0)
-
-
-def fmt_count(value: float) -> str:
-    """IOPS: 950, 12.3k, 1.2M."""
-    for unit, size in (("", 1.0), ("k", 1e3), ("M", 1e6)):
-        if abs(value) < size * 1000:
-            return f"{value:.0f}" if not unit else f"{value / size:.1f}{unit}"
-    return f"{value / 1e9:.1f}G"
-
-
-def fmt_ns(ns: float) -> str:
-    """Latency from nanoseconds: 850 ns, 12.3 µs, 4.5 ms, 1.2 s."""
-    if abs(ns) < 1000:
-        return f"{ns:.0f} ns"
-    for unit, size in (("µs", 1e3), ("ms", 1e6)):
-        if abs(ns) < size * 1000:
-            return f"{ns / size:.1f} {unit}"
-    return f"{ns / 1e9:.2f} s"
 
 
 # -- data ----------------------------------------------------------------------------------

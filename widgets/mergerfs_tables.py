@@ -6,6 +6,7 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import DataTable
+
 from ..core.models import MergerfsBranch, MergerfsPool
 from ..core.units import format_bytes
 from .bars import usage_bar

@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
+
 from ..core.models import (
     BtrfsFilesystem,
     Inventory,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+
 from ..core.models import Inventory, Problem, Severity
 from .bars import severity_style
 

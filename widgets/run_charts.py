@@ -11,8 +11,8 @@ from collections.abc import Iterable, Sequence
 
 from ..core.bench_models import DeviceSample
 from ..core.fio_models import Sample
-from ..core.jobspec import JobSpec
-from .live_chart import LiveChart, fmt_count, fmt_ns, fmt_rate
+from ..core.units import fmt_count, fmt_ns, fmt_rate
+from .live_chart import LiveChart
 
 DISK_STYLES = ("cyan", "yellow", "green", "magenta", "blue", "red")
 MAX_ROWS = 4  # rows per series strip: beyond this a taller chart shows nothing new
@@ -38,23 +38,6 @@ def lat_point(sample: Sample) -> dict[str, float | None]:
         "write_mean": ns(sample.write.lat_mean_ns),
         "write_p99": ns(sample.write.lat_p99_ns),
     }
-
-
-def expected_seconds(jobs: tuple[JobSpec, ...]) -> int | None:
-    """How long fio should measure: stonewall groups run in turn, each as long as its
-    longest runtime. None when a group is bound by size alone (unknown in advance)."""
-    groups: list[list[JobSpec]] = []
-    for job in jobs:
-        if job.stonewall or not groups:
-            groups.append([])
-        groups[-1].append(job)
-    total = 0
-    for group in groups:
-        runtimes = [j.runtime for j in group if j.runtime is not None]
-        if not runtimes:
-            return None
-        total += max(runtimes)
-    return total or None
 
 
 def make_charts(rows: int = 1, span: int | None = None) -> Charts:

@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Input, Label
+
 from ..core.jobspec import JobSpec, JobSpecError, fio_size_bytes, with_overrides
 from .state_checkbox import StateCheckbox
 

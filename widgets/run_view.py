@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.table import Table
 from rich.text import Text
+
 from ..app.bench_events import PHASE_STOPPING
 from ..core.bench_models import (
     BenchTarget,
@@ -24,8 +25,8 @@ from ..core.bench_models import (
     RunResult,
     RunStatus,
 )
+from ..core.units import fmt_count, fmt_ns, fmt_rate
 from .bars import percent_bar
-from .live_chart import fmt_count, fmt_ns, fmt_rate
 
 DIRECTIONS = ("read", "write", "trim")
 

@@ -34,8 +34,9 @@ from tierdeck.app.inventory import collect_inventory
 from tierdeck.backends.fio_jobfile import parse_jobfile
 from tierdeck.backends.host import LiveHost
 from tierdeck.core.bench_models import BenchRefused, RunRequest, RunResult, RunStatus
-from tierdeck.core.jobspec import PRESETS, JobSpec
+from tierdeck.core.jobspec import JobSpec
 from tierdeck.core.models import Inventory
+from tierdeck.core.presets import PRESETS
 from tierdeck.core.relations import disks_under
 
 from tests.conftest import MountDir
@@ -171,7 +172,7 @@ async def run(
 
 @pytest.mark.parametrize("preset", PRESETS, ids=[p.name for p in PRESETS])
 async def test_each_preset_runs_shortened(lab_nas: Path, preset: object) -> None:
-    from tierdeck.core.jobspec import Preset
+    from tierdeck.core.presets import Preset
 
     assert isinstance(preset, Preset)
     cache = lab_nas / "mnt" / "cache"

@@ -13,10 +13,11 @@ import pytest
 from textual.widgets import Static
 from tierdeck.app import bench_events as ev
 from tierdeck.core.bench_models import DeviceSample, RunRequest, RunResult, RunStatus
+from tierdeck.core.units import fmt_rate
 from tierdeck.screens.confirm import ConfirmScreen
 from tierdeck.screens.run import RunScreen
 from tierdeck.widgets.device_panel import DevicePanel
-from tierdeck.widgets.live_chart import LiveChart, fmt_rate
+from tierdeck.widgets.live_chart import LiveChart
 from tierdeck.widgets.run_charts import DiskRateChart
 
 from tests.pilot.waiting import screen_text

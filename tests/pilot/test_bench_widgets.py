@@ -15,7 +15,8 @@ from textual.message import Message
 from tierdeck.app.bench_messages import BenchDevices, BenchProgress, BenchSamples
 from tierdeck.core.bench_models import DeviceSample
 from tierdeck.core.fio_models import DirectionSample, Sample
-from tierdeck.widgets.device_panel import DevicePanel, fmt_short_bytes, fmt_short_rate
+from tierdeck.core.units import fmt_bytes, fmt_rate_short
+from tierdeck.widgets.device_panel import DevicePanel
 from tierdeck.widgets.live_chart import (
     BLOCKS,
     LABEL_WIDTH,
@@ -58,10 +59,10 @@ def test_units() -> None:
     assert fmt_ns(104_300_000) == "104.3 ms"
     assert fmt_ns(2_500_000_000) == "2.50 s"
     # One convention in every table: binary units spelled as fio spells them.
-    assert fmt_short_rate(97.4 * MiB) == "97.4 MiB/s"
-    assert fmt_short_rate(813 * 1024) == "813 KiB/s"
-    assert fmt_short_rate(1023 * MiB) == "1023 MiB/s"
-    assert fmt_short_bytes(116.4 * MiB) == "116 MiB"
+    assert fmt_rate_short(97.4 * MiB) == "97.4 MiB/s"
+    assert fmt_rate_short(813 * 1024) == "813 KiB/s"
+    assert fmt_rate_short(1023 * MiB) == "1023 MiB/s"
+    assert fmt_bytes(116.4 * MiB) == "116 MiB"
 
 
 def test_bar_cells_bottom_up_with_a_sliver_for_small_values() -> None:

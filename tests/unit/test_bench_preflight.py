@@ -32,7 +32,7 @@ from tierdeck.core.bench_models import (
     RunRequest,
     TargetKind,
 )
-from tierdeck.core.jobspec import JobSpec, preset
+from tierdeck.core.jobspec import JobSpec
 from tierdeck.core.models import (
     BranchMode,
     Disk,
@@ -49,6 +49,7 @@ from tierdeck.core.models import (
     ZPool,
 )  # fmt: skip
 from tierdeck.core.placement import BenchFile, planned_files
+from tierdeck.core.presets import preset
 
 PREFLIGHT = Path(__file__).resolve().parent.parent / "fixtures" / "diskstats" / "preflight"
 GiB = 1 << 30

@@ -37,8 +37,8 @@ from tierdeck.core.bench_models import (
     RunResult,
     RunStatus,
 )
-from tierdeck.core.jobspec import PRESETS, preset
 from tierdeck.core.models import Disk, DiskKind, Inventory, ZfsInfo
+from tierdeck.core.presets import PRESETS, preset
 
 from tests.unit.test_history import recorded_result
 

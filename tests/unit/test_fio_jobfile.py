@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tierdeck.backends.fio_jobfile import parse_jobfile
 from tierdeck.core.errors import ParseError
-from tierdeck.core.jobspec import PRESETS, RW_MODES, JobSpec
+from tierdeck.core.jobspec import RW_MODES, JobSpec
+from tierdeck.core.presets import PRESETS
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "fio"
 

@@ -63,9 +63,9 @@ def test_failed_clones_of_one_job_are_named_once_with_a_count() -> None:
 
 
 def test_iec_units_name_themselves() -> None:
-    from tierdeck.core.units import format_iec
+    from tierdeck.core.units import fmt_bytes
 
-    assert [format_iec(n) for n in (512, 116 * 2**20, 5.7 * 2**30, 1536)] == [
+    assert [fmt_bytes(n) for n in (512, 116 * 2**20, 5.7 * 2**30, 1536)] == [
         "512 B",
         "116 MiB",
         "5.7 GiB",

@@ -42,7 +42,8 @@ from tierdeck.core.bench_models import (
     RunStatus,
     TargetKind,
 )
-from tierdeck.core.jobspec import JobSpec, preset
+from tierdeck.core.jobspec import JobSpec
+from tierdeck.core.presets import preset
 
 FIO = Path(__file__).parent.parent / "fixtures" / "fio"
 

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 from tierdeck.core.jobspec import (
-    PRESETS,
     JobSpec,
     JobSpecError,
     fio_size_bytes,
     jobfile_text,
     placement_args,
-    preset,
+    stonewall_groups,
 )
+from tierdeck.core.presets import PRESETS, find_preset, preset
 
 GOOD = JobSpec(name="seq", rw="write", bs="1M", size="1G")
 
@@ -184,6 +184,15 @@ def test_every_preset_is_valid_and_cites_a_source() -> None:
         assert p.to_jobfile().startswith(f"; {p.title}\n; source: {p.source}\n\n[")
     with pytest.raises(KeyError):
         preset("nope")
+    assert find_preset("nope") is None and find_preset(None) is None
+    assert find_preset("seed000-seqwrite") is PRESETS[0]
+
+
+def test_stonewall_starts_a_group_and_groups_run_in_turn() -> None:
+    a, b, c = (JobSpec(name=n, rw="read", size="1M") for n in "abc")
+    walled = JobSpec(name="d", rw="read", size="1M", stonewall=True)
+    assert stonewall_groups([a, b, walled, c]) == [[a, b], [walled, c]]
+    assert stonewall_groups([]) == []
 
 
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
