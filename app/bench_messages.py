@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from ..core.bench_models import BenchRefused, DeviceSample, RunRequest, RunResult
+from ..core.bench_models import BenchRefused, DeviceSample, RunRequest, RunResult, WarningKind
 from ..core.fio_models import Sample
 from . import bench_events as ev
 
@@ -65,7 +65,7 @@ class BenchProgress(Message):
 
     fraction: float
     eta_s: float | None
-    phase: str
+    phase: ev.RunPhase
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, BenchProgress)
@@ -76,6 +76,7 @@ class BenchNotice(Message):
     """A line for the user: a phase starting, a warning (never coalesced)."""
 
     text: str
+    kind: WarningKind | None = None  # a warning's kind; None for a plain notice
 
 
 @dataclass
@@ -83,6 +84,15 @@ class BenchEnded(Message):
     """The run is over (ok, failed or cancelled); the result is not stored yet."""
 
     result: RunResult
+
+
+@dataclass
+class BenchStep(Message):
+    """A run of a sequence begins (``index`` of ``total``, from 0)."""
+
+    index: int
+    total: int
+    name: str
 
 
 @dataclass
@@ -101,9 +111,15 @@ def message_for(event: ev.BenchEvent) -> Message:
     if isinstance(event, ev.Progress):
         return BenchProgress(event.fraction, event.eta_s, event.phase)
     if isinstance(event, ev.Notice):
-        return BenchNotice(event.text)
+        return BenchNotice(event.text, event.kind)
     if isinstance(event, ev.RunStarted):
         return BenchStarted(event.request, event.command)
+    if isinstance(event, ev.RunStored):
+        return RunSaved(event.run_id)
+    if isinstance(event, ev.StoreFailed):
+        return RunNotSaved(event.error)
+    if isinstance(event, ev.StepStarted):
+        return BenchStep(event.index, event.total, event.name)
     return BenchEnded(event.result)
 
 

@@ -21,13 +21,11 @@ really open a file (:func:`probe_write`; skipped for recorded hosts).
 from __future__ import annotations
 
 import errno
-import mmap
-import os
 import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..backends.host import FsUsage, Host, LiveHost
+from ..backends.host import FsUsage, Host
 from ..backends.mergerfs import FS_TYPE as MERGERFS_FS_TYPE
 from ..backends.mounts import (
     NETWORK_STATVFS_TIMEOUT,
@@ -41,7 +39,9 @@ from ..core.bench_models import (
     BenchTarget,
     RefusalKind,
     RunRequest,
+    RunWarning,
     TargetKind,
+    WarningKind,
 )
 from ..core.errors import HostError
 from ..core.jobspec import (
@@ -177,49 +177,6 @@ def list_targets(inv: Inventory) -> tuple[BenchTarget, ...]:
     return tuple(targets)
 
 
-# --------------------------------------------------------------------------- probes
-
-
-def probe_write(host: Host, directory: str, *, direct: bool) -> OSError | None:
-    """Create ``.tierdeck-bench.probe`` in ``directory`` and write one aligned 4 KiB
-    block (with O_DIRECT when ``direct``); always remove it. The error, or None.
-
-    A real open is the only reliable test: mergerfs accepts O_DIRECT at open() and fails
-    the write when its branch does not, ramfs fails the open. Recorded hosts have no
-    files to open: nothing is probed (fio would report the problem itself)."""
-    if not isinstance(host, LiveHost):
-        return None
-    path = posixpath.join(directory, PROBE_NAME)
-    # O_NOFOLLOW | O_EXCL after removing a stale probe: as root in a shared directory, a
-    # planted symlink under our name must never make us write somewhere else.
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    if direct:
-        flags |= os.O_DIRECT
-    buffer = mmap.mmap(-1, PROBE_BYTES)  # page-aligned and zeroed, as O_DIRECT needs
-    try:
-        _unlink_quietly(path)
-        fd = os.open(path, flags, 0o600)
-        try:
-            os.write(fd, buffer)
-        finally:
-            os.close(fd)
-    except OSError as exc:
-        return exc
-    finally:
-        buffer.close()
-        _unlink_quietly(path)  # ramfs creates the file before refusing O_DIRECT
-    return None
-
-
-def _unlink_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-    except OSError:
-        pass  # reported by the probe itself (EROFS, EACCES) when it matters
-
-
 # --------------------------------------------------------------------------- sizes
 
 
@@ -291,7 +248,7 @@ def _zfs_copies(host: Host, target: BenchTarget, inv: Inventory) -> int:
 
 def _check_space(
     host: Host, inv: Inventory, target: BenchTarget, files: Sequence[BenchFile]
-) -> tuple[str, ...]:
+) -> tuple[RunWarning, ...]:
     pool = _pool_at(inv, target)
     fs_type = target.fs_type
     if pool is not None:  # the branches' filesystems decide, not fuse.mergerfs
@@ -301,7 +258,12 @@ def _check_space(
     usage = _usage(host, target.path, target.fs_type)
     if usage.size_bytes == 0:
         # ramfs (and mergerfs over it) report no capacity at all: nothing to compare.
-        return (f"{target.label} reports no capacity (ramfs?): free space was not checked",)
+        return (
+            RunWarning(
+                WarningKind.NO_CAPACITY,
+                f"{target.label} reports no capacity (ramfs?): free space was not checked",
+            ),
+        )
     # Keep a little free: filling a NAS filesystem to the last byte hurts everything
     # else running on it, and filesystems need room for their own metadata.
     reserve = min(1 << 30, usage.size_bytes // 100)
@@ -450,7 +412,7 @@ def _plan_raw(
     target: BenchTarget,
     jobs: Sequence[JobSpec],
     raw_confirm: str | None,
-) -> tuple[str, ...]:
+) -> tuple[RunWarning, ...]:
     found = _block_device(inv, target.path)
     if found is None:  # pragma: no cover - resolve_target only makes RAW from these
         raise BenchRefused(f"{target.path} is not a disk tierdeck knows")
@@ -488,7 +450,12 @@ def _plan_raw(
             f"raw mode: the confirmation {raw_confirm!r} does not match the device name "
             f"{name!r}; type it exactly to confirm"
         )
-    return (f"raw mode: fio reads and writes {target.path} directly; its contents are lost",)
+    return (
+        RunWarning(
+            WarningKind.RAW_MODE,
+            f"raw mode: fio reads and writes {target.path} directly; its contents are lost",
+        ),
+    )
 
 
 # --------------------------------------------------------------------------- plan_run
@@ -604,14 +571,14 @@ def plan_run(
     known = find_preset(preset)
     wanted_direct = any(job.direct for job in jobs)
     planned = _apply_overrides(jobs, size, runtime, direct)
-    warnings: list[str] = []
+    warnings: list[RunWarning] = []
     if not raw:
         try:
             placed = place_jobs(planned, target.path)
         except JobSpecError as exc:
             raise BenchRefused(str(exc)) from exc
         planned = placed.jobs
-        warnings += placed.notices
+        warnings += [RunWarning(WarningKind.PLACEMENT, n) for n in placed.notices]
 
     if drop_caches and not host.is_root:
         raise BenchRefused(
@@ -622,14 +589,20 @@ def plan_run(
     if drop and not host.is_root:
         drop = False
         warnings.append(
-            f"preset {known.name if known else preset} drops caches before measuring, which "
-            "needs root: skipped, so cached data may inflate read results"
+            RunWarning(
+                WarningKind.CACHES_KEPT,
+                f"preset {known.name if known else preset} drops caches before measuring, "
+                "which needs root: skipped, so cached data may inflate read results",
+            )
         )
     lay_out = (lay_out_first or (known is not None and known.lay_out_first)) and not raw
     if drop and target.fs_type == "zfs":
         warnings.append(
-            "drop caches empties the page cache, not the ZFS ARC: reads may still come "
-            "from memory (export and import the pool to empty it)"
+            RunWarning(
+                WarningKind.CACHES_KEPT,
+                "drop caches empties the page cache, not the ZFS ARC: reads may still "
+                "come from memory (export and import the pool to empty it)",
+            )
         )
     files = () if raw else planned_files(planned, laid_out=lay_out)
 
@@ -637,8 +610,11 @@ def plan_run(
         shared = sorted(set(other.target.disks) & set(target.disks))
         if shared:
             warnings.append(
-                f"another benchmark ({other.name}) is running on {', '.join(shared)}: "
-                "both results will be lower than either disk alone can do"
+                RunWarning(
+                    WarningKind.SHARED_DISKS,
+                    f"another benchmark ({other.name}) is running on {', '.join(shared)}: "
+                    "both results will be lower than either disk alone can do",
+                )
             )
 
     if raw:
@@ -647,7 +623,7 @@ def plan_run(
         _check_files(host, target, planned, files)
         warnings += _check_space(host, inv, target, files)
         use_direct = any(job.direct for job in planned)
-        problem = probe_write(host, target.path, direct=use_direct)
+        problem = host.probe_write(target.path, PROBE_NAME, direct=use_direct)
         if problem is not None:
             if use_direct and problem.errno == errno.EINVAL:
                 raise BenchRefused(
@@ -659,7 +635,9 @@ def plan_run(
                 f"{problem.strerror or problem} ({errno.errorcode.get(problem.errno or 0, '?')})"
             )
         if direct is False and wanted_direct:
-            warnings.append(BUFFERED_WARNING.format(where=target.label))
+            warnings.append(
+                RunWarning(WarningKind.BUFFERED, BUFFERED_WARNING.format(where=target.label))
+            )
 
     return RunRequest(
         target=target,

@@ -21,14 +21,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import fcntl
-import hashlib
 import json
 import math
-import os
 import posixpath
 import signal
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -43,7 +39,8 @@ from ..backends.fio_stream import (
     job_summaries,
     parse_report,
 )
-from ..backends.host import Host
+from ..backends.host import Host, HostProcess
+from ..backends.locks import LockHeld
 from ..core import cache_check
 from ..core.bench_models import (
     BenchRefused,
@@ -54,7 +51,9 @@ from ..core.bench_models import (
     RunRequest,
     RunResult,
     RunStatus,
+    RunWarning,
     TargetKind,
+    WarningKind,
 )
 from ..core.errors import ParseError, TierdeckError
 from ..core.fio_models import (
@@ -74,20 +73,15 @@ from ..core.jobspec import (
     placement_args,
     stonewall_groups,
 )
+from ..core.models import Inventory
 from ..core.units import fmt_bytes
 from .bench_events import (
-    PHASE_CLEANING_UP,
-    PHASE_DONE,
-    PHASE_DROPPING_CACHES,
-    PHASE_LAYING_OUT,
-    PHASE_MEASURING,
-    PHASE_PREPARING,
-    PHASE_STOPPING,
     BenchEvent,
     DevicesReady,
     Notice,
     Progress,
     RunEnded,
+    RunPhase,
     RunStarted,
     SampleReady,
 )
@@ -139,50 +133,8 @@ def running_requests() -> tuple[RunRequest, ...]:
         return tuple(_running.values())
 
 
-def _lock_dir() -> str:
-    return "/run/lock" if os.access("/run/lock", os.W_OK) else tempfile.gettempdir()
-
-
-def _flock_target(key: str) -> int | None:
-    """An exclusive flock on this target's lock file, held by the returned fd; None
-    when no lock file can be made here. Raises BenchRefused when another process holds
-    it."""
-    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    path = posixpath.join(_lock_dir(), f"tierdeck-bench-{digest}.lock")
-    for _attempt in range(3):
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-        except OSError:
-            return None  # the in-process registry still holds
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            os.close(fd)
-            raise BenchRefused(
-                "another tierdeck process is running a benchmark on this target: "
-                "one run per target at a time",
-                kind=RefusalKind.BUSY,
-            ) from exc
-        # The holder before us unlinks the file when it is done: make sure we locked
-        # the file that is still there, not one it just removed.
-        try:
-            if os.fstat(fd).st_ino == os.stat(path, follow_symlinks=False).st_ino:
-                return fd
-        except FileNotFoundError:
-            pass
-        os.close(fd)
-    return None
-
-
-def _unflock_target(key: str, fd: int) -> None:
-    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    with contextlib.suppress(OSError):  # sticky /run/lock: only its creator may unlink
-        os.unlink(posixpath.join(_lock_dir(), f"tierdeck-bench-{digest}.lock"))
-    os.close(fd)  # releases the flock
-
-
 @contextlib.contextmanager
-def _claim(request: RunRequest) -> Iterator[None]:
+def _claim(host: Host, request: RunRequest) -> Iterator[None]:
     """Hold the target for the whole run, or raise BenchRefused."""
     key = _key(request.target.path)
     with _running_lock:
@@ -194,14 +146,17 @@ def _claim(request: RunRequest) -> Iterator[None]:
                 kind=RefusalKind.BUSY,
             )
         _running[key] = request
-    fd: int | None = None
     try:
-        # Another tierdeck process (the CLI beside the TUI) takes the same flock.
-        fd = _flock_target(key)
-        yield
+        # Another tierdeck process (the CLI beside the TUI) takes the same lock.
+        with host.exclusive(f"bench:{key}"):
+            yield
+    except LockHeld as exc:
+        raise BenchRefused(
+            "another tierdeck process is running a benchmark on this target: "
+            "one run per target at a time",
+            kind=RefusalKind.BUSY,
+        ) from exc
     finally:
-        if fd is not None:
-            _unflock_target(key, fd)
         with _running_lock:
             _running.pop(key, None)
 
@@ -313,16 +268,22 @@ class _FioOutcome:
 
 class _Run:
     def __init__(
-        self, host: Host, request: RunRequest, emit: EventSink, cancel: asyncio.Event
+        self,
+        host: Host,
+        inventory: Inventory,
+        request: RunRequest,
+        emit: EventSink,
+        cancel: asyncio.Event,
     ) -> None:
         self.host = host
+        self.inventory = inventory
         self.request = request
         self.emit = emit
         self.cancel = cancel
         self.cancelled = False
         self.series: list[Sample] = []
         self.device_series: list[DeviceSample] = []
-        self.warnings: list[str] = list(request.warnings)
+        self.warnings: list[RunWarning] = list(request.warnings)
         self.disks = DiskstatsSampler(host, request.target.disks)
         self.disks_ok = bool(request.target.disks)
         self.progress = _ProgressModel(request.jobs)
@@ -338,17 +299,15 @@ class _Run:
     def notice(self, text: str) -> None:
         self.emit(Notice(text))
 
-    def warn(self, text: str) -> None:
-        self.warnings.append(text)
-        self.notice(text)
+    def warn(self, kind: WarningKind, text: str) -> None:
+        self.warnings.append(RunWarning(kind, text))
+        self.emit(Notice(text, kind))
 
     def _env(self) -> tuple[EnvFingerprint, str | None]:
         """Runs in a worker thread: returns the problem instead of emitting it, so that
         ``on_event`` is only ever called from the event loop's thread."""
-        from .inventory import collect_inventory
-
         try:
-            env = fingerprint(self.host, collect_inventory(self.host), self.request.target)
+            env = fingerprint(self.host, self.inventory, self.request.target)
         except (TierdeckError, OSError) as exc:
             return EnvFingerprint(kernel=self.host.kernel), str(exc)
         return env, None
@@ -358,14 +317,8 @@ class _Run:
     async def run_fio(self, command: Sequence[str], *, measuring: bool) -> _FioOutcome:
         loop = asyncio.get_running_loop()
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *command,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,  # its own process group: signals reach every job
-                env={**os.environ, "LC_ALL": "C"},
-            )
+            # its own session: signals reach every job fio forks
+            proc = await self.host.spawn(command)
         except OSError as exc:
             return _FioOutcome(returncode=None, messages=[f"cannot start fio: {exc}"])
         started = loop.time()
@@ -404,14 +357,16 @@ class _Run:
                     watched.discard(task)
                     error = task.exception()
                     if error is not None:
-                        await _stop(proc)
+                        await _stop(self.host, proc)
                         raise error
                 if cancelled in done and not exited.done():
                     watched.discard(cancelled)
                     self.cancelled = True
-                    self.emit(Progress(self.progress.fraction(self.latest), None, PHASE_STOPPING))
+                    self.emit(
+                        Progress(self.progress.fraction(self.latest), None, RunPhase.STOPPING)
+                    )
                     self.notice("cancelling: stopping fio")
-                    await _stop(proc)
+                    await _stop(self.host, proc)
             outcome.returncode = await exited
             # The pipes close once every process of the group is gone.
             await asyncio.wait(readers, timeout=REAP_TIMEOUT_S)
@@ -420,9 +375,9 @@ class _Run:
             if ticker is not None:
                 ticker.cancel()
             if proc.returncode is None:  # an exception or a cancelled task got us here
-                await _stop(proc)
+                await _stop(self.host, proc)
             else:
-                _signal_group(proc.pid, signal.SIGKILL)  # stragglers of a dead leader
+                self.host.signal_group(proc.pid, signal.SIGKILL)  # stragglers of a dead leader
             for task in readers:
                 task.cancel()
         leftover = splitter.close()
@@ -475,7 +430,7 @@ class _Run:
                 self._check_cache_live()
             fraction = self.progress.fraction(self.latest)
             eta = elapsed * (1.0 - fraction) / fraction if fraction >= 0.02 else None
-            self.emit(Progress(fraction, eta, PHASE_MEASURING))
+            self.emit(Progress(fraction, eta, RunPhase.MEASURING))
 
     def _sample_disks(self, t: float, *, final: bool = False) -> None:
         short = final and t - self.last_disk_t < _MIN_FINAL_INTERVAL_S
@@ -495,17 +450,20 @@ class _Run:
     # -- phases ------------------------------------------------------------------------
 
     async def drop_caches(self) -> None:
-        self.emit(Progress(0.0, None, PHASE_DROPPING_CACHES))
+        self.emit(Progress(0.0, None, RunPhase.DROPPING_CACHES))
         self.notice("dropping caches: sync, then echo 3 > /proc/sys/vm/drop_caches")
         try:
-            proc = await asyncio.create_subprocess_exec("sync")
-            await proc.wait()
-            await asyncio.to_thread(_write_drop_caches)
-        except OSError as exc:
-            self.warn(f"could not drop caches ({exc}): cached data may inflate reads")
+            sync = await self.host.spawn(["sync"])
+            await sync.wait()
+            await asyncio.to_thread(self.host.write_text, DROP_CACHES, "3\n")
+        except (OSError, TierdeckError) as exc:
+            self.warn(
+                WarningKind.CACHES_KEPT,
+                f"could not drop caches ({exc}): cached data may inflate reads",
+            )
 
     async def lay_out(self) -> _FioOutcome:
-        self.emit(Progress(0.0, None, PHASE_LAYING_OUT))
+        self.emit(Progress(0.0, None, RunPhase.LAYING_OUT))
         self.notice("laying out the test files (fio --create_only=1)")
         return await self.run_fio(layout_command(self.request), measuring=False)
 
@@ -527,24 +485,28 @@ class _Run:
             self.cache_noticed.add(item.direction)
             verb = "read" if item.direction is Direction.READ else "wrote"
             moved = "delivered" if item.direction is Direction.READ else "absorbed"
-            self.notice(
+            text = (
                 f"cache warning: at t={item.t:.0f} s fio {verb} "
                 f"{fmt_bytes(round(item.fio_bytes))} in {item.interval_s:.1f} s but the "
                 f"disks {moved} only {fmt_bytes(round(item.disk_bytes))}"
             )
+            # Live only: the run's warning with the whole picture comes at the end.
+            self.emit(Notice(text, WarningKind.CACHE))
 
     def cache_warnings(self, report: FioReport) -> None:
         target = self.request.target
         if not target.disks:
             if target.fs_type in _MEMORY_FS:
                 self.warn(
+                    WarningKind.MEMORY_TARGET,
                     f"{target.label} is memory-backed ({target.fs_type}): these results "
-                    "measure RAM, not disks"
+                    "measure RAM, not disks",
                 )
             else:
                 self.warn(
+                    WarningKind.NO_DISKS,
                     f"no local disk found under {target.label}: fio's numbers could not "
-                    "be checked against disk traffic"
+                    "be checked against disk traffic",
                 )
             return
         if not self.disks_ok:
@@ -558,13 +520,14 @@ class _Run:
             warned.add(found.direction)
             reading = found.direction is Direction.READ
             self.warn(
+                WarningKind.CACHE,
                 f"cache warning: in {found.intervals} of {found.of_intervals} seconds "
                 f"(t={found.first_t:.0f}-{found.last_t:.0f} s) fio "
                 f"{'read' if reading else 'wrote'} {fmt_bytes(round(found.fio_bytes))} "
                 f"but the disks under {target.label} ({disks}) "
                 f"{'delivered' if reading else 'absorbed'} only "
                 f"{fmt_bytes(round(found.disk_bytes))}: "
-                f"{_READ_CACHE_WHY if reading else _WRITE_CACHE_WHY}."
+                f"{_READ_CACHE_WHY if reading else _WRITE_CACHE_WHY}.",
             )
         # Whole-run totals as well: writes still in the page cache when fio ended.
         totals = self.disks.totals
@@ -577,10 +540,11 @@ class _Run:
             if fio_bytes >= CACHE_MIN_BYTES and fio_bytes > CACHE_RATIO * disk_bytes:
                 reading = direction is Direction.READ
                 self.warn(
+                    WarningKind.CACHE,
                     f"cache warning: fio {'read' if reading else 'wrote'} "
                     f"{fmt_bytes(fio_bytes)} but the disks under {target.label} "
                     f"({disks}) moved only {fmt_bytes(disk_bytes)}: "
-                    f"{_READ_CACHE_WHY if reading else _WRITE_CACHE_WHY}."
+                    f"{_READ_CACHE_WHY if reading else _WRITE_CACHE_WHY}.",
                 )
 
     # -- the whole run -----------------------------------------------------------------
@@ -609,9 +573,9 @@ class _Run:
         except TierdeckError as exc:  # a request that did not come through plan_run
             return self._refused_by_spec(started_at, str(exc))
         self.emit(RunStarted(request, command))
-        for text in request.warnings:
-            self.notice(text)
-        self.emit(Progress(0.0, None, PHASE_PREPARING))
+        for warning in request.warnings:
+            self.emit(Notice(warning.text, warning.kind))
+        self.emit(Progress(0.0, None, RunPhase.PREPARING))
         env = EnvFingerprint(kernel=self.host.kernel)
         outcome: _FioOutcome | None = None
         failure: str | None = None
@@ -628,7 +592,7 @@ class _Run:
                 await self.drop_caches()
             if failure is None and not self.cancel.is_set():
                 self.latest = None
-                self.emit(Progress(0.0, None, PHASE_MEASURING))
+                self.emit(Progress(0.0, None, RunPhase.MEASURING))
                 outcome = await self.run_fio(command, measuring=True)
                 failure = None if self.cancelled else _failure(outcome)
             # Cancelled before fio measured anything (while preparing or dropping caches)
@@ -643,8 +607,8 @@ class _Run:
                 new = bench_entries(self.host, request.target.path) - before
                 files += [posixpath.join(top, n) for n in sorted(new)]
             if files:
-                self.emit(Progress(1.0, 0.0, PHASE_CLEANING_UP))
-                await asyncio.to_thread(_remove_files, list(dict.fromkeys(files)))
+                self.emit(Progress(1.0, 0.0, RunPhase.CLEANING_UP))
+                await asyncio.to_thread(_remove_files, self.host, list(dict.fromkeys(files)))
 
         report = outcome.last_report if outcome is not None else None
         status = RunStatus.OK
@@ -672,7 +636,7 @@ class _Run:
             env=env,
             warnings=tuple(dict.fromkeys(self.warnings)),
         )
-        self.emit(Progress(1.0, 0.0, PHASE_DONE))
+        self.emit(Progress(1.0, 0.0, RunPhase.DONE))
         self.emit(RunEnded(result))
         return result
 
@@ -725,69 +689,31 @@ def _summary(report: FioReport) -> dict[str, DirectionSummary]:
     }
 
 
-def _write_drop_caches() -> None:
-    with open(DROP_CACHES, "w", encoding="ascii") as fh:
-        fh.write("3\n")
-
-
-def _remove_files(paths: Sequence[str]) -> None:
+def _remove_files(host: Host, paths: Sequence[str]) -> None:
     for path in paths:
-        try:
-            os.unlink(path)  # a symlink under our name is removed, never followed
-        except FileNotFoundError:
-            pass
-        except OSError:
-            pass  # read-only or gone with its filesystem: nothing more we can do
+        # A symlink under our name is removed, never followed. Read-only or gone with
+        # its filesystem: nothing more we can do, and nothing to report.
+        with contextlib.suppress(OSError, TierdeckError):
+            host.remove(path)
 
 
-def _signal_group(pgid: int, sig: int) -> bool:
-    """Signal fio's whole process group; False when nothing is left in it."""
-    try:
-        os.killpg(pgid, sig)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # pragma: no cover - the pgid was reused by someone else
-        return False
-    return True
-
-
-def _group_alive(pgid: int) -> bool:
-    """Any live (non-zombie) process left in the group? Zombies no longer run."""
-    try:
-        entries = os.listdir("/proc")
-    except OSError:  # pragma: no cover - no procfs: trust killpg
-        return _signal_group(pgid, 0)
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        fields = stat.rpartition(")")[2].split()
-        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
-            return True
-    return False
-
-
-async def _stop(proc: asyncio.subprocess.Process) -> None:
+async def _stop(host: Host, proc: HostProcess) -> None:
     """TERM, then KILL after GRACE_S, then wait until no process of the group runs."""
     pgid = proc.pid
     try:
-        if proc.returncode is None and _signal_group(pgid, signal.SIGTERM):
+        if proc.returncode is None and host.signal_group(pgid, signal.SIGTERM):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(proc.wait(), GRACE_S)
     finally:
         # Also on a second cancellation: never leave fio running.
-        _signal_group(pgid, signal.SIGKILL)
+        host.signal_group(pgid, signal.SIGKILL)
     deadline = time.monotonic() + REAP_TIMEOUT_S
     if proc.returncode is None:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(proc.wait(), REAP_TIMEOUT_S)
     # Job processes in uninterruptible I/O die when their I/O completes.
-    while _group_alive(pgid) and time.monotonic() < deadline:
-        _signal_group(pgid, signal.SIGKILL)
+    while host.group_alive(pgid) and time.monotonic() < deadline:
+        host.signal_group(pgid, signal.SIGKILL)
         await asyncio.sleep(0.05)
 
 
@@ -796,13 +722,16 @@ async def _stop(proc: asyncio.subprocess.Process) -> None:
 
 async def run_benchmark(
     host: Host,
+    inventory: Inventory,
     request: RunRequest,
     on_event: Callable[[BenchEvent], None],
     cancel: asyncio.Event | None = None,
 ) -> RunResult:
     """Run ``request`` (from bench_preflight.plan_run) to the end, or until ``cancel``
-    is set. Raises BenchRefused only when the target is busy; every fio failure comes
-    back as ``RunResult(status=FAILED, error=<fio's message>)``."""
-    with _claim(request):
-        run = _Run(host, request, on_event, cancel if cancel is not None else asyncio.Event())
+    is set; ``inventory`` is the caller's (for the environment fingerprint). Raises
+    BenchRefused only when the target is busy; every fio failure comes back as
+    ``RunResult(status=FAILED, error=<fio's message>)``. Callers use
+    ``app.bench_service.BenchService``, which also stores the result."""
+    with _claim(host, request):
+        run = _Run(host, inventory, request, on_event, cancel or asyncio.Event())
         return await run.execute()

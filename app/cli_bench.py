@@ -23,8 +23,7 @@ import shlex
 import signal
 import sys
 import textwrap
-from collections.abc import Callable, Iterator
-from dataclasses import replace
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -36,6 +35,7 @@ from ..core.bench_models import (
     RunRequest,
     RunResult,
     RunStatus,
+    RunWarning,
 )
 from ..core.errors import ParseError, TierdeckError
 from ..core.jobspec import JobSpec, JobSpecError
@@ -56,8 +56,8 @@ if TYPE_CHECKING:
     from rich.console import Console, RenderableType
     from rich.progress import Progress, TaskID
 
-    from ..backends.host import Host
     from ..core.models import Inventory
+    from .bench_service import BenchService
 
 PRESETS_SCHEMA = "tierdeck.presets/1"
 
@@ -246,12 +246,12 @@ class RunReporter:
                 raise
             self.stderr_gone = True
 
-    def say_before_start(self, texts: tuple[str, ...]) -> None:
+    def say_before_start(self, warnings: Sequence[RunWarning]) -> None:
         """The request's warnings, before anything runs; the runner repeats them as
         notices once it starts, which would say them twice."""
-        for text in texts:
-            self.say(text)
-        self._said.update(texts)
+        for warning in warnings:
+            self.say(warning.text)
+        self._said.update(w.text for w in warnings)
 
     def __call__(self, event: Any) -> None:
         from . import bench_events as ev
@@ -264,6 +264,8 @@ class RunReporter:
         elif isinstance(event, ev.RunStarted):
             if self.live:
                 self.say(f"running: {shlex.join(event.command)}")
+        elif isinstance(event, ev.StoreFailed):
+            self.say(f"the run could not be saved: {event.error}")
         elif self.progress is None or self._task is None:
             return
         elif isinstance(event, ev.Progress):
@@ -289,10 +291,11 @@ class RunReporter:
             self._disks = Text("disks (read/write MiB/s, busy): " + "   ".join(parts), style="dim")
 
 
-async def _drive(host: Host, request: RunRequest, reporter: RunReporter) -> tuple[RunResult, int]:
-    """Run, cancelling cleanly (fio stopped, test files removed) on SIGINT/SIGTERM."""
-    from .bench_runner import run_benchmark
-
+async def _drive(
+    service: BenchService, inv: Inventory, request: RunRequest, reporter: RunReporter
+) -> tuple[RunResult, int]:
+    """Run and store, cancelling cleanly (fio stopped, test files removed) on
+    SIGINT/SIGTERM."""
     cancel = asyncio.Event()
     loop = asyncio.get_running_loop()
     received: list[int] = []
@@ -306,7 +309,7 @@ async def _drive(host: Host, request: RunRequest, reporter: RunReporter) -> tupl
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, on_signal, signum)
     try:
-        result = await run_benchmark(host, request, reporter, cancel)
+        result = await service.run(inv, request, reporter, cancel)
     finally:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
@@ -476,37 +479,34 @@ def run_cmd(
             f"--raw is for a block device; {target} is a directory (leave out --raw: the "
             "test files go in the directory)"
         )
-    # Open the store first: finding out after a 10-minute run that it cannot be saved
-    # would waste the run.
-    store = None
-    if not no_save:
-        try:
-            store = HistoryStore()
-        except HistoryError as exc:
-            fail(f"{exc} (or add --no-save)", EXIT_FAILED)
-
     from ..backends.host import LiveHost
-    from .bench_preflight import plan_run
+    from .bench_service import BenchAsk, BenchService
     from .inventory import collect_inventory
 
     host = LiveHost()
+    service = BenchService(host, store=None if no_save else HistoryStore)
+    # Open the store first: finding out after a 10-minute run that it cannot be saved
+    # would waste the run.
+    try:
+        service.open_store()
+    except HistoryError as exc:
+        fail(f"{exc} (or add --no-save)", EXIT_FAILED)
     reporter = RunReporter(live=_stderr_is_terminal() and not as_json)
 
     def plan(inv: Inventory, raw_confirm: str | None) -> RunRequest:
-        return plan_run(
-            host,
-            inv,
-            target,
-            jobs,
+        # a preset's own lay-out and drop-caches flags are applied by the preflight
+        ask = BenchAsk(
+            target=target,
+            jobs=jobs,
             preset=preset.name if preset else None,
             size=size,
             runtime=runtime,
             direct=None if direct is None else direct == "1",
-            # a preset's own lay-out and drop-caches flags are applied by plan_run
             drop_caches=drop_caches,
             raw_confirm=raw_confirm,
             name=name,
         )
+        return service.plan(inv, ask)
 
     try:
         inv = collect_inventory(host)
@@ -538,19 +538,14 @@ def run_cmd(
 
     try:
         with reporter:
-            result, signum = asyncio.run(_drive(host, request, reporter))
+            result, signum = asyncio.run(_drive(service, inv, request, reporter))
     except BenchRefused as exc:  # the target became busy between plan and run
         _refused(exc, direct=direct, raw=raw)
     except TierdeckError as exc:  # fio missing, cannot start ...
         fail(str(exc), EXIT_FAILED)
 
-    # Saved before anything is printed: a reader that went away (| head) ends the
-    # process at the first print, and the run must be in the history by then.
-    if store is not None:
-        try:
-            result = replace(result, id=store.save(result))
-        except TierdeckError as exc:
-            reporter.say(f"the run could not be saved: {exc}")
+    # The service saved it before anything is printed: a reader that went away
+    # (| head) ends the process at the first print, and the run is in the history.
     _report(result, as_json=as_json)
 
     status = RunStatus(result.status)

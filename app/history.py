@@ -27,7 +27,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..backends.fio_stream import job_summaries, parse_report
 from ..core.bench_models import (
@@ -39,7 +39,9 @@ from ..core.bench_models import (
     JobSummary,
     RunResult,
     RunStatus,
+    RunWarning,
     TargetKind,
+    WarningKind,
 )
 from ..core.errors import ParseError, TierdeckError
 from ..core.fio_models import DirectionSample, DirectionStats, Sample
@@ -156,8 +158,45 @@ def _backfill_job_summaries(conn: sqlite3.Connection) -> None:
     conn.executemany("UPDATE runs SET job_summaries = ? WHERE id = ?", updates)
 
 
+def legacy_warning_kind(text: str) -> WarningKind:
+    """Kinds for warnings stored as bare text (schema < 3). The only place tierdeck
+    reads a warning's words: once, to type what older versions wrote."""
+    lowered = text.lower()
+    for kind, hints in (
+        (WarningKind.CACHE, ("cache warning",)),
+        (WarningKind.BUFFERED, ("direct=0",)),
+        (WarningKind.MEMORY_TARGET, ("memory-backed", "measure ram")),
+        (WarningKind.CACHES_KEPT, ("drops caches", "could not drop caches", "zfs arc")),
+        (WarningKind.NO_DISKS, ("no local disk",)),
+        (WarningKind.SHARED_DISKS, ("another benchmark",)),
+        (WarningKind.NO_CAPACITY, ("reports no capacity",)),
+        (WarningKind.RAW_MODE, ("raw mode",)),
+        (WarningKind.CACHE, ("page cache", "inflate")),
+    ):
+        if any(hint in lowered for hint in hints):
+            return kind
+    return WarningKind.OTHER
+
+
+def _type_warnings(conn: sqlite3.Connection) -> None:
+    rows = conn.execute("SELECT id, warnings FROM runs").fetchall()
+    updates = []
+    for run_id, text in rows:
+        try:
+            items = json.loads(text)
+        except ValueError:
+            continue
+        typed = [
+            {"kind": legacy_warning_kind(w).value, "text": w} if isinstance(w, str) else w
+            for w in items
+        ]
+        updates.append((json.dumps(typed), run_id))
+    conn.executemany("UPDATE runs SET warnings = ? WHERE id = ?", updates)
+
+
 Migration = Sequence[str | Callable[[sqlite3.Connection], None]]
-MIGRATIONS: list[Migration] = [_V1, (*_V2, _backfill_job_summaries)]
+# v3: warnings are {"kind", "text"} objects (core.bench_models.RunWarning).
+MIGRATIONS: list[Migration] = [_V1, (*_V2, _backfill_job_summaries), (_type_warnings,)]
 
 # list() without full=True: every runs column but the big fio document
 # Targets (path, label) and presets a filter menu offers. A module-level alias: inside
@@ -211,6 +250,34 @@ def migrate(conn: sqlite3.Connection, path: Path, upto: int | None = None) -> in
 
 
 # --------------------------------------------------------------------------- store
+
+
+class RunStore(Protocol):
+    """What every screen and service that reads or keeps runs may ask of the history
+    (``HistoryStore``; tests pass stand-ins)."""
+
+    def save(self, result: RunResult) -> int: ...
+
+    def get(self, run_id: int) -> RunResult | None: ...
+
+    def list(
+        self,
+        *,
+        target: str | None = None,
+        preset: str | None = None,
+        status: RunStatus | Collection[RunStatus] | None = None,
+        tag: str | None = None,
+        full: bool = False,
+        series: bool = True,
+    ) -> list[RunResult]: ...
+
+    def rename(self, run_id: int, name: str) -> None: ...
+
+    def set_tags(self, run_id: int, tags: Sequence[str]) -> None: ...
+
+    def delete(self, run_id: int) -> None: ...
+
+    def filter_options(self) -> FilterOptions: ...
 
 
 class HistoryStore:
@@ -283,7 +350,7 @@ class HistoryStore:
                     None if result.fio_json is None else json.dumps(result.fio_json),
                     json.dumps(_env_to_dict(result.env)),
                     json.dumps({k: _fields(v) for k, v in result.summary.items()}),
-                    json.dumps(list(result.warnings)),
+                    json.dumps([_warning_to_dict(w) for w in result.warnings]),
                     json.dumps([_job_summary_to_dict(j) for j in result.job_summaries]),
                     FileLayout(result.file_layout).value,
                 ),
@@ -434,6 +501,10 @@ def _spec_to_dict(job: JobSpec) -> dict[str, Any]:
     return out
 
 
+def _warning_to_dict(warning: RunWarning) -> dict[str, str]:
+    return {"kind": WarningKind(warning.kind).value, "text": warning.text}
+
+
 def _job_summary_to_dict(job: JobSummary) -> dict[str, Any]:
     return {
         "name": job.name,
@@ -507,7 +578,9 @@ def _load(
                     "SELECT tag FROM run_tags WHERE run_id = ? ORDER BY pos", (run_id,)
                 )
             ),
-            warnings=tuple(json.loads(row["warnings"])),
+            warnings=tuple(
+                RunWarning(WarningKind(w["kind"]), w["text"]) for w in json.loads(row["warnings"])
+            ),
             job_summaries=tuple(
                 _job_summary_from_dict(j) for j in json.loads(row["job_summaries"] or "[]")
             ),
@@ -683,7 +756,9 @@ def result_to_json(result: RunResult, *, include_fio: bool = False) -> dict[str,
         ],
         "devices": device_totals(result),
         "env": _env_to_dict(result.env),
-        "warnings": list(result.warnings),
+        "warnings": [w.text for w in result.warnings],
+        # The same warnings with their kind ("cache", "buffered" ... docs/bench-json.md).
+        "warning_details": [_warning_to_dict(w) for w in result.warnings],
         "tags": list(result.tags),
     }
     if include_fio:

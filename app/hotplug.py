@@ -1,37 +1,26 @@
 """Watch udev for block devices coming and going, so the dashboard refreshes itself.
 
-Only on a live host with a running udevd: without udevd (/run/udev/data empty, as in
-containers) the netlink "udev" source never speaks, and a recorded host has no events
-at all. pyudev's MonitorObserver runs its own thread and wakes on a pipe to stop, so
+Only on a host that can watch devices (``capabilities.watch_devices``: this machine,
+with udevd running and its database filled): without udevd (containers) the netlink
+"udev" source never speaks, and a recorded host has no events at all. pyudev's MonitorObserver runs its own thread and wakes on a pipe to stop, so
 ``stop()`` returns promptly even while poll() is waiting for events.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable
 from typing import Any
 
-from ..backends.host import Host, LiveHost
+from ..backends.host import Host
 
 log = logging.getLogger(__name__)
 
-UDEV_DATA = "/run/udev/data"
 # "change" too: attaching or detaching a loop device, a partition table rescan and a
 # media change all arrive as "change" (the device node itself already existed).
 ACTIONS = frozenset({"add", "remove", "change"})
 
 EventCallback = Callable[[str, str], None]  # (action, kernel name); called on the thread
-
-
-def udev_running(data_dir: str = UDEV_DATA) -> bool:
-    """udevd keeps one file per device here; an empty or missing folder means no udevd."""
-    try:
-        with os.scandir(data_dir) as entries:
-            return any(True for _ in entries)
-    except OSError:
-        return False
 
 
 class HotplugWatcher:
@@ -77,7 +66,7 @@ class HotplugWatcher:
 
 def start_hotplug(host: Host, on_event: EventCallback) -> HotplugWatcher | None:
     """A running watcher for a live host with udevd, else None (recorded hosts: no-op)."""
-    if not isinstance(host, LiveHost) or not udev_running():
+    if not host.capabilities.watch_devices:
         return None
     watcher = HotplugWatcher(on_event)
     return watcher if watcher.start() else None

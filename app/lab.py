@@ -22,16 +22,18 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..backends.host import Host, LiveHost
 from ..backends.localfiles import write_atomically
+from ..backends.mounts import MOUNTINFO, parse_mountinfo
+from ..core.errors import HostError, ToolMissing, ToolTimeout
 
 DEFAULT_LAB_DIR = Path("/var/tmp/tierdeck-lab")
-BLKIO_ROOT = Path("/sys/fs/cgroup/blkio")
+BLKIO_ROOT = "/sys/fs/cgroup/blkio"
 REQUIRED_TOOLS = ("losetup", "mkfs.btrfs", "mkfs.ext4", "mkfs.xfs", "mergerfs", "mount", "umount")
 
 # Sizes: btrfs needs >= ~110 MiB per device, xfs >= 300 MiB.
@@ -87,13 +89,15 @@ class LabState:
 Progress = Callable[[str], None]
 
 
-def _run(argv: list[str], timeout: float = 120) -> str:
+def _run(host: Host, argv: list[str], timeout: float = 120) -> str:
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
-    except FileNotFoundError as exc:
+        proc = host.run(argv, timeout=timeout)
+    except ToolMissing as exc:
         raise LabError(f"{argv[0]} is not installed") from exc
-    except subprocess.TimeoutExpired as exc:
+    except ToolTimeout as exc:
         raise LabError(f"{' '.join(argv)} did not finish within {timeout:g}s") from exc
+    except HostError as exc:
+        raise LabError(f"{' '.join(argv)}: {exc}") from exc
     if proc.returncode != 0:
         raise LabError(f"{' '.join(argv)} failed: {proc.stderr.strip() or proc.stdout.strip()}")
     return proc.stdout
@@ -105,23 +109,21 @@ def _crash_point(step: str) -> None:
         os._exit(137)
 
 
-def check_prerequisites() -> None:
-    if os.geteuid() != 0:
-        raise LabError("the lab NAS needs root (loop devices, mounts, blkio cgroup)")
-    from shutil import which
-
-    missing = [tool for tool in REQUIRED_TOOLS if which(tool) is None]
+def check_prerequisites(host: Host) -> None:
+    if not host.capabilities.live or not host.is_root:
+        raise LabError("the lab NAS needs root on this machine (loop devices, mounts, blkio)")
+    missing = [tool for tool in REQUIRED_TOOLS if not host.has_tool(tool)]
     if missing:
         raise LabError(
             f"missing tools: {', '.join(missing)} (scripts/setup.sh installs them as root)"
         )
 
 
-def _major_minor(loop: str) -> str:
-    return Path(f"/sys/block/{Path(loop).name}/dev").read_text().strip()
+def _major_minor(host: Host, loop: str) -> str:
+    return host.read_text(f"/sys/block/{Path(loop).name}/dev").strip()
 
 
-def _set_throttle(major_minor: str, throttle: HddThrottle | None) -> None:
+def _set_throttle(host: Host, major_minor: str, throttle: HddThrottle | None) -> None:
     values = {
         "blkio.throttle.read_bps_device": throttle.read_bps if throttle else 0,
         "blkio.throttle.write_bps_device": throttle.write_bps if throttle else 0,
@@ -129,7 +131,7 @@ def _set_throttle(major_minor: str, throttle: HddThrottle | None) -> None:
         "blkio.throttle.write_iops_device": throttle.write_iops if throttle else 0,
     }
     for name, value in values.items():
-        (BLKIO_ROOT / name).write_text(f"{major_minor} {value}\n")
+        host.write_text(f"{BLKIO_ROOT}/{name}", f"{major_minor} {value}\n")
 
 
 @contextmanager
@@ -144,30 +146,36 @@ def lab_up(
     directory: Path = DEFAULT_LAB_DIR,
     throttle: HddThrottle | None = HddThrottle(),
     progress: Progress = lambda _msg: None,
+    host: Host | None = None,
 ) -> LabState:
     """Build the lab NAS. On failure, everything built so far is torn down again."""
-    check_prerequisites()
+    host = host or LiveHost()
+    check_prerequisites(host)
     directory = directory.resolve()
     existing = LabState.load(directory)
     if existing is not None and (existing.loops or existing.mounts):
         raise LabError(f"a lab already exists in {directory}: run 'tierdeck lab down' first")
-    if throttle is not None and not (BLKIO_ROOT / "blkio.throttle.read_bps_device").exists():
+    if throttle is not None and not host.exists(f"{BLKIO_ROOT}/blkio.throttle.read_bps_device"):
         raise LabError("no v1 blkio cgroup at /sys/fs/cgroup/blkio: use --no-throttle")
     for sub in ("images", "mnt/cache", "mnt/hdd0", "mnt/hdd1", "pool/slow", "pool/cached"):
         (directory / sub).mkdir(parents=True, exist_ok=True)
     state = LabState(directory=str(directory))
     state.save()
     try:
-        _build(state, directory, throttle, progress)
+        _build(host, state, directory, throttle, progress)
     except BaseException:
         progress("lab up failed: tearing down what was built")
-        lab_down(directory, progress=progress)
+        lab_down(directory, progress=progress, host=host)
         raise
     return state
 
 
 def _build(
-    state: LabState, directory: Path, throttle: HddThrottle | None, progress: Progress
+    host: Host,
+    state: LabState,
+    directory: Path,
+    throttle: HddThrottle | None,
+    progress: Progress,
 ) -> None:
     images = directory / "images"
     sizes = {"cache0": CACHE_IMAGE_MB, "cache1": CACHE_IMAGE_MB}
@@ -177,13 +185,13 @@ def _build(
             image = images / f"{name}.img"
             with open(image, "wb") as fh:
                 fh.truncate(size_mb * 1024 * 1024)
-            state.loops[name] = _run(["losetup", "--find", "--show", str(image)]).strip()
+            state.loops[name] = _run(host, ["losetup", "--find", "--show", str(image)]).strip()
     loops = state.loops
     with _step(state, progress, "mkfs: btrfs raid1 on cache0+cache1, ext4, xfs", "mkfs"):
-        _run(["mkfs.btrfs", "-q", "-f", "-L", "tierdeck-cache", "-d", "raid1", "-m", "raid1",
+        _run(host, ["mkfs.btrfs", "-q", "-f", "-L", "tierdeck-cache", "-d", "raid1", "-m", "raid1",
               loops["cache0"], loops["cache1"]])  # fmt: skip
-        _run(["mkfs.ext4", "-q", "-F", "-L", "tierdeck-hdd0", loops["hdd0"]])
-        _run(["mkfs.xfs", "-q", "-f", "-L", "td-hdd1", loops["hdd1"]])
+        _run(host, ["mkfs.ext4", "-q", "-F", "-L", "tierdeck-hdd0", loops["hdd0"]])
+        _run(host, ["mkfs.xfs", "-q", "-f", "-L", "td-hdd1", loops["hdd1"]])
     for name, loop in (
         ("cache", loops["cache0"]),
         ("hdd0", loops["hdd0"]),
@@ -191,13 +199,13 @@ def _build(
     ):
         mountpoint = str(directory / "mnt" / name)
         with _step(state, progress, f"mount {mountpoint}", f"mount-{name}"):
-            _run(["mount", loop, mountpoint])
+            _run(host, ["mount", loop, mountpoint])
             state.mounts.append(mountpoint)
     if throttle is not None:
         for name in ("hdd0", "hdd1"):
-            major_minor = _major_minor(loops[name])
+            major_minor = _major_minor(host, loops[name])
             with _step(state, progress, f"throttle {loops[name]} to HDD speed", f"throttle-{name}"):
-                _set_throttle(major_minor, throttle)
+                _set_throttle(host, major_minor, throttle)
                 state.throttled.append(major_minor)
     mnt = directory / "mnt"
     pools = {
@@ -208,70 +216,77 @@ def _build(
         mountpoint = str(directory / "pool" / name)
         options = f"category.create={policy},minfreespace={minfree},fsname=lab-{name},allow_other"
         with _step(state, progress, f"mergerfs {mountpoint} ({policy})", f"mergerfs-{name}"):
-            _run(["mergerfs", "-o", options, branches, mountpoint])
+            _run(host, ["mergerfs", "-o", options, branches, mountpoint])
             state.mounts.append(mountpoint)
     state.complete = True
     state.save()
     progress(f"lab NAS is up in {directory}")
 
 
-def _mounts_under(directory: Path) -> list[str]:
+def _mounts_under(host: Host, directory: Path) -> list[str]:
+    """Mountpoints at or under ``directory``, in the order they were mounted."""
+    top = str(directory)
+    return [
+        m.mountpoint
+        for m in parse_mountinfo(host.read_text(MOUNTINFO))
+        if m.mountpoint == top or m.mountpoint.startswith(top + "/")
+    ]
+
+
+def _backing_file(host: Host, loop: str) -> str | None:
+    try:
+        return host.read_text(f"/sys/block/{Path(loop).name}/loop/backing_file").strip()
+    except (OSError, HostError):
+        return None  # detached, or not a loop device
+
+
+def _loops_backed_by(host: Host, images: Path) -> list[str]:
     found = []
-    for line in Path("/proc/self/mountinfo").read_text().splitlines():
-        fields = line.split()
-        point = fields[4].replace("\\040", " ")
-        if point == str(directory) or point.startswith(str(directory) + "/"):
-            found.append(point)
+    for name in host.listdir("/sys/block"):
+        backing = _backing_file(host, name) if name.startswith("loop") else None
+        if backing is not None and backing.startswith(str(images) + "/"):
+            found.append(f"/dev/{name}")
     return found
 
 
-def _loops_backed_by(images: Path) -> list[str]:
-    found = []
-    for block in Path("/sys/block").glob("loop*"):
-        try:
-            backing = (block / "loop" / "backing_file").read_text().strip()
-        except OSError:
-            continue
-        if backing.startswith(str(images) + "/"):
-            found.append(f"/dev/{block.name}")
-    return found
-
-
-def lab_down(directory: Path = DEFAULT_LAB_DIR, progress: Progress = lambda _m: None) -> None:
+def lab_down(
+    directory: Path = DEFAULT_LAB_DIR,
+    progress: Progress = lambda _m: None,
+    host: Host | None = None,
+) -> None:
     """Tear the lab down, whatever state it is in. Safe to run twice."""
-    if os.geteuid() != 0:
-        raise LabError("the lab NAS needs root (loop devices, mounts, blkio cgroup)")
+    host = host or LiveHost()
+    if not host.capabilities.live or not host.is_root:
+        raise LabError("the lab NAS needs root on this machine (loop devices, mounts, blkio)")
     directory = directory.resolve()
     state = LabState.load(directory) or LabState(directory=str(directory))
     problems: list[str] = []
     # Newest first (mountinfo lists mounts in the order they were made), so the
     # mergerfs pools go before the filesystems under their branches.
-    for point in reversed(_mounts_under(directory)):
+    for point in reversed(_mounts_under(host, directory)):
         progress(f"unmount {point}")
         try:
-            _run(["umount", point], timeout=60)
+            _run(host, ["umount", point], timeout=60)
         except LabError:
             try:
-                _run(["umount", "-l", point], timeout=60)
+                _run(host, ["umount", "-l", point], timeout=60)
             except LabError as exc:
                 problems.append(str(exc))
-    loops = set(state.loops.values()) | set(_loops_backed_by(directory / "images"))
+    loops = set(state.loops.values()) | set(_loops_backed_by(host, directory / "images"))
     for major_minor in state.throttled:
         try:
-            _set_throttle(major_minor, None)
-        except OSError:
+            _set_throttle(host, major_minor, None)
+        except (OSError, HostError):
             pass  # the loop may already be gone; then so is its rule
     for loop in sorted(loops):
-        backing = Path(f"/sys/block/{Path(loop).name}/loop/backing_file")
-        try:
-            attached_to = backing.read_text().strip()
-        except OSError:
+        attached_to = _backing_file(host, loop)
+        if attached_to is None:
             continue  # already detached
         if not attached_to.startswith(str(directory / "images") + "/"):
             continue  # the number was reused by someone else: not ours
         progress(f"detach {loop}")
         try:
-            _run(["losetup", "-d", loop])
+            _run(host, ["losetup", "-d", loop])
         except LabError as exc:
             problems.append(str(exc))
     if problems:

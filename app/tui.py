@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App
@@ -25,6 +26,10 @@ from ..screens.help import HelpScreen
 from .hotplug import HotplugWatcher, start_hotplug
 from .messages import HotplugEvent, InventoryFailed, InventoryLoaded
 
+if TYPE_CHECKING:
+    from .bench_service import BenchService
+    from .history import RunStore
+
 Collector = Callable[[Host], Inventory]
 
 
@@ -34,6 +39,12 @@ def collect_default(host: Host) -> Inventory:
     from . import inventory as inventory_service
 
     return inventory_service.collect_inventory(host)
+
+
+def _open_history() -> RunStore:
+    from .history import HistoryStore
+
+    return HistoryStore()
 
 
 def safe_problems(inv: Inventory) -> tuple[Problem, ...]:
@@ -81,6 +92,7 @@ class TierdeckApp(App[None]):
         super().__init__()
         self.host = host
         self.demo = demo
+        self._bench: BenchService | None = None
         self._collect = collect
         self._hotplug_wanted = hotplug
         self._hotplug: HotplugWatcher | None = None
@@ -89,6 +101,17 @@ class TierdeckApp(App[None]):
 
     def _set_title(self, hostname: str) -> None:
         self.title = f"tierdeck — {hostname}" + (" [demo]" if self.demo else "")
+
+    @property
+    def bench(self) -> BenchService:
+        """One service for every benchmark started from the app, keeping them in the
+        history. Made on first use: the dashboard alone loads no benchmark engine and
+        opens no SQLite."""
+        if self._bench is None:
+            from .bench_service import BenchService
+
+            self._bench = BenchService(self.host, store=_open_history)
+        return self._bench
 
     @property
     def dashboard(self) -> DashboardScreen:

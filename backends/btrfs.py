@@ -24,9 +24,9 @@ from __future__ import annotations
 import os
 import re
 
-from .host import Host
 from ..core.errors import HostError
 from ..core.models import BtrfsAllocation, BtrfsDevice, BtrfsFilesystem, Mount, SourceNote
+from .host import Host
 
 SYSFS_BTRFS = "/sys/fs/btrfs"
 KINDS = ("data", "metadata", "system")

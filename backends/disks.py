@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from .host import Host
-from .lsscsi import LsscsiRow, parse_lsscsi
 from ..core.errors import HostError, ParseError, PermissionDenied, ToolMissing
 from ..core.models import Disk, DiskKind, Partition, SourceNote
+from .host import Host
+from .lsscsi import LsscsiRow, parse_lsscsi
 
 SECTOR = 512  # /sys/block/*/size is always in 512-byte units, whatever the disk's LBA size
 # Not disks: md arrays, device-mapper (LVM, LUKS) and ram disks are other layers' business.

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from ..core.errors import ParseError
-from ..core.jobspec import JobSpec
+from ..core.jobspec import JobSpec, JobSpecError
 
 SOURCE = "fio job file"
 
@@ -166,3 +166,27 @@ def _seconds(opt: _Option | None) -> int | None:
             opt.line,
         )
     return int(match.group(1)) * _TIME_MULT[(match.group(2) or "").lower()]
+
+
+def check_jobfile(text: str) -> tuple[list[JobSpec], str | None]:
+    """Parse and validate a job file as the user types it: the jobs, and the first
+    problem in words (naming its line when it can), or None."""
+    try:
+        jobs = parse_jobfile(text)
+    except ParseError as exc:
+        return [], exc.detail
+    if not jobs:
+        return [], "no job section: add one, like [my-job] with rw=... under it"
+    for job in jobs:
+        try:
+            job.validate()
+        except JobSpecError as exc:
+            return jobs, f"{_section_line(text, job.name)}{exc}"
+    return jobs, None
+
+
+def _section_line(text: str, name: str) -> str:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip() == f"[{name}]":
+            return f"line {number}: "
+    return ""

@@ -1,24 +1,31 @@
 """The one seam between tierdeck and the machine it describes.
 
-Every backend reads the machine only through a :class:`Host`: files under ``/sys``,
-``/proc`` and ``/dev``, extended attributes, ``statvfs`` and external commands. Two
-implementations exist:
+Everything that touches the machine goes through a :class:`Host`: files under ``/sys``,
+``/proc`` and ``/dev``, extended attributes, ``statvfs``, external commands, and for
+benchmarks processes (spawn, signal, reap), file probes and removals, kernel knobs
+(drop_caches) and machine-wide locks. Callers ask :attr:`Host.capabilities` what a host
+can do; they never test its type. Two implementations exist:
 
-* :class:`LiveHost` reads this machine. Commands run through ``sh`` with a timeout.
+* :class:`LiveHost` is this machine. Commands run through ``sh`` with a timeout.
 * :class:`RecordedHost` replays a folder of captured files and command outputs. It powers
-  ``tierdeck --demo``, the tests, and the benchmarks (a 240-disk NAS on any laptop).
+  ``tierdeck --demo``, the tests, and the benchmarks (a 240-disk NAS on any laptop). It
+  reads; it cannot run processes or change anything.
 
-A later remote host (ssh) implements the same protocol; nothing above this changes.
+A remote host (ssh) implements the same protocol (docs/architecture.md, "The host
+seam", says what each call must do); nothing above this changes.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 import platform
 import shutil
 import socket
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -34,6 +41,16 @@ from ..core.errors import (
 DEFAULT_TIMEOUT = 15.0
 UDEV_DATA = "/run/udev/data"
 UDEV_CONTROL = "/run/udev/control"
+
+
+def udev_database_current(data: str = UDEV_DATA, control: str = UDEV_CONTROL) -> bool:
+    """udevd runs and has filled its database: its properties and events are real."""
+    folder = Path(data)
+    try:
+        populated = folder.is_dir() and any(folder.iterdir())
+    except OSError:
+        return False
+    return populated and udevd_running(control)
 
 
 def udevd_running(control: str = UDEV_CONTROL) -> bool:
@@ -80,8 +97,39 @@ class FsUsage:
         return self.size_bytes - self.free_bytes
 
 
+@dataclass(frozen=True)
+class HostCapabilities:
+    """What a host can do: asked by callers instead of the host's type."""
+
+    live: bool  # the machine as it is now (a recording is a past state)
+    run_benchmarks: bool  # fio may run there, creating and removing its test files
+    watch_devices: bool  # udev events arrive when disks come and go
+
+
+class HostProcess(Protocol):
+    """A process started by :meth:`Host.spawn` (asyncio's Process has this shape)."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    stdout: asyncio.StreamReader | None
+    stderr: asyncio.StreamReader | None
+
+    async def wait(self) -> int: ...
+
+
+class NotSupported(HostError):
+    """The host cannot do this (a recording cannot run a process)."""
+
+
 class Host(Protocol):
-    """What backends may ask of a machine. Paths are absolute host paths."""
+    """What backends and services may ask of a machine. Paths are absolute host paths."""
+
+    @property
+    def capabilities(self) -> HostCapabilities: ...
 
     @property
     def hostname(self) -> str: ...
@@ -134,6 +182,40 @@ class Host(Protocol):
         """Run a command. Raises ToolMissing or ToolTimeout; a non-zero exit is returned."""
         ...
 
+    # -- changing things (benchmarks, the lab): NotSupported where not capable ---------
+
+    async def spawn(self, argv: Sequence[str], env: Mapping[str, str] | None = None) -> HostProcess:
+        """Start a long-running command (fio) in a session of its own, stdout and stderr
+        as pipes, stdin closed, C locale. Raises OSError if it cannot start."""
+        ...
+
+    def signal_group(self, pgid: int, sig: int) -> bool:
+        """Signal a spawned process's whole group; False when none of it is left."""
+        ...
+
+    def group_alive(self, pgid: int) -> bool:
+        """Does any (non-zombie) process of the group still run?"""
+        ...
+
+    def write_text(self, path: str, text: str) -> None:
+        """Write a kernel knob or a small file (drop_caches, blkio throttles)."""
+        ...
+
+    def remove(self, path: str) -> bool:
+        """Unlink a file (a symlink is removed, never followed); False if it was not
+        there. Raises OSError for anything else."""
+        ...
+
+    def probe_write(self, directory: str, name: str, *, direct: bool) -> OSError | None:
+        """Create ``name`` in ``directory``, write one aligned block (O_DIRECT when
+        ``direct``), remove it; the error, or None."""
+        ...
+
+    def exclusive(self, key: str) -> AbstractContextManager[None]:
+        """A machine-wide lock for the block (every tierdeck process on the host);
+        raises backends.locks.LockHeld at once when another process holds it."""
+        ...
+
 
 def _wrap_oserror(exc: OSError, what: str) -> Exception:
     if isinstance(exc, PermissionError):
@@ -147,6 +229,12 @@ class LiveHost:
     def __init__(self) -> None:
         self._udev_context: Any = None
         self._udev_checked = False
+
+    @property
+    def capabilities(self) -> HostCapabilities:
+        return HostCapabilities(
+            live=True, run_benchmarks=True, watch_devices=udev_database_current()
+        )
 
     @property
     def hostname(self) -> str:
@@ -216,8 +304,7 @@ class LiveHost:
         # fall back to sysfs unless udevd runs and has filled its database.
         if not self._udev_checked:
             self._udev_checked = True
-            data = Path(UDEV_DATA)
-            if data.is_dir() and any(data.iterdir()) and udevd_running():
+            if udev_database_current():
                 try:
                     import pyudev
 
@@ -271,6 +358,45 @@ class LiveHost:
             stderr=_decode(proc.stderr),
         )
 
+    async def spawn(self, argv: Sequence[str], env: Mapping[str, str] | None = None) -> HostProcess:
+        from . import processes
+
+        return await processes.spawn(argv, env)
+
+    def signal_group(self, pgid: int, sig: int) -> bool:
+        from . import processes
+
+        return processes.signal_group(pgid, sig)
+
+    def group_alive(self, pgid: int) -> bool:
+        from . import processes
+
+        return processes.group_alive(pgid)
+
+    def write_text(self, path: str, text: str) -> None:
+        try:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:
+            raise _wrap_oserror(exc, path) from exc
+
+    def remove(self, path: str) -> bool:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            return False
+        return True
+
+    def probe_write(self, directory: str, name: str, *, direct: bool) -> OSError | None:
+        from .probes import probe_write
+
+        return probe_write(directory, name, direct=direct)
+
+    def exclusive(self, key: str) -> AbstractContextManager[None]:
+        from . import locks
+
+        return locks.exclusive(key)
+
 
 def _decode(data: bytes | str | None) -> str:
     if data is None:
@@ -323,6 +449,35 @@ class RecordedHost:
         if not path.startswith("/"):
             raise ValueError(f"host paths are absolute: {path!r}")
         return Path(self._root_prefix + path)
+
+    @property
+    def capabilities(self) -> HostCapabilities:
+        # A recording is another machine's past: nothing may run or change here.
+        return HostCapabilities(live=False, run_benchmarks=False, watch_devices=False)
+
+    def _refuse(self, what: str) -> NotSupported:
+        return NotSupported(f"{what}: {self.hostname} is a recording, nothing runs there")
+
+    async def spawn(self, argv: Sequence[str], env: Mapping[str, str] | None = None) -> HostProcess:
+        raise self._refuse(f"cannot start {argv[0]}")
+
+    def signal_group(self, pgid: int, sig: int) -> bool:
+        return False  # nothing was ever started here
+
+    def group_alive(self, pgid: int) -> bool:
+        return False
+
+    def write_text(self, path: str, text: str) -> None:
+        raise self._refuse(f"cannot write {path}")
+
+    def remove(self, path: str) -> bool:
+        raise self._refuse(f"cannot remove {path}")
+
+    def probe_write(self, directory: str, name: str, *, direct: bool) -> OSError | None:
+        return None  # no files to open: fio would report the problem itself
+
+    def exclusive(self, key: str) -> AbstractContextManager[None]:
+        return contextlib.nullcontext()
 
     @property
     def hostname(self) -> str:

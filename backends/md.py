@@ -32,9 +32,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from .host import Host
 from ..core.errors import HostError, ParseError
 from ..core.models import MdArray, MdMember, SourceNote
+from .host import Host
 
 MDSTAT = "/proc/mdstat"
 

@@ -28,6 +28,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..core.errors import HostError, ParseError, PermissionDenied
+from ..core.models import BranchMode, MergerfsBranch, MergerfsPool, Mount, SourceNote
+from ..core.units import parse_size
 from .host import Host
 from .mounts import (
     NETWORK_STATVFS_TIMEOUT,
@@ -35,9 +38,6 @@ from .mounts import (
     mount_for_path,
     usage,
 )
-from ..core.errors import HostError, ParseError, PermissionDenied
-from ..core.models import BranchMode, MergerfsBranch, MergerfsPool, Mount, SourceNote
-from ..core.units import parse_size
 
 PREFIX = "user.mergerfs."
 FS_TYPE = "fuse.mergerfs"

@@ -23,9 +23,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TypeVar
 
-from .host import FsUsage, Host
 from ..core.errors import HostError, ParseError
 from ..core.models import Mount, SourceNote
+from .host import FsUsage, Host
 
 MOUNTINFO = "/proc/self/mountinfo"
 NETWORK_STATVFS_TIMEOUT = 2.0

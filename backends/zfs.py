@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
+from ..core.errors import HostError, ParseError, TierdeckError, ToolFailed, ToolMissing
+from ..core.models import ZfsInfo, ZPool
 from .host import CommandResult, Host
 from .zfs_common import PoolCapacity
 from .zfs_json import (
@@ -29,8 +31,6 @@ from .zfs_json import (
 )
 from .zfs_lists import parse_zfs_list_text, parse_zpool_list_text
 from .zfs_status_text import parse_zpool_status_text
-from ..core.errors import HostError, ParseError, TierdeckError, ToolFailed, ToolMissing
-from ..core.models import ZfsInfo, ZPool
 
 __all__ = [
     "NOT_INSTALLED",

@@ -3,7 +3,9 @@ redrawn every second); print bandwidth and tierdeck's own CPU while it ran, as J
 
 RUSAGE_SELF is this process only (fio is a child). The window is the steady state of
 the run, from the first to the last live sample drawn: the part the "< 5 % of a core at
-1 Hz" goal is about. Arguments: target, job file."""
+1 Hz" goal is about. The run goes through the app's own BenchService, as when a user
+starts it from the setup screen (its history in a throwaway folder). Arguments: target,
+job file. Measures the current tree's screen (not --tierdeck-python's)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import sys
 import tempfile
 import time
 
-from tierdeck.app.bench_preflight import plan_run
+from tierdeck.app.bench_service import BenchAsk
 from tierdeck.app.tui import TierdeckApp
 from tierdeck.backends.fio_jobfile import parse_jobfile
 from tierdeck.backends.host import LiveHost
@@ -31,8 +33,9 @@ async def main(target: str, jobfile: str) -> dict[str, float]:
             await pilot.pause(0.05)
         assert app.inventory is not None
         with open(jobfile) as fh:
-            request = plan_run(host, app.inventory, target, parse_jobfile(fh.read()))
-        screen = RunScreen(host, request)
+            ask = BenchAsk(target=target, jobs=tuple(parse_jobfile(fh.read())))
+        request = app.bench.plan(app.inventory, ask)
+        screen = RunScreen(app.bench, app.inventory, request)
         await app.push_screen(screen)
         # Steady state: between the first and the last live sample on screen. Mounting
         # the screen and the end-of-run summary are one-off costs, not per-second ones.

@@ -34,6 +34,40 @@ class TargetKind(StrEnum):
     RAW = "raw"  # a whole block device (explicit raw mode only)
 
 
+class WarningKind(StrEnum):
+    """What a warning attached to a run is about."""
+
+    CACHE = "cache"  # fio moved more than the disks did: a cache answered
+    BUFFERED = "buffered"  # run with direct=0: the page cache sits in between
+    MEMORY_TARGET = "memory-target"  # tmpfs/ramfs: the results measure RAM
+    CACHES_KEPT = "caches-kept"  # caches could not be (or are not) emptied first
+    NO_DISKS = "no-disks"  # no local disk under the target to check fio against
+    SHARED_DISKS = "shared-disks"  # another run uses the same disks
+    PLACEMENT = "placement"  # a job's own directory= replaced by the target
+    NO_CAPACITY = "no-capacity"  # the target reports no size: space not checked
+    RAW_MODE = "raw-mode"  # the device's contents are lost
+    OTHER = "other"
+
+    @property
+    def inflates_results(self) -> bool:
+        """The figures may be memory's, not the disks': shown apart, marked in lists."""
+        return self in _INFLATING
+
+
+_INFLATING = frozenset(
+    {WarningKind.CACHE, WarningKind.BUFFERED, WarningKind.MEMORY_TARGET, WarningKind.CACHES_KEPT}
+)
+
+
+@dataclass(frozen=True)
+class RunWarning:
+    kind: WarningKind
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
 @dataclass(frozen=True)
 class BenchTarget:
     path: str  # the directory the test files go in; the device node in raw mode
@@ -114,7 +148,7 @@ class RunRequest:
     preset: str | None = None
     drop_caches: bool = False  # root only: sync + drop_caches before measuring
     lay_out_first: bool = False  # create the files before measuring
-    warnings: tuple[str, ...] = ()  # e.g. "direct=0: page cache may inflate results"
+    warnings: tuple[RunWarning, ...] = ()  # e.g. direct=0: the page cache may inflate
     files: tuple[BenchFile, ...] = ()  # what fio will create under the target (not raw)
 
 
@@ -135,9 +169,14 @@ class RunResult:
     device_series: tuple[DeviceSample, ...] = ()  # per-second, per-disk samples
     env: EnvFingerprint = field(default_factory=EnvFingerprint)
     tags: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()  # cache warning, direct=0, ...
+    warnings: tuple[RunWarning, ...] = ()  # cache warning, direct=0, ...
     job_summaries: tuple[JobSummary, ...] = ()
     file_layout: FileLayout = FileLayout.FIO
+
+    @property
+    def inflated(self) -> bool:
+        """A warning says memory may have answered instead of the disks."""
+        return any(w.kind.inflates_results for w in self.warnings)
 
     @property
     def mixed_jobs(self) -> bool:

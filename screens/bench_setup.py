@@ -5,7 +5,7 @@ runtime and direct overrides applied and the target's file names filled in, so i
 be saved (ctrl+o) and run by hand with ``fio FILE``. "Custom job" makes the text
 editable; it is parsed with ``parse_jobfile`` as you type, errors with their line.
 
-Opened from a disk row, the screen carries the dashboard's note (screens/bench_target):
+Opened from a disk row, the screen carries the dashboard's note (app/bench_targets):
 raw mode ahead for an unused disk, or why there is no target and what to benchmark.
 
 Start (ctrl+r) asks ``plan_run`` in a thread (screens/setup_planning). A refusal is
@@ -25,6 +25,7 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
 
+from ..backends.fio_jobfile import check_jobfile
 from ..backends.host import Host
 from ..core.bench_models import BenchTarget
 from ..core.jobspec import JobSpec, JobSpecError
@@ -37,7 +38,6 @@ from .setup_support import (
     CUSTOM,
     NO_TARGET,
     JobfileSaving,
-    job_errors,
     preset_text,
     target_option,
 )
@@ -182,7 +182,7 @@ class BenchSetupScreen(PlanFlow, JobfileSaving, Screen[None]):
         preset = self.preset
         if preset is not None:
             return preset.jobs, None
-        jobs, error = job_errors(self.query_one("#jobfile", TextArea).text)
+        jobs, error = check_jobfile(self.query_one("#jobfile", TextArea).text)
         return tuple(jobs), error
 
     # -- reacting to the form ------------------------------------------------------------------
@@ -204,7 +204,7 @@ class BenchSetupScreen(PlanFlow, JobfileSaving, Screen[None]):
             area.load_text(self.custom_text)
             area.border_title = "custom job (editable .fio text)"
             source.update(Text("Custom job: edit the text; tab leaves the editor.", style="dim"))
-            jobs, _ = job_errors(self.custom_text)
+            jobs, _ = check_jobfile(self.custom_text)
             self.options.reset(direct=any(j.direct for j in jobs), drop=False, drop_locked=False)
             self._job_text_changed()
             return
@@ -242,7 +242,7 @@ class BenchSetupScreen(PlanFlow, JobfileSaving, Screen[None]):
         if area.read_only:
             return
         self.custom_text = area.text
-        jobs, error = job_errors(area.text)
+        jobs, error = check_jobfile(area.text)
         if error is None:
             _, error = self.options.apply(tuple(jobs))
         self._show_job_error(error)

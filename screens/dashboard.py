@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, TabbedContent, TabPane, Tree
 
-from ..backends.host import LiveHost
+from ..app.context import context
 from ..core.models import Inventory, Problem, Severity
 from ..core.relations import disks_under
 from ..core.units import format_bytes
@@ -111,14 +111,14 @@ class DashboardScreen(Screen[None]):
 
     def action_bench(self) -> None:
         """b: the setup screen, aimed at the selected pool, branch, dataset or disk."""
+        from ..app.bench_targets import suggest_target
         from .bench_setup import BenchSetupScreen
-        from .bench_target import suggest_target
 
         if self.inventory is None:
             self.notify("The inventory is still loading: try again in a moment.")
             return
-        host = self.app.host  # type: ignore[attr-defined]
-        if not isinstance(host, LiveHost):
+        host = context(self).host
+        if not host.capabilities.run_benchmarks:
             # The demo's paths and disks belong to another machine: running fio on
             # same-named paths here would measure the wrong thing, or write somewhere.
             self.notify(

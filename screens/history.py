@@ -34,7 +34,6 @@ from ..widgets.run_view import (
     OLD_LAYOUT_SHORT,
     ClippedLines,
     error_lines,
-    is_cache_warning,
     list_rate_cells,
     name_cell,
     status_text,
@@ -56,7 +55,7 @@ def cut_left(text: str, width: int) -> str:
 def legend(runs: list[RunResult]) -> Text:
     """What the marks in this listing mean; empty when there are none."""
     parts = []
-    if any(any(is_cache_warning(w) for w in r.warnings) for r in runs):
+    if any(r.inflated for r in runs):
         parts.append(f"{CACHE_MARK} the page cache may have inflated the figures")
     if any(r.clones_shared_file for r in runs):
         parts.append(f"{OLD_LAYOUT_MARK} {OLD_LAYOUT_SHORT} (stored before 0.2): figures too low")

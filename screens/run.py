@@ -16,8 +16,6 @@ opens the history at this run once it is saved; ``q`` quits (cancelling first).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from typing import Protocol
 
 from rich.text import Text
 from textual import work
@@ -41,10 +39,11 @@ from ..app.bench_messages import (
     RunSaved,
     message_for,
 )
-from ..backends.host import Host
+from ..app.bench_service import BenchRunner
 from ..core.bench_models import RunRequest, RunResult, RunStatus
 from ..core.errors import one_line
 from ..core.jobspec import expected_seconds
+from ..core.models import Inventory
 from ..widgets.device_panel import DevicePanel
 from ..widgets.live_chart import LiveChart
 from ..widgets.run_charts import (
@@ -55,34 +54,9 @@ from ..widgets.run_charts import (
 )
 from ..widgets.run_view import (
     cache_warning_text,
-    is_cache_warning,
     result_renderable,
     run_head,
 )
-
-Runner = Callable[
-    [Host, RunRequest, Callable[[ev.BenchEvent], None], asyncio.Event | None],
-    Awaitable[RunResult],
-]
-
-
-class RunStore(Protocol):
-    """What the run screen needs of app.history.HistoryStore."""
-
-    def save(self, result: RunResult) -> int: ...
-
-
-def default_runner() -> Runner:
-    from ..app.bench_runner import run_benchmark
-
-    return run_benchmark
-
-
-def default_store() -> RunStore:
-    from ..app.history import HistoryStore
-
-    return HistoryStore()
-
 
 # -- the screen -----------------------------------------------------------------------------
 
@@ -113,7 +87,7 @@ class RunScreen(Screen[RunResult | None]):
 
     running: var[bool] = var(True)
     """True until the runner returned (or crashed)."""
-    phase: var[str] = var(ev.PHASE_PREPARING)
+    phase: var[ev.RunPhase] = var(ev.RunPhase.PREPARING)
     fraction: var[float] = var(0.0)
     eta_s: var[float | None] = var(None)
     samples_seen: var[int] = var(0)
@@ -127,18 +101,18 @@ class RunScreen(Screen[RunResult | None]):
 
     def __init__(
         self,
-        host: Host,
+        runner: BenchRunner,
+        inventory: Inventory,
         request: RunRequest,
         *,
-        runner: Runner | None = None,
-        store_factory: Callable[[], RunStore] | None = None,
         models: dict[str, str] | None = None,
     ) -> None:
+        """``runner`` is the app's BenchService (it runs and stores the result);
+        ``inventory`` the one the request was planned on."""
         super().__init__(id="run")
-        self.host = host
+        self.runner = runner
+        self.inventory = inventory
         self.request = request
-        self._runner = runner or default_runner()
-        self._store_factory = store_factory or default_store
         self.models = models or {}
         self.command: tuple[str, ...] = ()
         self.notices: list[str] = list()
@@ -200,7 +174,7 @@ class RunScreen(Screen[RunResult | None]):
     async def _start(self) -> None:
         assert self._cancel is not None
         try:
-            await self._runner(self.host, self.request, self._on_event, self._cancel)
+            await self.runner.run(self.inventory, self.request, self._on_event, self._cancel)
         except Exception as exc:  # noqa: BLE001 - a busy target or a bug: shown, not fatal
             self.post_message(BenchCrashed(one_line(exc)))
 
@@ -235,25 +209,26 @@ class RunScreen(Screen[RunResult | None]):
         self._draw_head()
 
     def on_bench_notice(self, message: BenchNotice) -> None:
-        self.notices.append(message.text)
-        if is_cache_warning(message.text):
+        if message.kind is not None and message.kind.inflates_results:
             self.cache_warnings.append(message.text)
             self._draw_cache_warning(self.cache_warnings)
+        else:
+            self.notices.append(message.text)
         self._draw_notices()
 
     def on_bench_ended(self, message: BenchEnded) -> None:
         self.running = False
         self.result = message.result
-        self.phase = ev.PHASE_DONE
+        self.phase = ev.RunPhase.DONE
         self._draw_head()
         self._draw_result()
         self.refresh_bindings()
-        self._save(message.result)
+        # The service stores it next: RunSaved or RunNotSaved follows.
 
     def on_bench_crashed(self, message: BenchCrashed) -> None:
         self.running = False
         self.save_error = None
-        self.phase = ev.PHASE_DONE
+        self.phase = ev.RunPhase.DONE
         summary = self.query_one("#run-summary", Static)
         summary.update(Text.assemble(("✘ the run did not start: ", "bold red"), message.error))
         summary.display = True
@@ -263,15 +238,6 @@ class RunScreen(Screen[RunResult | None]):
             self.app.exit()
 
     # -- saving ---------------------------------------------------------------------------
-
-    @work(thread=True, group="history", exit_on_error=False)
-    def _save(self, result: RunResult) -> None:
-        try:
-            run_id = self._store_factory().save(result)
-        except Exception as exc:  # noqa: BLE001 - a full disk must not lose the screen
-            self.post_message(RunNotSaved(one_line(exc)))
-            return
-        self.post_message(RunSaved(run_id))
 
     def on_run_saved(self, message: RunSaved) -> None:
         self.saved_id = message.run_id
@@ -300,7 +266,7 @@ class RunScreen(Screen[RunResult | None]):
         box.display = bool(warnings)
 
     def _draw_notices(self) -> None:
-        shown = [n for n in self.notices if not is_cache_warning(n)][-3:]
+        shown = self.notices[-3:]  # the cache warnings have their box
         self.query_one("#run-notices", Static).update(
             Text("\n".join(shown), style="dim") if shown else ""
         )
@@ -325,7 +291,7 @@ class RunScreen(Screen[RunResult | None]):
         summary.display = True
         summary.set_class(result.status is not RunStatus.OK, "-problem")
         # The result's warnings are the complete list: its cache ones go in the box.
-        self.cache_warnings = [w for w in result.warnings if is_cache_warning(w)]
+        self.cache_warnings = [w.text for w in result.warnings if w.kind.inflates_results]
         self._draw_cache_warning(self.cache_warnings)
         if not result.series:  # nothing was measured: empty charts would only take room
             for chart in self.all_charts:
@@ -382,7 +348,7 @@ class RunScreen(Screen[RunResult | None]):
             if yes and self.running and self._cancel is not None:
                 self._cancel.set()
                 self._quit_after = then_quit
-                self.phase = ev.PHASE_STOPPING
+                self.phase = ev.RunPhase.STOPPING
                 self._draw_head()
 
         self._cancel_asked = True

@@ -25,7 +25,6 @@ from ..widgets.run_charts import DiskRateChart, chart_rows, feed_charts, make_ch
 from ..widgets.run_view import (
     cache_warning_text,
     duration,
-    is_cache_warning,
     result_renderable,
     status_text,
 )
@@ -149,7 +148,7 @@ class RunDetailScreen(RunEditing, Screen[None]):
         self.run = run
         self.query_one("#detail-head", Static).update(head_renderable(run))
         self.query_one("#run-summary", Static).update(result_renderable(run, cache_shown=True))
-        cache = [w for w in run.warnings if is_cache_warning(w)]
+        cache = [w for w in run.warnings if w.kind.inflates_results]
         box = self.query_one("#cache-warning", Static)
         box.update(cache_warning_text(cache))
         box.display = bool(cache)

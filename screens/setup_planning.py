@@ -11,6 +11,7 @@ from rich.text import Text
 from textual import work
 
 from ..app.bench_messages import PlanReady, PlanRefused
+from ..app.context import context
 from ..core.bench_models import BenchRefused, RefusalKind, RunRequest
 from ..core.jobspec import JobSpec
 from .confirm import ConfirmScreen, PromptScreen
@@ -53,22 +54,21 @@ class PlanFlow:
         drop_caches: bool,
         raw_confirm: str | None,
     ) -> None:
-        from ..app.bench_preflight import plan_run
+        from ..app.bench_service import BenchAsk
 
         assert self.inventory is not None
+        ask = BenchAsk(
+            target=path,
+            jobs=jobs,
+            preset=preset,
+            size=size,
+            runtime=runtime,
+            direct=direct,
+            drop_caches=drop_caches,
+            raw_confirm=raw_confirm,
+        )
         try:
-            request = plan_run(
-                self.host,
-                self.inventory,
-                path,
-                jobs,
-                preset=preset,
-                size=size,
-                runtime=runtime,
-                direct=direct,
-                drop_caches=drop_caches,
-                raw_confirm=raw_confirm,
-            )
+            request = context(self).bench.plan(self.inventory, ask)
         except BenchRefused as exc:
             self.post_message(PlanRefused(exc, direct))
             return
@@ -138,4 +138,5 @@ class PlanFlow:
                 disk = self.inventory.disk(name)
                 if disk is not None and disk.model:
                     models[name] = disk.model
-        self.app.push_screen(RunScreen(self.host, request, models=models))
+        assert self.inventory is not None
+        self.app.push_screen(RunScreen(context(self).bench, self.inventory, request, models=models))

@@ -17,8 +17,7 @@ from textual.widgets import Select, TextArea
 from ..app.bench_messages import JobfileSaved
 from ..backends.localfiles import write_atomically
 from ..core.bench_models import BenchTarget
-from ..core.errors import ParseError
-from ..core.jobspec import JobSpec, JobSpecError
+from ..core.jobspec import JobSpec
 from ..core.presets import Preset
 from .confirm import ConfirmScreen, PromptScreen
 
@@ -63,31 +62,6 @@ def preset_text(preset: Preset, jobs: tuple[JobSpec, ...], target_dir: str | Non
     if preset.drop_caches:
         flags.append("; tierdeck drops the page cache before measuring (root only)")
     return "\n".join([head, *about, *flags]) + "\n\n" + rest
-
-
-def job_errors(text: str) -> tuple[list[JobSpec], str | None]:
-    """Parse and validate a custom job; the error names its line when it can."""
-    from ..backends.fio_jobfile import parse_jobfile
-
-    try:
-        jobs = parse_jobfile(text)
-    except ParseError as exc:
-        return [], exc.detail
-    if not jobs:
-        return [], "no job section: add one, like [my-job] with rw=... under it"
-    for job in jobs:
-        try:
-            job.validate()
-        except JobSpecError as exc:
-            return jobs, f"{_section_line(text, job.name)}{exc}"
-    return jobs, None
-
-
-def _section_line(text: str, name: str) -> str:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip() == f"[{name}]":
-            return f"line {number}: "
-    return ""
 
 
 class JobfileSaving:

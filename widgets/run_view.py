@@ -11,19 +11,20 @@ sequential and 4K random I/O together, is kept as a dim "all jobs" row.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.table import Table
 from rich.text import Text
 
-from ..app.bench_events import PHASE_STOPPING
+from ..app.bench_events import RunPhase
 from ..core.bench_models import (
     BenchTarget,
     DirectionSummary,
     JobSummary,
     RunResult,
     RunStatus,
+    RunWarning,
 )
 from ..core.units import fmt_count, fmt_ns, fmt_rate
 from .bars import percent_bar
@@ -44,14 +45,6 @@ OLD_LAYOUT_LINE = (
 )
 CACHE_MARK = "⚠"
 
-# Runner notices that mean "these numbers may not be the disks'": shown in a box.
-_CACHE_HINTS = ("cache warning", "page cache", "measure ram", "inflate")
-
-
-def is_cache_warning(text: str) -> bool:
-    lowered = text.lower()
-    return any(hint in lowered for hint in _CACHE_HINTS)
-
 
 def status_text(status: RunStatus) -> Text:
     label, style = STATUS_LOOK[RunStatus(status)]
@@ -68,7 +61,8 @@ def duration(result: RunResult) -> str:
     return f"{minutes} min {secs:02d} s"
 
 
-def cache_warning_text(warnings: list[str]) -> Text:
+def cache_warning_text(warnings: Sequence[RunWarning | str]) -> Text:
+    """The box of warnings that say the figures may be memory's, not the disks'."""
     return Text("\n".join(f"{CACHE_MARK} {w}" for w in warnings), style="bold")
 
 
@@ -99,7 +93,7 @@ def run_head(
     else:
         phase, fraction, eta_s = progress
         line2.append(
-            f"{phase:<12}", style="bold yellow" if phase == PHASE_STOPPING else "bold cyan"
+            f"{phase:<12}", style="bold yellow" if phase == RunPhase.STOPPING else "bold cyan"
         )
         line2.append_text(percent_bar(fraction * 100, width=20))
         eta = f"{eta_s:.0f} s" if eta_s is not None else "…"
@@ -276,7 +270,7 @@ def result_renderable(
     if result.error:
         parts.append(ClippedLines(error_lines(result.error), error_rows, more_hint))
     for warning in result.warnings:
-        if not (cache_shown and is_cache_warning(warning)):
+        if not (cache_shown and warning.kind.inflates_results):
             parts.append(Text(f"{CACHE_MARK} {warning}", style="yellow"))
     return Group(*parts)
 
@@ -310,7 +304,7 @@ def list_rate_cells(run: RunResult) -> list[Text]:
 def name_cell(run: RunResult) -> Text:
     """The run's name with its marks (cache, old file layout) and tags."""
     name = Text()
-    if any(is_cache_warning(w) for w in run.warnings):
+    if run.inflated:
         name.append(f"{CACHE_MARK} ", style="bold yellow")
     if run.clones_shared_file:
         name.append(f"{OLD_LAYOUT_MARK} ", style="bold magenta")

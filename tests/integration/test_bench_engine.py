@@ -29,7 +29,7 @@ from tierdeck.app.bench_events import (
     SampleReady,
 )
 from tierdeck.app.bench_preflight import plan_run
-from tierdeck.app.bench_runner import run_benchmark
+from tierdeck.app.bench_service import BenchService
 from tierdeck.app.inventory import collect_inventory
 from tierdeck.backends.fio_jobfile import parse_jobfile
 from tierdeck.backends.host import LiveHost
@@ -46,6 +46,9 @@ pytestmark = pytest.mark.integration
 MiB = 1024 * 1024
 E = TypeVar("E")
 HOST = LiveHost()
+# The service as the CLI and the TUI use it, keeping no history (each test looks at
+# the result it returns).
+SERVICE = BenchService(HOST)
 
 STONEWALL_JOBFILE = """\
 ; job 1 capped far below job 2, which waits for it (stonewall)
@@ -161,7 +164,9 @@ def short(job: JobSpec, **changes: object) -> JobSpec:
 async def run(
     request: RunRequest, recorder: Recorder, cancel: asyncio.Event | None = None
 ) -> RunResult:
-    result = await asyncio.wait_for(run_benchmark(HOST, request, recorder, cancel), timeout=120)
+    result = await asyncio.wait_for(
+        SERVICE.run(inventory(), request, recorder, cancel), timeout=120
+    )
     assert isinstance(recorder.events[0], RunStarted)
     assert isinstance(recorder.events[-1], RunEnded) and recorder.events[-1].result == result
     return result
@@ -359,7 +364,7 @@ async def test_cancelling_the_task_also_stops_fio(lab_nas: Path) -> None:
                   size="16M", runtime=30, time_based=True, rate="2m")  # fmt: skip
     request = plan_run(HOST, inventory(), str(cache), [job])
     sampled = asyncio.Event()
-    task = asyncio.create_task(run_benchmark(HOST, request, Recorder(sampled.set)))
+    task = asyncio.create_task(SERVICE.run(inventory(), request, Recorder(sampled.set)))
     await asyncio.wait_for(sampled.wait(), timeout=20)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -379,7 +384,7 @@ async def test_a_failing_event_handler_stops_fio(lab_nas: Path) -> None:
         raise RuntimeError("bug in the screen")
 
     with pytest.raises(RuntimeError, match="bug in the screen"):
-        await asyncio.wait_for(run_benchmark(HOST, request, Recorder(broken)), timeout=20)
+        await asyncio.wait_for(SERVICE.run(inventory(), request, Recorder(broken)), timeout=20)
     assert fio_processes(f"--directory={cache}") == []
     assert bench_files(cache) == []
 
@@ -520,7 +525,7 @@ async def test_second_run_on_the_same_target_refused(lab_nas: Path) -> None:
     task = asyncio.create_task(run(request, Recorder(while_running), cancel))
     await asyncio.sleep(0.2)
     try:
-        await run_benchmark(HOST, request, Recorder())
+        await SERVICE.run(inventory(), request, Recorder())
     except BenchRefused as exc:
         second_run.append(exc)
     result = await task

@@ -66,7 +66,7 @@ async def test_cache_warning_is_shown_in_its_box() -> None:
         box = screen.query_one("#cache-warning", Static)
         assert box.display
         assert "cache warning: fio wrote 5.7G" in str(box.render())
-        assert screen.cache_warnings == list(result_of(app.events).warnings)
+        assert screen.cache_warnings == [w.text for w in result_of(app.events).warnings]
 
 
 async def test_cancel_asks_first_and_no_keeps_running() -> None:
@@ -126,20 +126,23 @@ async def test_a_burst_of_samples_coalesces_without_losing_any() -> None:
     events = load_events("branch_randrw")
     template = next(e.sample for e in events if isinstance(e, ev.SampleReady))
 
-    async def burst(
-        host: object,
-        req: RunRequest,
-        on_event: Callable[[ev.BenchEvent], None],
-        cancel: asyncio.Event | None = None,
-    ) -> RunResult:
-        on_event(ev.RunStarted(req, ("fio",)))
-        for i in range(300):  # no await in between: the queue fills up
-            on_event(ev.SampleReady(template.__class__(**{**template.__dict__, "t": float(i)})))
-        result = result_of(events)
-        on_event(ev.RunEnded(result))
-        return result
+    class Burst:
+        async def run(
+            self,
+            inventory: object,
+            req: RunRequest,
+            on_event: Callable[[ev.BenchEvent], None],
+            cancel: asyncio.Event | None = None,
+        ) -> RunResult:
+            on_event(ev.RunStarted(req, ("fio",)))
+            for i in range(300):  # no await in between: the queue fills up
+                sample = template.__class__(**{**template.__dict__, "t": float(i)})
+                on_event(ev.SampleReady(sample))
+            result = result_of(events)
+            on_event(ev.RunEnded(result))
+            return result
 
-    app = RunScreenApp("branch_randrw", runner=burst)
+    app = RunScreenApp("branch_randrw", runner=Burst())  # type: ignore[arg-type]
     async with app.run_test(size=SIZE) as pilot:
         screen = run_screen(app)
         await until(pilot, lambda: screen.result is not None, "the burst to end")

@@ -14,12 +14,12 @@ import dataclasses
 import pytest
 from textual.widgets import Input, Static
 from tierdeck.app.bench_messages import PlanRefused
+from tierdeck.app.bench_targets import disk_target, suggest_path, suggest_target
 from tierdeck.app.tui import TierdeckApp
 from tierdeck.backends.host import LiveHost
 from tierdeck.core.bench_models import BenchRefused, RefusalKind
 from tierdeck.core.models import Mount
 from tierdeck.screens.bench_setup import BenchSetupScreen
-from tierdeck.screens.bench_target import disk_target, suggest_path, suggest_target
 from tierdeck.screens.confirm import PromptScreen
 from tierdeck.widgets.disk_table import DiskTable
 

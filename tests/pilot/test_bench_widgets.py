@@ -15,7 +15,7 @@ from textual.message import Message
 from tierdeck.app.bench_messages import BenchDevices, BenchProgress, BenchSamples
 from tierdeck.core.bench_models import DeviceSample
 from tierdeck.core.fio_models import DirectionSample, Sample
-from tierdeck.core.units import fmt_bytes, fmt_rate_short
+from tierdeck.core.units import fmt_bytes, fmt_count, fmt_ns, fmt_rate, fmt_rate_short
 from tierdeck.widgets.device_panel import DevicePanel
 from tierdeck.widgets.live_chart import (
     BLOCKS,
@@ -24,9 +24,6 @@ from tierdeck.widgets.live_chart import (
     LiveChart,
     bar_cells,
     downsample,
-    fmt_count,
-    fmt_ns,
-    fmt_rate,
 )
 from tierdeck.widgets.run_view import ClippedLines, list_rate_cells, summary_table
 

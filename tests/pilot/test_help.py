@@ -25,10 +25,10 @@ from tierdeck.screens.run import RunScreen
 from tests.pilot.conftest import CountingCollector
 from tests.pilot.waiting import screen_text, wait_for_inventory
 from tests.snapshot_apps.bench_data import (
-    MemoryStore,
+    EMPTY_INVENTORY,
+    ReplayRunner,
     fill_history,
     load_events,
-    replay_runner,
     request_of,
     until,
 )
@@ -130,10 +130,9 @@ async def test_run_help_is_the_run_screens_and_q_there_still_asks(
         await wait_for_inventory(pilot, app)
         paused: list[bool] = []
         run = RunScreen(
-            app.host,
+            ReplayRunner(events, samples=2, on_pause=lambda: paused.append(True)),
+            app.inventory or EMPTY_INVENTORY,
             request_of(events),
-            runner=replay_runner(events, samples=2, on_pause=lambda: paused.append(True)),
-            store_factory=MemoryStore,
         )
         app.push_screen(run)
         await until(pilot, lambda: bool(paused), "the run in progress")

@@ -11,25 +11,42 @@ import pytest
 from tierdeck.app import hotplug
 from tierdeck.app.messages import HotplugEvent
 from tierdeck.app.tui import TierdeckApp
-from tierdeck.backends.host import LiveHost, RecordedHost
+from tierdeck.backends.host import HostCapabilities, LiveHost, RecordedHost
 
 from .conftest import CountingCollector
 from .waiting import wait_for_inventory
 
 
-def test_udev_running_needs_a_populated_database(tmp_path: Path) -> None:
-    assert not hotplug.udev_running(str(tmp_path / "missing"))
-    assert not hotplug.udev_running(str(tmp_path))
-    (tmp_path / "b8:0").write_text("E:ID_MODEL=x\n")
-    assert hotplug.udev_running(str(tmp_path))
+def test_udev_database_is_current_only_populated_and_with_udevd_listening(
+    tmp_path: Path,
+) -> None:
+    import socket
+
+    from tierdeck.backends.host import udev_database_current
+
+    data, control = tmp_path / "data", tmp_path / "control"
+    assert not udev_database_current(str(data), str(control))
+    data.mkdir()
+    assert not udev_database_current(str(data), str(control))  # empty database
+    (data / "b8:0").write_text("E:ID_MODEL=x\n")
+    assert not udev_database_current(str(data), str(control))  # stale: udevd is gone
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    server.bind(str(control))
+    server.listen(1)
+    try:
+        assert udev_database_current(str(data), str(control))
+    finally:
+        server.close()
 
 
 def test_no_watcher_on_recorded_host(demo_host: RecordedHost) -> None:
+    assert not demo_host.capabilities.watch_devices
     assert hotplug.start_hotplug(demo_host, lambda action, dev: None) is None
 
 
 def test_no_watcher_without_udevd(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(hotplug, "udev_running", lambda data_dir=hotplug.UDEV_DATA: False)
+    no_udev = HostCapabilities(live=True, run_benchmarks=True, watch_devices=False)
+    monkeypatch.setattr(LiveHost, "capabilities", property(lambda self: no_udev))
     assert hotplug.start_hotplug(LiveHost(), lambda action, dev: None) is None
 
 

@@ -16,7 +16,7 @@ import asyncio
 import dataclasses
 import json
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -24,11 +24,12 @@ from typing import Any
 from textual.app import App
 from textual.pilot import Pilot
 from tierdeck.app import bench_events as ev
-from tierdeck.backends.host import Host
+from tierdeck.app.bench_service import BenchRunner
 from tierdeck.core import bench_models as bm
 from tierdeck.core import fio_models as fm
 from tierdeck.core import jobspec as js
 from tierdeck.core.bench_models import RunRequest, RunResult
+from tierdeck.core.models import Inventory, ZfsInfo
 from tierdeck.core.placement import BenchFile
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "bench_screens"
@@ -46,6 +47,7 @@ _CLASSES: dict[str, type] = {
         bm.DeviceSample,
         bm.EnvFingerprint,
         bm.DirectionSummary,
+        bm.RunWarning,
         bm.JobSummary,
         bm.RunRequest,
         bm.RunResult,
@@ -56,7 +58,7 @@ _CLASSES: dict[str, type] = {
     )
 }
 _ENUMS: dict[str, type[Enum]] = {
-    e.__name__: e for e in (bm.RunStatus, bm.TargetKind, bm.FileLayout)
+    e.__name__: e for e in (bm.RunStatus, bm.TargetKind, bm.FileLayout, bm.WarningKind)
 }
 _RAW_FIELDS = {"fio_json"}  # kept exactly as fio printed it
 
@@ -109,21 +111,41 @@ def save_recording(path: Path, events: Sequence[tuple[float, ev.BenchEvent]], ab
 def load_events(name: str) -> list[ev.BenchEvent]:
     """The events of ``tests/fixtures/bench_screens/<name>.json``, in order."""
     doc = json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
-    return [_with_job_summaries(decode(item["event"])) for item in doc["events"]]
+    return [_upgraded(decode(item["event"])) for item in doc["events"]]
 
 
-def _with_job_summaries(event: Any) -> Any:
-    """Recordings made before per-job summaries existed get them from their own fio
-    JSON, the way the history's v2 migration backfills stored runs."""
+def _typed(warnings: Sequence[Any]) -> tuple[bm.RunWarning, ...]:
+    from tierdeck.app.history import legacy_warning_kind
+
+    return tuple(
+        w if isinstance(w, bm.RunWarning) else bm.RunWarning(legacy_warning_kind(w), w)
+        for w in warnings
+    )
+
+
+def _upgraded(event: Any) -> Any:
+    """Recordings made by an older tierdeck, brought up to date the way the history's
+    migrations bring stored runs: per-job summaries from the run's own fio JSON (v2),
+    warnings with their kind (v3), phases as RunPhase."""
+    from tierdeck.app.history import legacy_warning_kind
+
+    if isinstance(event, ev.Notice) and event.kind is None:
+        kind = legacy_warning_kind(event.text)
+        return ev.Notice(event.text, None if kind is bm.WarningKind.OTHER else kind)
+    if isinstance(event, ev.Progress):
+        return ev.Progress(event.fraction, event.eta_s, ev.RunPhase(event.phase))
+    if isinstance(event, ev.RunStarted):
+        request = dataclasses.replace(event.request, warnings=_typed(event.request.warnings))
+        return ev.RunStarted(request, event.command)
     if not isinstance(event, ev.RunEnded):
         return event
-    result = event.result
-    if result.job_summaries or result.fio_json is None:
-        return event
-    from tierdeck.backends.fio_stream import job_summaries, parse_report
+    result = dataclasses.replace(event.result, warnings=_typed(event.result.warnings))
+    if not result.job_summaries and result.fio_json is not None:
+        from tierdeck.backends.fio_stream import job_summaries, parse_report
 
-    summaries = job_summaries(parse_report(result.fio_json), result.jobs)
-    return ev.RunEnded(dataclasses.replace(result, job_summaries=summaries))
+        summaries = job_summaries(parse_report(result.fio_json), result.jobs)
+        result = dataclasses.replace(result, job_summaries=summaries)
+    return ev.RunEnded(result)
 
 
 def request_of(events: Sequence[ev.BenchEvent]) -> RunRequest:
@@ -136,44 +158,61 @@ def result_of(events: Sequence[ev.BenchEvent]) -> RunResult:
 
 # -- replay --------------------------------------------------------------------------------
 
-Runner = Callable[
-    [Host, RunRequest, Callable[[ev.BenchEvent], None], asyncio.Event | None],
-    Awaitable[RunResult],
-]
 
-
-def replay_runner(
-    events: Sequence[ev.BenchEvent],
-    *,
-    samples: int | None = None,
-    on_pause: Callable[[], None] | None = None,
-) -> Runner:
-    """A stand-in for run_benchmark that emits recorded events. With ``samples``, it
+class ReplayRunner:
+    """A stand-in for BenchService: emits recorded events, then stores the result in a
+    MemoryStore and says so (RunStored), as the service does. With ``samples``, it
     stops after that many SampleReady (and the events up to the next one) and waits,
     like a run in progress, until cancelled; ``on_pause`` hears when it stops. A cancel
     then ends the run the way the runner does: stopping, cleaning up, status cancelled.
     """
 
+    def __init__(
+        self,
+        events: Sequence[ev.BenchEvent],
+        *,
+        samples: int | None = None,
+        on_pause: Callable[[], None] | None = None,
+        store: MemoryStore | None = None,
+    ) -> None:
+        self.events = events
+        self.samples = samples
+        self.on_pause = on_pause
+        self.store = store if store is not None else MemoryStore(first_id=7)
+
     async def run(
-        host: Host,
+        self,
+        inventory: Inventory,
         request: RunRequest,
         on_event: Callable[[ev.BenchEvent], None],
         cancel: asyncio.Event | None = None,
     ) -> RunResult:
+        result = await self._replay(on_event, cancel)
+        run_id = self.store.save(result)
+        on_event(ev.RunStored(run_id))
+        return dataclasses.replace(result, id=run_id)
+
+    async def _replay(
+        self, on_event: Callable[[ev.BenchEvent], None], cancel: asyncio.Event | None
+    ) -> RunResult:
         seen = 0
-        for event in events:
+        for event in self.events:
             if isinstance(event, ev.SampleReady):
-                if samples is not None and seen == samples:
-                    if on_pause is not None:
-                        on_pause()
+                if self.samples is not None and seen == self.samples:
+                    if self.on_pause is not None:
+                        self.on_pause()
                     await (cancel or asyncio.Event()).wait()
-                    return _cancelled(events, seen, on_event)
+                    return _cancelled(self.events, seen, on_event)
                 seen += 1
             on_event(event)
             await asyncio.sleep(0)  # let the screen take each event, as in a real run
-        return result_of(events)
+        return result_of(self.events)
 
-    return run
+
+EMPTY_INVENTORY = Inventory(
+    hostname="nas", disks=(), mounts=(), mergerfs=(), zfs=ZfsInfo(available=False),
+    btrfs=(), md=(),
+)  # fmt: skip
 
 
 def _cancelled(
@@ -186,21 +225,14 @@ def _cancelled(
         done, status=bm.RunStatus.CANCELLED, error=None, series=series, warnings=()
     )
     for event in (
-        ev.Progress(0.5, None, "stopping"),
+        ev.Progress(0.5, None, ev.RunPhase.STOPPING),
         ev.Notice("cancelling: stopping fio"),
-        ev.Progress(1.0, 0.0, "cleaning up"),
-        ev.Progress(1.0, 0.0, "done"),
+        ev.Progress(1.0, 0.0, ev.RunPhase.CLEANING_UP),
+        ev.Progress(1.0, 0.0, ev.RunPhase.DONE),
         ev.RunEnded(result),
     ):
         on_event(event)
     return result
-
-
-class NoHost:
-    """The run screen never touches the host itself: the runner does."""
-
-    hostname = "nas"
-    is_root = True
 
 
 class MemoryStore:
@@ -223,7 +255,7 @@ class RunScreenApp(App[None]):
     ENABLE_COMMAND_PALETTE = False  # as in TierdeckApp
 
     def __init__(
-        self, name: str, *, samples: int | None = None, runner: Runner | None = None
+        self, name: str, *, samples: int | None = None, runner: BenchRunner | None = None
     ) -> None:
         super().__init__()
         self.events = load_events(name)
@@ -240,15 +272,10 @@ class RunScreenApp(App[None]):
         from tierdeck.screens.run import RunScreen
 
         request = request_of(self.events)
-        self.push_screen(
-            RunScreen(
-                NoHost(),  # type: ignore[arg-type]
-                request,
-                runner=self.runner
-                or replay_runner(self.events, samples=self.samples, on_pause=self._pause),
-                store_factory=lambda: self.store,
-            )
+        runner = self.runner or ReplayRunner(
+            self.events, samples=self.samples, on_pause=self._pause, store=self.store
         )
+        self.push_screen(RunScreen(runner, EMPTY_INVENTORY, request))
 
 
 def fill_history(store: Any, names: Sequence[str]) -> list[int]:

@@ -291,7 +291,7 @@ def test_setup_unused_disk_raw_80x24(snap_compare) -> None:  # type: ignore[no-u
 
     async def setup(pilot: Pilot[None]) -> None:
         from tierdeck.screens.bench_setup import BenchSetupScreen
-        from tierdeck.screens.bench_target import suggest_target
+        from tierdeck.app.bench_targets import suggest_target
 
         app = pilot.app
         assert isinstance(app, TierdeckApp)
@@ -310,7 +310,7 @@ def test_setup_member_disk_80x24(snap_compare) -> None:  # type: ignore[no-untyp
 
     async def setup(pilot: Pilot[None]) -> None:
         from tierdeck.screens.bench_setup import BenchSetupScreen
-        from tierdeck.screens.bench_target import suggest_target
+        from tierdeck.app.bench_targets import suggest_target
 
         app = pilot.app
         assert isinstance(app, TierdeckApp)

@@ -15,12 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tierdeck.app import bench_preflight, bench_runner
+from tierdeck.app import bench_runner
 from tierdeck.app.bench_preflight import (
     PROBE_NAME,
     list_targets,
     plan_run,
-    probe_write,
     resolve_target,
 )
 from tierdeck.backends.fio_jobfile import parse_jobfile
@@ -30,7 +29,9 @@ from tierdeck.core.bench_models import (
     BenchTarget,
     RefusalKind,
     RunRequest,
+    RunWarning,
     TargetKind,
+    WarningKind,
 )
 from tierdeck.core.jobspec import JobSpec
 from tierdeck.core.models import (
@@ -173,11 +174,13 @@ def blkid(node: str, fixture: str, returncode: int) -> dict[str, Any]:
 def no_real_probe(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, bool]]]:
     calls: list[tuple[str, bool]] = []
 
-    def fake(host: object, directory: str, *, direct: bool) -> OSError | None:
+    def fake(host: object, directory: str, name: str, *, direct: bool) -> OSError | None:
+        assert name == PROBE_NAME
         calls.append((directory, direct))
         return None
 
-    monkeypatch.setattr(bench_preflight, "probe_write", fake)
+    # A recording has no files to open: its probe is the one the preflight asks for.
+    monkeypatch.setattr(RecordedHost, "probe_write", fake)
     yield calls
 
 
@@ -340,7 +343,8 @@ def test_a_jobs_own_file_stays_inside_the_target(tmp_path: Path) -> None:
                                                    extra={"opendir": "/etc"})])  # fmt: skip
     moved = JobSpec(name="d", rw="write", size="1M", extra={"directory": "/mnt/elsewhere"})
     request = plan_run(host, inv, "/mnt/disk2", [moved])
-    assert any("directory=/mnt/elsewhere is replaced by the target" in w for w in request.warnings)
+    [placement] = [w for w in request.warnings if w.kind is WarningKind.PLACEMENT]
+    assert "directory=/mnt/elsewhere is replaced by the target" in placement.text
     assert "directory" not in request.jobs[0].extra
 
 
@@ -367,9 +371,9 @@ def test_mergerfs_file_must_fit_on_one_branch(tmp_path: Path) -> None:
 
 def test_ramfs_reports_no_capacity_so_space_is_not_checked(tmp_path: Path) -> None:
     request = plan_run(recorded(tmp_path), nas(), "/mnt/ram", [WRITE], direct=False)
-    assert (
-        request.warnings[0]
-        == "ramfs /mnt/ram reports no capacity (ramfs?): free space was not checked"
+    assert request.warnings[0] == RunWarning(
+        WarningKind.NO_CAPACITY,
+        "ramfs /mnt/ram reports no capacity (ramfs?): free space was not checked",
     )
 
 
@@ -379,11 +383,11 @@ def test_ramfs_reports_no_capacity_so_space_is_not_checked(tmp_path: Path) -> No
 def test_odirect_refusal_offers_buffered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[bool] = []
 
-    def einval(host: object, directory: str, *, direct: bool) -> OSError | None:
+    def einval(host: object, directory: str, name: str, *, direct: bool) -> OSError | None:
         calls.append(direct)
         return OSError(errno.EINVAL, "Invalid argument") if direct else None
 
-    monkeypatch.setattr(bench_preflight, "probe_write", einval)
+    monkeypatch.setattr(RecordedHost, "probe_write", einval)
     host = recorded(tmp_path)
     with pytest.raises(BenchRefused) as refused:
         plan_run(host, nas(), "/mnt/pool", [WRITE])
@@ -397,15 +401,18 @@ def test_odirect_refusal_offers_buffered(tmp_path: Path, monkeypatch: pytest.Mon
     assert calls == [True, False]
     assert not any(j.direct for j in request.jobs)
     assert request.warnings == (
-        "direct=0 (buffered I/O) on mergerfs /mnt/pool: the page cache can inflate these "
-        "results; compare them only with other buffered runs.",
+        RunWarning(
+            WarningKind.BUFFERED,
+            "direct=0 (buffered I/O) on mergerfs /mnt/pool: the page cache can inflate these "
+            "results; compare them only with other buffered runs.",
+        ),
     )
 
 
 def test_other_probe_errors_are_plain_refusals(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(bench_preflight, "probe_write",
+    monkeypatch.setattr(RecordedHost, "probe_write",
                         lambda *a, **k: OSError(errno.EROFS, "Read-only file system"))  # fmt: skip
     with pytest.raises(BenchRefused) as refused:
         plan_run(recorded(tmp_path), nas(), "/mnt/disk1", [WRITE])
@@ -424,11 +431,10 @@ def test_probe_write_on_a_real_directory(tmp_path: Path) -> None:
     victim = tmp_path / "victim"
     victim.write_text("keep me")
     os.symlink(victim, tmp_path / PROBE_NAME)  # planted under our name
-    assert probe_write(host, str(tmp_path), direct=False) is None
+    assert host.probe_write(str(tmp_path), PROBE_NAME, direct=False) is None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["victim"]
     assert victim.read_text() == "keep me"
-    assert probe_write(host, str(tmp_path / "missing"), direct=False) is not None
-    assert probe_write(recorded(tmp_path / "rec"), "/mnt/disk1", direct=True) is None
+    assert host.probe_write(str(tmp_path / "missing"), PROBE_NAME, direct=False) is not None
 
 
 def test_symlink_under_a_test_file_name_refused(tmp_path: Path) -> None:
@@ -449,13 +455,16 @@ def test_drop_caches_needs_root(tmp_path: Path) -> None:
     # The preset asks for it: not refused, but said, and not done.
     request = plan_run(user, nas(), "/mnt/disk1", seed001.jobs, preset=seed001.name)
     assert (request.drop_caches, request.lay_out_first) == (False, True)
-    assert "needs root: skipped" in request.warnings[0]
+    assert request.warnings[0].kind is WarningKind.CACHES_KEPT
+    assert "needs root: skipped" in request.warnings[0].text
     root = recorded(tmp_path / "root", is_root=True)
     request = plan_run(root, nas(), "/mnt/disk1", seed001.jobs, preset=seed001.name)
     assert (request.drop_caches, request.lay_out_first, request.warnings) == (True, True, ())
     # ZFS keeps reads in its ARC whatever drop_caches does: said before the run.
     request = plan_run(root, nas(), "/tank/media", seed001.jobs, preset=seed001.name)
-    assert any("not the ZFS ARC" in w for w in request.warnings)
+    assert any(
+        w.kind is WarningKind.CACHES_KEPT and "not the ZFS ARC" in w.text for w in request.warnings
+    )
 
 
 # --------------------------------------------------------------------------- raw mode
@@ -475,7 +484,10 @@ def test_raw_empty_disk_accepted(tmp_path: Path, no_real_probe: list[Any]) -> No
     request = plan_run(host, nas(), "/dev/sdd", [WRITE], raw_confirm="sdd")
     assert request.target.kind is TargetKind.RAW and request.target.disks == ("sdd",)
     assert request.warnings == (
-        "raw mode: fio reads and writes /dev/sdd directly; its contents are lost",
+        RunWarning(
+            WarningKind.RAW_MODE,
+            "raw mode: fio reads and writes /dev/sdd directly; its contents are lost",
+        ),
     )
     assert request.lay_out_first is False and no_real_probe == []
     assert bench_runner.job_args(request)[:2] == ["--name=w", "--filename=/dev/sdd"]
@@ -552,15 +564,21 @@ def test_raw_zfs_member_read_only_size_and_root(tmp_path: Path) -> None:
 def test_busy_target_refused_and_shared_disks_warned(tmp_path: Path) -> None:
     host, inv = recorded(tmp_path), nas()
     running = plan_run(host, inv, "/mnt/disk1", [WRITE], name="first")
-    with bench_runner._claim(running):
+    with bench_runner._claim(host, running):
         with pytest.raises(BenchRefused, match=r"already running on branch /mnt/disk1 \(first\)"):
             plan_run(host, inv, "/mnt/disk1/", [WRITE])
         beside = plan_run(host, inv, "/mnt/pool", [WRITE])
         assert beside.warnings == (
-            "another benchmark (first) is running on sdb: both results will be lower than "
-            "either disk alone can do",
+            RunWarning(
+                WarningKind.SHARED_DISKS,
+                "another benchmark (first) is running on sdb: both results will be lower "
+                "than either disk alone can do",
+            ),
         )
-        with pytest.raises(BenchRefused, match="already running"), bench_runner._claim(running):
+        with (
+            pytest.raises(BenchRefused, match="already running"),
+            bench_runner._claim(host, running),
+        ):
             pass
     assert bench_runner.running_request("/mnt/disk1") is None
     plan_run(host, inv, "/mnt/disk1", [WRITE])  # free again
@@ -571,9 +589,11 @@ def test_another_process_holding_the_target_is_refused(tmp_path: Path) -> None:
     holder = (
         "import sys\n"
         "from tierdeck.app import bench_runner\n"
+        "from tierdeck.backends.host import LiveHost\n"
         "from tierdeck.core.bench_models import BenchTarget, RunRequest, TargetKind\n"
         "target = BenchTarget('/mnt/disk1', TargetKind.BRANCH, 'branch /mnt/disk1', ('sdb',))\n"
-        "with bench_runner._claim(RunRequest(target=target, jobs=(), name='theirs')):\n"
+        "request = RunRequest(target=target, jobs=(), name='theirs')\n"
+        "with bench_runner._claim(LiveHost(), request):\n"
         "    print('held', flush=True)\n"
         "    sys.stdin.read()\n"
     )
@@ -583,12 +603,12 @@ def test_another_process_holding_the_target_is_refused(tmp_path: Path) -> None:
         assert proc.stdout is not None and proc.stdout.readline() == "held\n"
         with (
             pytest.raises(BenchRefused, match="another tierdeck process"),
-            bench_runner._claim(request),
+            bench_runner._claim(LiveHost(), request),  # the machine-wide lock is the host's
         ):
             pass
     finally:
         proc.communicate("", timeout=30)
-    with bench_runner._claim(request):  # released with the other process
+    with bench_runner._claim(LiveHost(), request):  # released with the other process
         assert bench_runner.running_request("/mnt/disk1/") == request
 
 

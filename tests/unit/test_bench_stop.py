@@ -7,6 +7,8 @@ import asyncio
 import time
 
 from tierdeck.app import bench_runner
+from tierdeck.backends.host import LiveHost
+from tierdeck.backends.processes import group_alive
 
 
 async def test_stop_kills_a_group_that_ignores_sigterm(monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -17,11 +19,11 @@ async def test_stop_kills_a_group_that_ignores_sigterm(monkeypatch) -> None:  # 
         start_new_session=True,
     )  # fmt: skip
     await asyncio.sleep(0.2)  # let the child start
-    assert bench_runner._group_alive(proc.pid)
+    assert group_alive(proc.pid)
     start = time.monotonic()
-    await bench_runner._stop(proc)
+    await bench_runner._stop(LiveHost(), proc)
     elapsed = time.monotonic() - start
-    assert not bench_runner._group_alive(proc.pid)
+    assert not group_alive(proc.pid)
     assert proc.returncode is not None and proc.returncode < 0  # killed by a signal
     assert elapsed >= 0.5  # TERM was given its grace period first
 
@@ -29,6 +31,6 @@ async def test_stop_kills_a_group_that_ignores_sigterm(monkeypatch) -> None:  # 
 async def test_stop_is_quick_when_term_is_obeyed() -> None:
     proc = await asyncio.create_subprocess_exec("sleep", "60", start_new_session=True)
     start = time.monotonic()
-    await bench_runner._stop(proc)
-    assert not bench_runner._group_alive(proc.pid)
+    await bench_runner._stop(LiveHost(), proc)
+    assert not group_alive(proc.pid)
     assert time.monotonic() - start < bench_runner.GRACE_S

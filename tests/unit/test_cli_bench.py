@@ -1,6 +1,6 @@
 """``tierdeck bench`` through click's CliRunner.
 
-``bench run`` is driven with a stand-in engine (plan_run / run_benchmark replaced) that
+``bench run`` is driven with a stand-in engine (the service's plan_run / run_benchmark) that
 replays a recorded fio run, so these tests check the CLI's own job: options handed on,
 exit statuses, JSON on stdout only, saving, refusal messages, raw-mode confirmation,
 cancel on SIGINT. The real engine runs in tests/integration/test_cli_bench.py; history
@@ -13,8 +13,6 @@ import asyncio
 import json
 import os
 import signal
-import sys
-import types
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -36,6 +34,8 @@ from tierdeck.core.bench_models import (
     RunRequest,
     RunResult,
     RunStatus,
+    RunWarning,
+    WarningKind,
 )
 from tierdeck.core.models import Disk, DiskKind, Inventory, ZfsInfo
 from tierdeck.core.presets import PRESETS, preset
@@ -167,20 +167,27 @@ class FakeEngine:
             jobs=tuple(jobs),
             name=kw.get("name") or "planned",
             preset=kw.get("preset"),
-            warnings=("direct=0: the page cache may inflate results",),
+            warnings=(
+                RunWarning(WarningKind.BUFFERED, "direct=0: the page cache may inflate results"),
+            ),
         )
 
     async def run_benchmark(
-        self, host: Any, request: RunRequest, on_event: Any, cancel: asyncio.Event | None = None
+        self,
+        host: Any,
+        inventory: Any,
+        request: RunRequest,
+        on_event: Any,
+        cancel: asyncio.Event | None = None,
     ) -> RunResult:
         if self.refuse_run:
             raise self.refuse_run
         on_event(ev.RunStarted(request, ("fio", "--name=fiotest")))
         if self.repeat_warnings:
             for warning in request.warnings:
-                on_event(ev.Notice(warning))
+                on_event(ev.Notice(warning.text, warning.kind))
         on_event(ev.Notice("laying out files"))
-        on_event(ev.Progress(0.5, 2.0, ev.PHASE_MEASURING))
+        on_event(ev.Progress(0.5, 2.0, ev.RunPhase.MEASURING))
         for sample in self.result.series:
             on_event(ev.SampleReady(sample))
         on_event(ev.DevicesReady(self.result.device_series[:2]))
@@ -196,13 +203,12 @@ class FakeEngine:
 
 @pytest.fixture
 def engine(monkeypatch: pytest.MonkeyPatch) -> FakeEngine:
+    from tierdeck.app import bench_service
+
     fake = FakeEngine(recorded_result(tags=()))
-    preflight = types.ModuleType("tierdeck.app.bench_preflight")
-    preflight.plan_run = fake.plan_run  # type: ignore[attr-defined]
-    runner = types.ModuleType("tierdeck.app.bench_runner")
-    runner.run_benchmark = fake.run_benchmark  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "tierdeck.app.bench_preflight", preflight)
-    monkeypatch.setitem(sys.modules, "tierdeck.app.bench_runner", runner)
+    # The service's steps: what it plans and runs with, stands in for the engine.
+    monkeypatch.setattr(bench_service, "plan_run", fake.plan_run)
+    monkeypatch.setattr(bench_service, "run_benchmark", fake.run_benchmark)
     monkeypatch.setattr("tierdeck.app.inventory.collect_inventory", lambda host: INVENTORY)
     return fake
 

@@ -40,7 +40,9 @@ from tierdeck.core.bench_models import (
     FileLayout,
     RunResult,
     RunStatus,
+    RunWarning,
     TargetKind,
+    WarningKind,
 )
 from tierdeck.core.jobspec import JobSpec
 from tierdeck.core.presets import preset
@@ -104,7 +106,9 @@ def recorded_result(fixture: str = "fio333_status_randrw.json", **changes: Any) 
             disk_models={"loop3": "Loopback device", "loop4": "Loopback device"},
         ),
         tags=("baseline", "btrfs"),
-        warnings=("direct=0: the page cache may inflate results",),
+        warnings=(
+            RunWarning(WarningKind.BUFFERED, "direct=0: the page cache may inflate results"),
+        ),
     )
     return replace(result, **changes)
 
