@@ -33,7 +33,7 @@ from tierdeck.app.bench_service import BenchService
 from tierdeck.app.inventory import collect_inventory
 from tierdeck.backends.fio_jobfile import parse_jobfile
 from tierdeck.backends.host import LiveHost
-from tierdeck.core.bench_models import BenchRefused, RunRequest, RunResult, RunStatus
+from tierdeck.core.bench_models import BenchRefused, RunRequest, RunResult, RunStatus, WarningKind
 from tierdeck.core.jobspec import JobSpec
 from tierdeck.core.models import Inventory
 from tierdeck.core.presets import PRESETS
@@ -243,7 +243,7 @@ async def test_device_panel_and_progress_on_a_timed_preset(lab_nas: Path) -> Non
     fractions = [e.fraction for e in progress]
     assert fractions == sorted(fractions) and 0.5 < fractions[-1] <= 1.0
     assert any(e.eta_s is not None and 0 < e.eta_s < 4 for e in progress)
-    assert not any("cache warning" in w for w in result.warnings)
+    assert not any(w.kind is WarningKind.CACHE for w in result.warnings)
 
 
 READ_BACK_JOBFILE = """\
@@ -280,7 +280,9 @@ async def test_reads_served_by_the_page_cache_are_flagged_per_second(lab_nas: Pa
     live = [n for n in recorder.notices if n.startswith("cache warning: at t=")]
     assert live and "fio read" in live[0], recorder.notices
     [warning] = [
-        w for w in result.warnings if w.startswith("cache warning: in ") and "fio read" in w
+        w.text
+        for w in result.warnings
+        if w.text.startswith("cache warning: in ") and "fio read" in w.text
     ]
     assert "page cache" in warning
     assert not (hdd / "readback.dat").exists()  # tierdeck created it, tierdeck removed it
@@ -301,7 +303,7 @@ async def test_the_uncached_preset_reads_from_the_disk_for_its_whole_runtime(
     assert result.status is RunStatus.OK, result.error
     assert result.series[-1].t > 3.5  # it ran for the runtime, not until 8M were read
     assert any("dropping caches" in n for n in recorder.notices)
-    assert not any(w.startswith("cache warning") for w in result.warnings), result.warnings
+    assert not any(w.kind is WarningKind.CACHE for w in result.warnings), result.warnings
 
 
 # --------------------------------------------------------------------------- stonewall
@@ -419,7 +421,7 @@ async def test_mergerfs_pool_io_lands_on_the_branch_mfs_picked(lab_nas: Path) ->
     busy = [s for s in result.device_series if s.device == chosen and s.write_bytes_per_s > 8 * MiB]
     assert len(busy) >= 2
     assert bench_files(pool, *branches) == []
-    assert not any("cache warning" in w for w in result.warnings), result.warnings
+    assert not any(w.kind is WarningKind.CACHE for w in result.warnings), result.warnings
     assert result.env.mergerfs_version and result.env.mergerfs_options["category.create"] == "mfs"
 
 
@@ -447,11 +449,11 @@ async def test_odirect_through_fuse_and_on_ramfs_is_refused_with_the_offer(tmp_p
 
         # Accepting the offer: buffered through FUSE, with the warning.
         request = plan_run(HOST, inv, str(pool), [job], direct=False)
-        assert any(w.startswith("direct=0 (buffered I/O)") for w in request.warnings)
+        assert any(w.kind is WarningKind.BUFFERED for w in request.warnings)
         result = await run(request, Recorder())
         assert result.status is RunStatus.OK, result.error
-        assert any("direct=0" in w for w in result.warnings)
-        assert any("no local disk found" in w for w in result.warnings)
+        assert any(w.kind is WarningKind.BUFFERED for w in result.warnings)
+        assert any(w.kind is WarningKind.NO_DISKS for w in result.warnings)
         assert bench_files(ram) == []
 
         # Bypassing the preflight, fio's own words come back as the error.

@@ -18,7 +18,7 @@ from textual.widgets import Input, Select, TextArea
 from tierdeck.app.history import HistoryStore
 from tierdeck.app.tui import TierdeckApp
 from tierdeck.backends.host import LiveHost
-from tierdeck.core.bench_models import RunStatus
+from tierdeck.core.bench_models import RunStatus, WarningKind
 from tierdeck.screens.bench_setup import CUSTOM, BenchSetupScreen
 from tierdeck.screens.confirm import ConfirmScreen
 from tierdeck.screens.history import HistoryScreen
@@ -270,5 +270,5 @@ async def test_no_o_direct_offers_buffered_run(ramfs: Path, data_dir: Path) -> N
         result = screen.result
         assert result is not None and result.status is RunStatus.OK, result
         assert not any(job.direct for job in result.jobs)
-        assert any("direct=0" in w and "inflate" in w for w in result.warnings)
+        assert any(w.kind is WarningKind.BUFFERED and "inflate" in w.text for w in result.warnings)
         assert screen.query_one("#cache-warning").display
