@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import signal
@@ -12,29 +13,77 @@ from pathlib import Path
 
 import pytest
 
-LAB_TOOLS = ("losetup", "mkfs.btrfs", "mkfs.ext4", "mkfs.xfs", "mergerfs")
+# ------------------------------------------------------------------ integration tests
+#
+# Tests that need root and the machine's tools (the lab NAS on loop devices, mergerfs,
+# fio, udevd, tmpfs/ramfs mounts) are marked ``integration``. Before each of them,
+# ``pytest_runtest_setup`` below checks this machine once: without what they need they
+# are skipped with the reason on a developer's machine, and FAIL under CI (the ``CI``
+# environment variable set), so that CI never passes by skipping them.
+
+INTEGRATION_TOOLS = ("fio", "mergerfs", "losetup", "mkfs.btrfs", "mkfs.ext4", "mkfs.xfs", "udevadm")
+# Fixtures that touch the machine as root: a test using one must be marked integration.
+ROOT_FIXTURES = frozenset({"lab_nas", "udevd", "tmpfs_dir", "ramfs_dir"})
 
 
-def lab_unavailable_reason() -> str | None:
+def in_ci() -> bool:
+    return bool(os.environ.get("CI"))
+
+
+@functools.cache
+def integration_unavailable_reason() -> str | None:
+    """What this machine lacks for the integration tests, or None."""
+    lacking = []
     if os.geteuid() != 0:
-        return "the lab NAS needs root"
-    missing = [t for t in LAB_TOOLS if shutil.which(t) is None]
+        lacking.append("root")
+    missing = [t for t in INTEGRATION_TOOLS if shutil.which(t) is None]
+    if _udevd_binary() is None:
+        missing.append("systemd-udevd")
     if missing:
-        return f"missing tools: {', '.join(missing)} (scripts/setup.sh installs them)"
+        lacking.append(f"{', '.join(missing)} (scripts/setup.sh installs them)")
     if not Path("/dev/loop-control").exists():
-        return "no loop device support"
-    return None
+        lacking.append("loop device support (/dev/loop-control)")
+    if not Path("/dev/fuse").exists():
+        lacking.append("FUSE (/dev/fuse)")
+    return f"integration tests need {'; '.join(lacking)}" if lacking else None
+
+
+def require(reason: str | None) -> None:
+    """Skip the test for ``reason`` (if any), or fail it under CI."""
+    if reason is None:
+        return
+    if in_ci():
+        pytest.fail(f"integration tests must run in CI: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    unmarked = [
+        item.nodeid
+        for item in items
+        if ROOT_FIXTURES & set(getattr(item, "fixturenames", ()))
+        and item.get_closest_marker("integration") is None
+    ]
+    if unmarked:
+        raise pytest.UsageError(
+            "tests using a root fixture must be marked integration: " + ", ".join(unmarked)
+        )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("integration") is not None:
+        require(integration_unavailable_reason())
+
+
+# ------------------------------------------------------------------ the lab NAS
 
 
 @pytest.fixture(scope="session")
 def lab_nas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A real lab NAS (loops, btrfs raid1, ext4, xfs, two mergerfs pools) for the whole
     session. Always torn down, even when a test fails."""
-    reason = lab_unavailable_reason()
-    if reason:
-        if os.environ.get("CI"):
-            pytest.fail(f"integration tests must run in CI: {reason}")
-        pytest.skip(reason)
+    require(integration_unavailable_reason())
     from tierdeck.app.lab import lab_down, lab_up
 
     directory = tmp_path_factory.mktemp("lab") / "nas"
@@ -58,8 +107,7 @@ def udevd() -> Iterator[None]:
     Started for the session when it is not running already, and stopped again after."""
     import subprocess
 
-    if os.geteuid() != 0:
-        pytest.skip("starting udevd needs root")
+    require(integration_unavailable_reason())
 
     def udevd_pids() -> set[int]:
         found = subprocess.run(["pgrep", "-x", "systemd-udevd"], capture_output=True, text=True)
@@ -67,8 +115,6 @@ def udevd() -> Iterator[None]:
 
     before = udevd_pids()
     binary = _udevd_binary()
-    if not before and binary is None:
-        pytest.skip("udev is not installed")
     started: set[int] = set()
     if not before:
         subprocess.run([binary, "--daemon"], check=True, timeout=30)  # type: ignore[list-item]

@@ -11,8 +11,6 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import lab_unavailable_reason
-
 pytestmark = pytest.mark.integration
 
 MiB = 1024 * 1024
@@ -116,9 +114,6 @@ def test_text_inventory_mentions_pools(lab_nas: Path) -> None:
 def test_lab_down_after_crash_half_way(tmp_path: Path) -> None:
     """A `lab up` killed after the first mount leaves loops and a mount behind;
     `lab down` must remove all of it."""
-    reason = lab_unavailable_reason()
-    if reason:
-        pytest.skip(reason)
     directory = tmp_path / "crashlab"
     env = {**os.environ, "TIERDECK_LAB_CRASH_AFTER": "mount-hdd0"}
     proc = _cli("lab", "up", "--dir", str(directory), "--no-throttle", env=env)

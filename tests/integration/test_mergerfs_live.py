@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import time
 from collections.abc import Callable
@@ -20,11 +19,7 @@ from tierdeck.backends.mergerfs import read_mergerfs
 from tierdeck.backends.mounts import read_mounts
 from tierdeck.core.models import BranchMode
 
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.skipif(os.geteuid() != 0, reason="mounting mergerfs needs root"),
-    pytest.mark.skipif(shutil.which("mergerfs") is None, reason="mergerfs is not installed"),
-]
+pytestmark = pytest.mark.integration  # root and mergerfs
 
 GIB = 1024**3
 
