@@ -11,7 +11,8 @@ import pytest
 from tierdeck.app.tui import TierdeckApp
 from tierdeck.backends.host import LiveHost
 
-from tests.pilot.waiting import wait_for_inventory, wait_until
+from tests.pilot.waiting import wait_for_inventory
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 

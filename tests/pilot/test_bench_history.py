@@ -23,8 +23,8 @@ from tests.snapshot_apps.bench_data import (
     fill_history,
     load_events,
     result_of,
-    until,
 )
+from tests.waiting import wait_until
 
 SIZE = (80, 24)
 RECORDED = (
@@ -49,15 +49,15 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> HistoryStore:
 async def open_history(pilot: Pilot[None], app: TierdeckApp) -> HistoryScreen:
     await wait_for_inventory(pilot, app)
     await pilot.press("h")
-    await until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history screen")
+    await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history screen")
     screen = app.screen
     assert isinstance(screen, HistoryScreen)
-    await until(pilot, lambda: screen.loads > 0, "the first listing")
+    await wait_until(pilot, lambda: screen.loads > 0, "the first listing")
     return screen
 
 
 async def reloaded(pilot: Pilot[None], screen: HistoryScreen, before: int) -> None:
-    await until(pilot, lambda: screen.loads > before, "a new listing")
+    await wait_until(pilot, lambda: screen.loads > before, "a new listing")
 
 
 def ids(screen: HistoryScreen) -> list[int | None]:
@@ -104,7 +104,7 @@ async def test_filter_by_target_and_preset(demo_host: RecordedHost, store: Histo
         for _ in range(labels.index(pool.target.path)):
             await pilot.press("down")
         await pilot.press("enter")
-        await until(pilot, lambda: ids(screen) == [4, 1], "the runs on the pool only")
+        await wait_until(pilot, lambda: ids(screen) == [4, 1], "the runs on the pool only")
         # No run of these was started from a preset: the preset filter has nothing.
         assert screen.query_one("#filter-preset", Select)._options == [("", Select.NULL)]  # noqa: SLF001
 
@@ -118,25 +118,25 @@ async def test_open_rename_tag_and_delete(demo_host: RecordedHost, store: Histor
 
         # rename, from the list
         await pilot.press("n")
-        await until(pilot, lambda: isinstance(app.screen, PromptScreen), "the rename prompt")
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the rename prompt")
         await pilot.press("ctrl+u", *"step 20m->max", "enter")
-        await until(pilot, lambda: store.get(3) is not None and store.get(3).name == "step 20m->max",  # type: ignore[union-attr]
-                    "the new name")  # fmt: skip
-        await until(pilot, lambda: "step 20m->max" in screen_text(app), "the list redrawn")
+        await wait_until(pilot, lambda: store.get(3) is not None and store.get(3).name == "step 20m->max",  # type: ignore[union-attr]
+                         "the new name")  # fmt: skip
+        await wait_until(pilot, lambda: "step 20m->max" in screen_text(app), "the list redrawn")
 
         # tags
         await pilot.press("t")
-        await until(pilot, lambda: isinstance(app.screen, PromptScreen), "the tag prompt")
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the tag prompt")
         await pilot.press(*"baseline, hdd", "enter")
-        await until(pilot, lambda: store.get(3).tags == ("baseline", "hdd"), "the tags")  # type: ignore[union-attr]
+        await wait_until(pilot, lambda: store.get(3).tags == ("baseline", "hdd"), "the tags")  # type: ignore[union-attr]
         assert [r.id for r in store.list(tag="hdd")] == [3]
 
         # open it: summary, charts, disks, environment
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the detail view")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the detail view")
         detail = app.screen
         assert isinstance(detail, RunDetailScreen)
-        await until(pilot, lambda: detail.run is not None, "the run loaded")
+        await wait_until(pilot, lambda: detail.run is not None, "the run loaded")
         text = screen_text(app)
         assert "#3 step 20m->max" in text and "[baseline hdd]" in text
         assert "✔ ok" in text and "64.7 MiB/s" in text
@@ -150,20 +150,24 @@ async def test_open_rename_tag_and_delete(demo_host: RecordedHost, store: Histor
         text = screen_text(app)
         assert "kernel" in text and "fio-3.33" in text
         await pilot.press("escape")
-        await until(pilot, lambda: app.screen is screen, "back to the list")
+        await wait_until(pilot, lambda: app.screen is screen, "back to the list")
 
         # delete asks first; n keeps it, y deletes it
         await pilot.press("d")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the delete question")
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, ConfirmScreen), "the delete question"
+        )
         assert "Delete run #3 step 20m->max" in screen_text(app)
         await pilot.press("n")
-        await until(pilot, lambda: app.screen is screen, "the list again")
+        await wait_until(pilot, lambda: app.screen is screen, "the list again")
         assert store.get(3) is not None
         loads = screen.loads
         await pilot.press("d")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the delete question")
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, ConfirmScreen), "the delete question"
+        )
         await pilot.press("y")
-        await until(pilot, lambda: store.get(3) is None, "the run deleted")
+        await wait_until(pilot, lambda: store.get(3) is None, "the run deleted")
         await reloaded(pilot, screen, loads)
         assert ids(screen) == [4, 2, 1]
 
@@ -175,15 +179,15 @@ async def test_delete_from_the_detail_view(demo_host: RecordedHost, store: Histo
         await pilot.press("f")
         await reloaded(pilot, screen, 1)
         await pilot.press("enter")  # run 6: the failed one
-        await until(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the detail view")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the detail view")
         detail = app.screen
         assert isinstance(detail, RunDetailScreen)
-        await until(pilot, lambda: detail.run is not None, "the run loaded")
+        await wait_until(pilot, lambda: detail.run is not None, "the run loaded")
         text = screen_text(app)
         assert "✘ failed" in text and "fio: engine nosuchengine not loadable" in text
         await pilot.press("d", "y")
-        await until(pilot, lambda: app.screen is screen, "back to the list")
-        await until(pilot, lambda: ids(screen) == [5], "the list without it")
+        await wait_until(pilot, lambda: app.screen is screen, "back to the list")
+        await wait_until(pilot, lambda: ids(screen) == [5], "the list without it")
         assert store.list(status=RunStatus.FAILED) == []
 
 
@@ -227,10 +231,10 @@ async def test_a_suite_lists_jobs_not_a_mixed_average(
         # opened: one row per job, the whole run below them
         table.move_cursor(row=table.get_row_index("2"))
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the detail")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the detail")
         detail = app.screen
         assert isinstance(detail, RunDetailScreen)
-        await until(pilot, lambda: detail.run is not None, "the run loaded")
+        await wait_until(pilot, lambda: detail.run is not None, "the run loaded")
         text = screen_text(app)
         for job in suite.job_summaries:
             assert job.name in text
@@ -253,10 +257,10 @@ async def test_old_runs_are_marked_in_the_list_and_the_detail(
         assert "clones shared one file" in screen_text(app)
         table.move_cursor(row=table.get_row_index("3"))
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the detail")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the detail")
         detail = app.screen
         assert isinstance(detail, RunDetailScreen)
-        await until(pilot, lambda: detail.run is not None, "the run loaded")
+        await wait_until(pilot, lambda: detail.run is not None, "the run loaded")
         summary = shown_text(detail.query_one("#run-summary"))
         assert (
             "† stored before 0.2: its numjobs clones shared one test file, so these figures "

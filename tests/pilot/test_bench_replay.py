@@ -25,8 +25,8 @@ from tests.snapshot_apps.bench_data import (
     RunScreenApp,
     load_events,
     result_of,
-    until,
 )
+from tests.waiting import wait_until
 
 SIZE = (80, 24)
 MiB = 1024 * 1024
@@ -41,7 +41,7 @@ async def test_replayed_run_draws_every_sample_and_is_saved() -> None:
     recorded = result_of(app.events)
     async with app.run_test(size=SIZE) as pilot:
         screen = run_screen(app)
-        await until(pilot, lambda: screen.saved_id is not None, "the saved run")
+        await wait_until(pilot, lambda: screen.saved_id is not None, "the saved run")
         bw = screen.query_one("#chart-bw", LiveChart)
         assert bw.values("write") == [s.write.bw_bytes_per_s for s in recorded.series]
         assert screen.samples_seen == len(recorded.series) == 9
@@ -62,7 +62,7 @@ async def test_cache_warning_is_shown_in_its_box() -> None:
     app = RunScreenApp("pool_write")
     async with app.run_test(size=SIZE) as pilot:
         screen = run_screen(app)
-        await until(pilot, lambda: screen.result is not None, "the end of the run")
+        await wait_until(pilot, lambda: screen.result is not None, "the end of the run")
         box = screen.query_one("#cache-warning", Static)
         assert box.display
         assert "cache warning: fio wrote 5.7G" in str(box.render())
@@ -73,17 +73,17 @@ async def test_cancel_asks_first_and_no_keeps_running() -> None:
     app = RunScreenApp("pool_write", samples=3)
     async with app.run_test(size=SIZE) as pilot:
         screen = run_screen(app)
-        await until(pilot, lambda: app.paused, "the run in progress")
+        await wait_until(pilot, lambda: app.paused, "the run in progress")
         assert screen.running and screen.samples_seen == 3
         await pilot.press("c")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirmation")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirmation")
         await pilot.press("n")
-        await until(pilot, lambda: app.screen is screen, "back on the run screen")
+        await wait_until(pilot, lambda: app.screen is screen, "back on the run screen")
         assert screen.running and screen._cancel is not None and not screen._cancel.is_set()
         await pilot.press("escape")  # escape also cancels while running, after asking
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirmation")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirmation")
         await pilot.press("y")
-        await until(pilot, lambda: screen.saved_id is not None, "the cancelled run saved")
+        await wait_until(pilot, lambda: screen.saved_id is not None, "the cancelled run saved")
         assert not screen.running
         assert screen.result is not None and screen.result.status is RunStatus.CANCELLED
         assert [r.status for r in app.store.saved] == [RunStatus.CANCELLED]
@@ -92,20 +92,20 @@ async def test_cancel_asks_first_and_no_keeps_running() -> None:
         await pilot.pause()
         assert app.screen is screen
         await pilot.press("escape")  # now escape goes back
-        await until(pilot, lambda: not isinstance(app.screen, RunScreen), "the screen closed")
+        await wait_until(pilot, lambda: not isinstance(app.screen, RunScreen), "the screen closed")
 
 
 async def test_q_while_running_stops_the_run_then_quits() -> None:
     app = RunScreenApp("branch_randrw", samples=2)
     async with app.run_test(size=SIZE) as pilot:
         screen = run_screen(app)
-        await until(pilot, lambda: app.paused, "the run in progress")
+        await wait_until(pilot, lambda: app.paused, "the run in progress")
         assert screen.running
         await pilot.press("q")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirmation")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirmation")
         assert "quit" in screen_text(app)
         await pilot.press("y")
-        await until(pilot, lambda: not app.is_running, "the app to exit")
+        await wait_until(pilot, lambda: not app.is_running, "the app to exit")
     assert [r.status for r in app.store.saved] == [RunStatus.CANCELLED]
 
 
@@ -113,7 +113,7 @@ async def test_failed_run_shows_fios_words_and_no_charts() -> None:
     app = RunScreenApp("failed_engine")
     async with app.run_test(size=SIZE) as pilot:
         screen = run_screen(app)
-        await until(pilot, lambda: screen.saved_id is not None, "the failed run saved")
+        await wait_until(pilot, lambda: screen.saved_id is not None, "the failed run saved")
         text = screen_text(app)
         assert "✘ failed" in text
         assert "fio: engine nosuchengine not loadable" in text
@@ -145,7 +145,7 @@ async def test_a_burst_of_samples_coalesces_without_losing_any() -> None:
     app = RunScreenApp("branch_randrw", runner=Burst())  # type: ignore[arg-type]
     async with app.run_test(size=SIZE) as pilot:
         screen = run_screen(app)
-        await until(pilot, lambda: screen.result is not None, "the burst to end")
+        await wait_until(pilot, lambda: screen.result is not None, "the burst to end")
         chart = screen.query_one("#chart-iops", LiveChart)
         assert screen.samples_seen == 300
         assert chart.times == [float(i) for i in range(300)]
@@ -158,8 +158,8 @@ async def test_the_live_screen_has_the_per_disk_strip() -> None:
     events = app.events
     async with app.run_test(size=SIZE) as pilot:
         screen = run_screen(app)
-        await until(pilot, lambda: app.paused, "the run in progress")
-        await until(pilot, lambda: screen.device_intervals > 0, "device samples")
+        await wait_until(pilot, lambda: app.paused, "the run in progress")
+        await wait_until(pilot, lambda: screen.device_intervals > 0, "device samples")
         strip = screen.query_one("#chart-disks", DiskRateChart)
         assert strip is screen.disk_chart
         intervals = [e.samples for e in events if isinstance(e, ev.DevicesReady)]
@@ -203,7 +203,7 @@ async def test_a_long_fio_error_does_not_push_the_charts_away() -> None:
     assert result.error is not None and len(result.error.splitlines()) >= 4
     async with app.run_test(size=SIZE) as pilot:
         screen = run_screen(app)
-        await until(pilot, lambda: screen.saved_id is not None, "the failed run saved")
+        await wait_until(pilot, lambda: screen.saved_id is not None, "the failed run saved")
         text = screen_text(app)
         assert "✘ failed" in text and "No space left on device" in text
         assert "more line" in text  # "… N more lines (…)"
@@ -220,7 +220,7 @@ async def test_a_suite_shows_each_job_and_all_jobs_is_not_the_headline() -> None
     assert result.mixed_jobs and len(result.job_summaries) == 4
     async with app.run_test(size=SIZE) as pilot:
         screen = run_screen(app)
-        await until(pilot, lambda: screen.saved_id is not None, "the suite saved")
+        await wait_until(pilot, lambda: screen.saved_id is not None, "the suite saved")
         lines = screen_text(app).splitlines()
         for job in result.job_summaries:
             [row] = [line for line in lines if f" {job.name} " in line]
@@ -242,7 +242,7 @@ async def test_charts_grow_on_a_tall_terminal_and_fit_a_small_one(
     app = RunScreenApp("branch_randrw", samples=4)
     async with app.run_test(size=size) as pilot:
         screen = run_screen(app)
-        await until(pilot, lambda: app.paused, "the run in progress")
+        await wait_until(pilot, lambda: app.paused, "the run in progress")
         await pilot.pause()
         assert [c.rows for c in screen.all_charts] == [rows] * 4
         bw = screen.query_one("#chart-bw", LiveChart)

@@ -2,13 +2,12 @@
 
 Each test mounts its own tmpfs (or ramfs) under tmp_path, keeps its history in
 tmp_path (TIERDECK_DATA_DIR), runs tiny jobs (16M, 2 s), and unmounts in ``finally``.
-Root and fio are needed; without them the tests are skipped.
+Root and fio are needed: integration tests (tests/conftest.py skips them without, or
+fails them under CI).
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,12 +27,9 @@ from tierdeck.widgets.live_chart import LiveChart
 from tests.conftest import MountDir
 from tests.pilot.waiting import screen_text, shown_text, wait_for_inventory
 from tests.processes import fio_processes_using
-from tests.snapshot_apps.bench_data import until
+from tests.waiting import wait_until
 
-pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0 or shutil.which("fio") is None,
-    reason="real benchmark runs need root (to mount tmpfs) and fio",
-)
+pytestmark = pytest.mark.integration  # root (to mount tmpfs) and fio
 
 SIZE = (80, 24)
 MiB = 1024 * 1024
@@ -87,7 +83,7 @@ async def open_setup(pilot: Pilot[None], app: TierdeckApp, path: Path) -> BenchS
     """Dashboard -> b -> the setup screen, with ``path`` typed as the target."""
     await wait_for_inventory(pilot, app)
     await pilot.press("b")
-    await until(pilot, lambda: isinstance(app.screen, BenchSetupScreen), "the setup screen")
+    await wait_until(pilot, lambda: isinstance(app.screen, BenchSetupScreen), "the setup screen")
     setup = app.screen
     assert isinstance(setup, BenchSetupScreen)
     setup.query_one("#path", Input).focus()
@@ -109,7 +105,7 @@ async def choose_preset(pilot: Pilot[None], setup: BenchSetupScreen, name: str) 
     for _ in range(abs(wanted - current)):
         await pilot.press("down" if wanted > current else "up")
     await pilot.press("enter")
-    await until(pilot, lambda: select.value == name, f"preset {name}")
+    await wait_until(pilot, lambda: select.value == name, f"preset {name}")
 
 
 async def set_field(pilot: Pilot[None], setup: BenchSetupScreen, selector: str, text: str) -> None:
@@ -126,7 +122,7 @@ async def start(pilot: Pilot[None], app: TierdeckApp, setup: BenchSetupScreen) -
         assert not setup.message.startswith("Refused"), setup.message
         return isinstance(app.screen, RunScreen)
 
-    await until(pilot, started, "the run screen", RUN_TIMEOUT)
+    await wait_until(pilot, started, "the run screen", RUN_TIMEOUT)
     return run_screen(app)
 
 
@@ -149,10 +145,12 @@ async def test_custom_job_from_dashboard_to_result_and_history(tmpfs: Path, data
         assert area.text == STEP_JOB
         assert not setup.query_one("#job-error").display
         screen = await start(pilot, app, setup)
-        await until(pilot, lambda: screen.samples_seen >= 1, "a live sample", RUN_TIMEOUT)
+        await wait_until(pilot, lambda: screen.samples_seen >= 1, "a live sample", RUN_TIMEOUT)
         assert screen.running  # samples arrive while fio runs, not after
         assert "measuring" in screen_text(app)
-        await until(pilot, lambda: screen.saved_id is not None, "the saved result", RUN_TIMEOUT)
+        await wait_until(
+            pilot, lambda: screen.saved_id is not None, "the saved result", RUN_TIMEOUT
+        )
         result = screen.result
         assert result is not None and result.status is RunStatus.OK, result
         assert result.target.path == str(tmpfs)
@@ -170,14 +168,14 @@ async def test_custom_job_from_dashboard_to_result_and_history(tmpfs: Path, data
         stored = HistoryStore().get(screen.saved_id)  # the TIERDECK_DATA_DIR store
         assert stored is not None and stored.series == result.series
         await pilot.press("h")
-        await until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
+        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
         history = app.screen
         assert isinstance(history, HistoryScreen)
-        await until(pilot, lambda: history.loads > 0, "the listing")
+        await wait_until(pilot, lambda: history.loads > 0, "the listing")
         assert [r.id for r in history.runs] == [screen.saved_id]
         assert history.selected_id == screen.saved_id
         await pilot.press("escape", "escape")  # history -> run screen -> setup
-        await until(pilot, lambda: isinstance(app.screen, BenchSetupScreen), "back at setup")
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchSetupScreen), "back at setup")
 
 
 async def test_preset_with_overrides_runs_and_is_stored(tmpfs: Path, data_dir: Path) -> None:
@@ -193,7 +191,9 @@ async def test_preset_with_overrides_runs_and_is_stored(tmpfs: Path, data_dir: P
         assert f"[global]\ndirectory={tmpfs}\nfilename_format=.tierdeck-bench." in text
         assert text.count("size=16M") == 4 and text.count("runtime=1\n") == 4
         screen = await start(pilot, app, setup)
-        await until(pilot, lambda: screen.saved_id is not None, "the saved result", RUN_TIMEOUT)
+        await wait_until(
+            pilot, lambda: screen.saved_id is not None, "the saved result", RUN_TIMEOUT
+        )
         result = screen.result
         assert result is not None and result.status is RunStatus.OK, result
         assert result.preset == "seed002-suite"
@@ -211,18 +211,20 @@ async def test_cancel_with_confirmation_leaves_no_fio(tmpfs: Path, data_dir: Pat
         await set_field(pilot, setup, "#size", "16M")
         await set_field(pilot, setup, "#runtime", "30")
         screen = await start(pilot, app, setup)
-        await until(pilot, lambda: screen.samples_seen >= 1, "a live sample", RUN_TIMEOUT)
+        await wait_until(pilot, lambda: screen.samples_seen >= 1, "a live sample", RUN_TIMEOUT)
         assert fio_processes_using(tmpfs)  # fio really runs
         await pilot.press("c")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirmation")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirmation")
         await pilot.press("n")  # changed my mind: keeps running
-        await until(pilot, lambda: app.screen is screen, "back on the run screen")
+        await wait_until(pilot, lambda: app.screen is screen, "back on the run screen")
         seen = screen.samples_seen
-        await until(pilot, lambda: screen.samples_seen > seen, "more samples", RUN_TIMEOUT)
+        await wait_until(pilot, lambda: screen.samples_seen > seen, "more samples", RUN_TIMEOUT)
         await pilot.press("c")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirmation")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirmation")
         await pilot.press("y")
-        await until(pilot, lambda: screen.saved_id is not None, "the cancelled run", RUN_TIMEOUT)
+        await wait_until(
+            pilot, lambda: screen.saved_id is not None, "the cancelled run", RUN_TIMEOUT
+        )
         result = screen.result
         assert result is not None and result.status is RunStatus.CANCELLED
         assert fio_processes_using(tmpfs) == []
@@ -239,7 +241,7 @@ async def test_refused_target_shows_the_reason(tmp_path: Path, data_dir: Path) -
         missing = tmp_path / "no-such-dir"
         setup = await open_setup(pilot, app, missing)
         await pilot.press("ctrl+r")
-        await until(pilot, lambda: setup.message.startswith("Refused"), "the refusal")
+        await wait_until(pilot, lambda: setup.message.startswith("Refused"), "the refusal")
         assert setup.message == f"Refused: {missing} does not exist"
         # On screen, whole: read unwrapped, since where the line breaks depends on the
         # length of pytest's tmp path.
@@ -258,15 +260,17 @@ async def test_no_o_direct_offers_buffered_run(ramfs: Path, data_dir: Path) -> N
         await set_field(pilot, setup, "#size", "16M")
         await set_field(pilot, setup, "#runtime", "1")
         await pilot.press("ctrl+r")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the direct=0 offer")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the direct=0 offer")
         question = " ".join(shown_text(app.screen.query_one(".modal-question")).split())
         assert "does not support O_DIRECT" in question
         assert "Run with direct=0" in question and "page cache will inflate" in question
         assert setup.message.startswith("Refused: ")
         await pilot.press("y")
-        await until(pilot, lambda: isinstance(app.screen, RunScreen), "the run screen", RUN_TIMEOUT)
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, RunScreen), "the run screen", RUN_TIMEOUT
+        )
         screen = run_screen(app)
-        await until(pilot, lambda: screen.saved_id is not None, "the result", RUN_TIMEOUT)
+        await wait_until(pilot, lambda: screen.saved_id is not None, "the result", RUN_TIMEOUT)
         result = screen.result
         assert result is not None and result.status is RunStatus.OK, result
         assert not any(job.direct for job in result.jobs)

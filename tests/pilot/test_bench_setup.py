@@ -12,7 +12,7 @@ from tierdeck.widgets.state_checkbox import OFF, ON, StateCheckbox
 
 from tests.pilot.conftest import CountingCollector
 from tests.pilot.waiting import screen_text, wait_for_inventory
-from tests.snapshot_apps.bench_data import until
+from tests.waiting import wait_until
 
 SIZE = (80, 24)
 
@@ -22,7 +22,7 @@ async def open_setup(pilot: Pilot[None], app: TierdeckApp) -> BenchSetupScreen:
     assert app.inventory is not None
     setup = BenchSetupScreen(app.host, app.inventory, initial_path="/mnt/cached")
     app.push_screen(setup)
-    await until(pilot, lambda: app.screen is setup, "the setup screen")
+    await wait_until(pilot, lambda: app.screen is setup, "the setup screen")
     return setup
 
 
@@ -41,7 +41,7 @@ async def test_direct_box_reads_on_and_off_without_colour(
         assert f"{ON} direct=1" in box_line(app)
         direct.focus()
         await pilot.press("space")
-        await until(pilot, lambda: not direct.value, "direct unticked")
+        await wait_until(pilot, lambda: not direct.value, "direct unticked")
         line = box_line(app)
         assert f"{OFF} direct=0" in line and ON not in line.split("direct=0")[0][-6:]
         # the job text follows the box (fio's default, direct=0, is not written out)
@@ -59,7 +59,7 @@ async def test_a_bad_size_is_reported_once(
         setup = await open_setup(pilot, app)
         setup.query_one("#size").focus()
         await pilot.press(*"12x")
-        await until(pilot, lambda: setup.job_error is not None, "the size error")
+        await wait_until(pilot, lambda: setup.job_error is not None, "the size error")
         assert setup.query_one("#job-error").display
         await pilot.press("ctrl+r")
         await pilot.pause()

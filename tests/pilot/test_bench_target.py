@@ -24,8 +24,8 @@ from tierdeck.screens.confirm import PromptScreen
 from tierdeck.widgets.disk_table import DiskTable
 
 from tests.pilot.waiting import screen_text, wait_for_inventory
-from tests.snapshot_apps.bench_data import until
 from tests.snapshot_apps.inventories import LAB, lab_inventory
+from tests.waiting import wait_until
 
 SIZE = (80, 24)
 
@@ -102,7 +102,7 @@ async def bench_on_disk(pilot, app: TierdeckApp, name: str) -> BenchSetupScreen:
     await pilot.pause()
     assert table.selected_disk is not None and table.selected_disk.name == name
     await pilot.press("b")
-    await until(pilot, lambda: isinstance(app.screen, BenchSetupScreen), "the setup screen")
+    await wait_until(pilot, lambda: isinstance(app.screen, BenchSetupScreen), "the setup screen")
     setup = app.screen
     assert isinstance(setup, BenchSetupScreen)
     return setup
@@ -151,10 +151,10 @@ async def test_raw_confirmation_prompt_follows_the_refusal_kind_not_its_words() 
         setup.post_message(
             PlanRefused(BenchRefused("the name typed to confirm was wrong"), direct_was=None)
         )
-        await until(pilot, lambda: setup.message.startswith("Refused"), "the refusal shown")
+        await wait_until(pilot, lambda: setup.message.startswith("Refused"), "the refusal shown")
         assert app.screen is setup
         # The kind, whatever the words: the prompt for the device name.
         refusal = BenchRefused("raw mode needed", kind=RefusalKind.RAW_CONFIRMATION)
         setup.post_message(PlanRefused(refusal, direct_was=None))
-        await until(pilot, lambda: isinstance(app.screen, PromptScreen), "the name prompt")
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the name prompt")
         assert "Type the device name" in screen_text(app)

@@ -30,8 +30,8 @@ from tests.snapshot_apps.bench_data import (
     fill_history,
     load_events,
     request_of,
-    until,
 )
+from tests.waiting import wait_until
 
 SIZE = (80, 24)
 
@@ -42,9 +42,9 @@ def listed_keys(help_screen: HelpScreen) -> set[str]:
 
 async def open_help(pilot: Pilot[None], screen: Screen[object]) -> HelpScreen:
     app = pilot.app
-    await until(pilot, lambda: app.screen is screen, f"{type(screen).__name__} on top")
+    await wait_until(pilot, lambda: app.screen is screen, f"{type(screen).__name__} on top")
     await pilot.press("question_mark")
-    await until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help page")
+    await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help page")
     page = app.screen
     assert isinstance(page, HelpScreen)
     return page
@@ -97,7 +97,7 @@ async def test_dashboard_help_lists_its_keys_and_promises_nothing_missing(
         every_word = " ".join(what for _, what in page.rows).lower()
         assert "compare" not in every_word  # there is no compare (yet)
         await pilot.press("escape")
-        await until(pilot, lambda: app.screen is dashboard, "the help closed")
+        await wait_until(pilot, lambda: app.screen is dashboard, "the help closed")
 
 
 async def test_setup_help_is_the_setups(
@@ -114,11 +114,11 @@ async def test_setup_help_is_the_setups(
         assert "check the target, then start fio" in text
         assert "1 / 2 / 3 / 4" not in text  # not the dashboard's page
         await pilot.press("escape")
-        await until(pilot, lambda: app.screen is setup, "back on the setup")
+        await wait_until(pilot, lambda: app.screen is setup, "back on the setup")
         # In a text field ? is a character: F1 still opens the help.
         setup.query_one("#path").focus()
         await pilot.press("f1")
-        await until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help by F1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help by F1")
 
 
 async def test_run_help_is_the_run_screens_and_q_there_still_asks(
@@ -135,19 +135,19 @@ async def test_run_help_is_the_run_screens_and_q_there_still_asks(
             request_of(events),
         )
         app.push_screen(run)
-        await until(pilot, lambda: bool(paused), "the run in progress")
+        await wait_until(pilot, lambda: bool(paused), "the run in progress")
         page = await open_help(pilot, run)
         text = check_page(app, page, run)
         assert "cancel the run" in text
         # q on the help page is the run screen's q: stop fio only after asking.
         await pilot.press("q")
-        await until(pilot, lambda: app.screen is not page, "the help closed")
+        await wait_until(pilot, lambda: app.screen is not page, "the help closed")
         assert app.is_running and run.running
         from tierdeck.screens.confirm import ConfirmScreen
 
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("n")
-        await until(pilot, lambda: app.screen is run, "back on the run")
+        await wait_until(pilot, lambda: app.screen is run, "back on the run")
 
 
 @pytest.fixture
@@ -165,16 +165,16 @@ async def test_history_and_detail_help_are_theirs(
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_inventory(pilot, app)
         await pilot.press("h")
-        await until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
+        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
         history = app.screen
         assert isinstance(history, HistoryScreen)
-        await until(pilot, lambda: history.loads > 0, "the listing")
+        await wait_until(pilot, lambda: history.loads > 0, "the listing")
         page = await open_help(pilot, history)
         text = check_page(app, page, history)
         assert "failed and cancelled runs" in text
         await pilot.press("escape")
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the detail")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the detail")
         detail = app.screen
         assert isinstance(detail, RunDetailScreen)
         page = await open_help(pilot, detail)

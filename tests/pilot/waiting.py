@@ -1,10 +1,9 @@
-"""Condition waits and screen text for Pilot tests (no sleeps: the Harlequin habit)."""
+"""Pilot tests: the app's own conditions to wait for (through tests.waiting.wait_until,
+never a sleep: the Harlequin habit) and the screen as text."""
 
 from __future__ import annotations
 
 import io
-import time
-from collections.abc import Callable
 
 from rich.console import Console
 from textual.app import App
@@ -13,20 +12,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 from tierdeck.app.tui import TierdeckApp
 
-TIMEOUT = 10.0
-
-
-async def wait_until(pilot: Pilot[None], condition: Callable[[], bool], what: str) -> None:
-    """Let workers finish and messages drain until ``condition`` holds (or time out).
-    Timers (the hotplug debounce) need the clock to move, hence the short pause."""
-    app = pilot.app
-    deadline = time.monotonic() + TIMEOUT
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await app.workers.wait_for_complete()
-        await pilot.pause(0.01)
-    await pilot.pause()
+from tests.waiting import wait_until
 
 
 async def wait_for_inventory(pilot: Pilot[None], app: TierdeckApp, *, after: int = 0) -> None:

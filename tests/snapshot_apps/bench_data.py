@@ -15,14 +15,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import time
 from collections.abc import Callable, Sequence
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
 from textual.app import App
-from textual.pilot import Pilot
 from tierdeck.app import bench_events as ev
 from tierdeck.app.bench_service import BenchRunner
 from tierdeck.core import bench_models as bm
@@ -307,17 +305,3 @@ class HistoryApp(App[None]):
         from tierdeck.screens.history import HistoryScreen
 
         self.push_screen(HistoryScreen(store_factory=lambda: HistoryStore(self.store_path)))
-
-
-async def until(
-    pilot: Pilot[None], condition: Callable[[], bool], what: str, timeout: float = 30.0
-) -> None:
-    """Wait for ``condition`` by letting the app run, never by sleeping blind. Unlike
-    tests.pilot.waiting.wait_until it does not wait for workers to complete: a
-    benchmark worker runs for the whole run, and tests look at it mid-run."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
-    await pilot.pause()

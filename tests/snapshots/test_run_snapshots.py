@@ -31,20 +31,10 @@ from tests.snapshot_apps.bench_data import (
     result_of,
 )
 from tests.snapshot_apps.inventories import lab_inventory
+from tests.waiting import wait_until
 
 SMALL = (80, 24)
 LARGE = (160, 50)
-TIMEOUT = 10.0
-
-
-async def until(pilot: Pilot[None], condition, what: str) -> None:  # type: ignore[no-untyped-def]
-    """Poll without waiting for workers: a replayed run in progress never completes."""
-    deadline = time.monotonic() + TIMEOUT
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.01)
-    await pilot.pause()
 
 
 def run_screen(pilot: Pilot[None]) -> RunScreen:
@@ -55,13 +45,13 @@ def run_screen(pilot: Pilot[None]) -> RunScreen:
 
 
 async def finished(pilot: Pilot[None]) -> None:
-    await until(pilot, lambda: run_screen(pilot).saved_id is not None, "the run to be saved")
+    await wait_until(pilot, lambda: run_screen(pilot).saved_id is not None, "the run to be saved")
 
 
 async def paused(pilot: Pilot[None]) -> None:
     app = pilot.app
     assert isinstance(app, RunScreenApp)
-    await until(pilot, lambda: app.paused, "the replay to pause mid-run")
+    await wait_until(pilot, lambda: app.paused, "the replay to pause mid-run")
     await pilot.pause()
 
 
@@ -131,7 +121,7 @@ def test_run_help_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
         await paused(pilot)
         screen = run_screen(pilot)
         pilot.app.push_screen(HelpScreen.for_screen(screen, TierdeckApp.BINDINGS))
-        await until(pilot, lambda: isinstance(pilot.app.screen, HelpScreen), "the help")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, HelpScreen), "the help")
 
     app = RunScreenApp("branch_randrw", samples=4)
     assert snap_compare(app, terminal_size=SMALL, run_before=helped)
@@ -184,7 +174,7 @@ def history_screen(pilot: Pilot[None]) -> HistoryScreen:
 
 
 async def listed(pilot: Pilot[None]) -> None:
-    await until(pilot, lambda: history_screen(pilot).loads > 0, "the history listing")
+    await wait_until(pilot, lambda: history_screen(pilot).loads > 0, "the history listing")
 
 
 def test_history_list_80x24(snap_compare, history_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -199,7 +189,7 @@ def test_history_failed_and_cancelled_80x24(snap_compare, history_path: Path) ->
     async def toggled(pilot: Pilot[None]) -> None:
         await listed(pilot)
         await pilot.press("f")
-        await until(pilot, lambda: history_screen(pilot).loads > 1, "the failed listing")
+        await wait_until(pilot, lambda: history_screen(pilot).loads > 1, "the failed listing")
 
     assert snap_compare(HistoryApp(history_path), terminal_size=SMALL, run_before=toggled)
 
@@ -213,7 +203,7 @@ def test_history_detail_80x24(snap_compare, history_path: Path) -> None:  # type
             screen = pilot.app.screen
             return isinstance(screen, RunDetailScreen) and screen.run is not None
 
-        await until(pilot, loaded, "the run detail")
+        await wait_until(pilot, loaded, "the run detail")
 
     assert snap_compare(HistoryApp(history_path), terminal_size=SMALL, run_before=opened)
 
@@ -227,7 +217,7 @@ def test_history_detail_160x50(snap_compare, history_path: Path) -> None:  # typ
             screen = pilot.app.screen
             return isinstance(screen, RunDetailScreen) and screen.run is not None
 
-        await until(pilot, loaded, "the run detail")
+        await wait_until(pilot, loaded, "the run detail")
 
     assert snap_compare(HistoryApp(history_path), terminal_size=LARGE, run_before=opened)
 
@@ -241,7 +231,7 @@ def open_run(*keys: str):  # type: ignore[no-untyped-def]
             screen = pilot.app.screen
             return isinstance(screen, RunDetailScreen) and screen.run is not None
 
-        await until(pilot, loaded, "the run detail")
+        await wait_until(pilot, loaded, "the run detail")
 
     return opened
 
@@ -279,7 +269,7 @@ def test_setup_from_mergerfs_pool_80x24(snap_compare) -> None:  # type: ignore[n
         await pilot.press("3")
         assert app.inventory is not None
         app.push_screen(BenchSetupScreen(app.host, app.inventory, initial_path="/mnt/cached"))
-        await until(pilot, lambda: app.screen.id == "bench-setup", "the setup screen")
+        await wait_until(pilot, lambda: app.screen.id == "bench-setup", "the setup screen")
 
     app = TierdeckApp(load_demo_host(), demo=True, hotplug=False)
     assert snap_compare(app, terminal_size=SMALL, run_before=setup)
@@ -299,7 +289,7 @@ def test_setup_unused_disk_raw_80x24(snap_compare) -> None:  # type: ignore[no-u
         inv = lab_inventory()
         choice = suggest_target(inv, inv.disk("loop4"))
         app.push_screen(BenchSetupScreen(app.host, inv, initial_path=choice.path, note=choice.note))
-        await until(pilot, lambda: app.screen.id == "bench-setup", "the setup screen")
+        await wait_until(pilot, lambda: app.screen.id == "bench-setup", "the setup screen")
 
     app = TierdeckApp(load_demo_host(), demo=True, hotplug=False)
     assert snap_compare(app, terminal_size=SMALL, run_before=setup)
@@ -318,7 +308,7 @@ def test_setup_member_disk_80x24(snap_compare) -> None:  # type: ignore[no-untyp
         inv = lab_inventory()
         choice = suggest_target(inv, inv.disk("loop1"))
         app.push_screen(BenchSetupScreen(app.host, inv, initial_path=choice.path, note=choice.note))
-        await until(pilot, lambda: app.screen.id == "bench-setup", "the setup screen")
+        await wait_until(pilot, lambda: app.screen.id == "bench-setup", "the setup screen")
 
     app = TierdeckApp(load_demo_host(), demo=True, hotplug=False)
     assert snap_compare(app, terminal_size=SMALL, run_before=setup)
