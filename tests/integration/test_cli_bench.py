@@ -13,9 +13,8 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ import pytest
 
 from tests.conftest import MountDir
 from tests.processes import fio_processes_using
+from tests.waiting import wait_until_sync
 
 pytestmark = pytest.mark.integration
 
@@ -72,15 +72,6 @@ def written(directory: Path) -> int:
         with contextlib.suppress(FileNotFoundError):
             total += (directory / name).stat().st_blocks * 512
     return total
-
-
-def wait_until(condition: Callable[[], bool], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.1)
-    return False
 
 
 @pytest.fixture
@@ -206,8 +197,8 @@ def test_sigint_cancels_cleanly_and_exits_130(scratch: Path, tmp_path: Path) -> 
     proc = start_tierdeck(tmp_path, "bench", "run", "--job", str(job), "--target", str(scratch),
                           "--json")  # fmt: skip
     try:
-        assert wait_until(lambda: bool(fio_processes_using(scratch)), 30), "fio never started"
-        assert wait_until(lambda: written(scratch) > 0, 30), "fio wrote nothing"
+        wait_until_sync(lambda: bool(fio_processes_using(scratch)), "fio to start", 30)
+        wait_until_sync(lambda: written(scratch) > 0, "fio to write", 30)
         proc.send_signal(signal.SIGINT)  # the CLI only, as a script's kill -INT would
         stdout, stderr = proc.communicate(timeout=60)
     finally:
@@ -261,7 +252,7 @@ def test_a_busy_target_exits_2(scratch: Path, tmp_path: Path) -> None:
     first = start_tierdeck(tmp_path / "first", "bench", "run", "--job", str(job), "--target",
                            str(scratch), "--json")  # fmt: skip
     try:
-        assert wait_until(lambda: bool(fio_processes_using(scratch)), 30), "fio never started"
+        wait_until_sync(lambda: bool(fio_processes_using(scratch)), "fio to start", 30)
         second = tierdeck(tmp_path / "second", "bench", "run", "--job", str(job), "--target",
                           str(scratch), "--json")  # fmt: skip
         assert second.returncode == 2, second.stderr
