@@ -1,107 +1,77 @@
 """Collect the whole storage inventory of a host.
 
-Each source (disks, mounts, mergerfs, ZFS, btrfs, md) is read on its own; a source that
-fails becomes a note and an empty section, so one broken tool never hides the rest.
-ZFS runs external commands, so it runs in a thread beside the sysfs readers.
+Every source of the registry (``backends/sources.SOURCES``: disks, mounts, mergerfs,
+btrfs, md, ZFS, the dm/md/bcache stacking) is read on its own; a source that fails
+becomes a note and an empty section, so one broken tool never hides the rest. Sources
+that run external commands (ZFS, lsscsi for the disks) run in threads beside the
+sysfs/procfs readers; each source starts as soon as the sources it needs are read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 
-from ..backends.btrfs import read_btrfs
-from ..backends.disks import read_disks
 from ..backends.host import Host
-from ..backends.md import read_md
-from ..backends.mergerfs import read_mergerfs
-from ..backends.mounts import read_mounts
-from ..backends.zfs import read_zfs
-from ..core.errors import TierdeckError
-from ..core.models import (
-    BtrfsFilesystem,
-    Disk,
-    Inventory,
-    MdArray,
-    MergerfsPool,
-    Mount,
-    SourceNote,
-    ZfsInfo,
+from ..backends.sources import (
+    SOURCES,
+    Notes,
+    Parts,
+    Source,
+    check_registry,
+    inventory_fields,
+    read_guarded,
 )
+from ..core.models import Inventory
 
-T = TypeVar("T")
-Notes = tuple[SourceNote, ...]
-
-# Kernel devices that stack on others: their "slaves" lead down to disks.
-_STACKED_PREFIXES = ("dm-", "md", "bcache")
+Result = tuple[Any, Notes]
 
 
-def _guard(source: str, read: Callable[[], tuple[T, Notes]], empty: T) -> tuple[T, Notes]:
-    try:
-        return read()
-    except (TierdeckError, OSError) as exc:
-        return empty, (SourceNote(source, str(exc)),)
+def _read_after(
+    source: Source[Any], host: Host, needs: Sequence[tuple[str, Future[Result]]]
+) -> Result:
+    """Wait for what the source needs, then read it (guarded)."""
+    parts = Parts({name: future.result()[0] for name, future in needs})
+    return read_guarded(source, host, parts)
 
 
-def _read_stacking(host: Host) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
-    """major:minor -> name for stacked devices, and what each one sits on."""
-    dev_names: dict[str, str] = {}
-    slaves: dict[str, tuple[str, ...]] = {}
-    try:
-        names = host.listdir("/sys/block")
-    except (OSError, TierdeckError):
-        return dev_names, slaves
-    for name in names:
-        if not name.startswith(_STACKED_PREFIXES):
-            continue
-        try:
-            dev_names[host.read_text(f"/sys/block/{name}/dev").strip()] = name
-            slaves[name] = tuple(host.listdir(f"/sys/block/{name}/slaves"))
-        except (OSError, TierdeckError):
-            continue
-    return dev_names, slaves
-
-
-def collect_inventory(host: Host) -> Inventory:
+def collect_inventory(host: Host, sources: Sequence[Source[Any]] = SOURCES) -> Inventory:
     """Read everything tierdeck shows. Never raises for a missing tool or an
     unreadable source: those become ``Inventory.notes``."""
-    with ThreadPoolExecutor(max_workers=3) as pool:
-        zfs_future = pool.submit(read_zfs, host)
-        md_future = pool.submit(_guard, "md", lambda: read_md(host), tuple[MdArray, ...]())
-        disks, disk_notes = _guard("disks", lambda: read_disks(host), tuple[Disk, ...]())
-        mounts, mount_notes = _guard("mounts", lambda: read_mounts(host), tuple[Mount, ...]())
-        mergerfs, mergerfs_notes = _guard(
-            "mergerfs", lambda: read_mergerfs(host, mounts), tuple[MergerfsPool, ...]()
-        )
-        btrfs, btrfs_notes = _guard(
-            "btrfs", lambda: read_btrfs(host, mounts), tuple[BtrfsFilesystem, ...]()
-        )
-        dev_names, slaves = _read_stacking(host)
-        md, md_notes = md_future.result()
+    check_registry(sources)
+    results: dict[str, Future[Result]] = {}
+    in_main: list[Future[Result]] = []  # set by this thread, in registry order
+    in_threads = [s for s in sources if s.runs_commands]
+    with ThreadPoolExecutor(max_workers=max(1, len(in_threads))) as pool:
+        # One worker per command-running source: none waits in the queue behind another,
+        # and each waits only on earlier sources (the registry order), so none deadlocks.
+        for source in sources:
+            if source.runs_commands:
+                needs = [(name, results[name]) for name in source.needs]
+                results[source.name] = pool.submit(_read_after, source, host, needs)
+            else:
+                results[source.name] = Future()
+                in_main.append(results[source.name])
         try:
-            zfs = zfs_future.result()
-        except (TierdeckError, OSError) as exc:
-            zfs = ZfsInfo(available=False, message=str(exc))
+            for source in sources:
+                if not source.runs_commands:
+                    needs = [(name, results[name]) for name in source.needs]
+                    results[source.name].set_result(_read_after(source, host, needs))
+        finally:
+            for future in in_main:
+                future.cancel()  # after a bug: no worker waits forever on a part not read
+        parts = [(source, results[source.name].result()) for source in sources]
 
-    for disk in disks:
-        dev_names[disk.major_minor] = disk.name
-        for part in disk.partitions:
-            dev_names[part.major_minor] = part.name
-    notes = disk_notes + mount_notes + mergerfs_notes + btrfs_notes + md_notes
-    if zfs.message and zfs.available:
-        notes += (SourceNote("zfs", zfs.message),)
+    fields: dict[str, Any] = {}
+    notes: Notes = ()
+    for source, (part, source_notes) in parts:
+        fields.update(inventory_fields(source, part))
+        notes += source_notes
     return Inventory(
         hostname=host.hostname,
         kernel=host.kernel,
         is_root=host.is_root,
-        disks=disks,
-        mounts=mounts,
-        mergerfs=mergerfs,
-        zfs=zfs,
-        btrfs=btrfs,
-        md=md,
         notes=notes,
-        dev_names=dev_names,
-        slaves=slaves,
+        **fields,
     )
