@@ -19,3 +19,19 @@ def fio_processes_using(path: Path) -> list[int]:
         if argv and argv[0].endswith(b"fio") and str(path).encode() in b" ".join(argv):
             found.append(int(entry.name))
     return found
+
+
+def group_commands(pgid: int) -> list[str]:
+    """The command names (``comm``) of the live processes in process group ``pgid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        state, _ppid, pgrp = stat.rpartition(")")[2].split()[:3]
+        if int(pgrp) == pgid and state != "Z":
+            found.append(stat[stat.index("(") + 1 : stat.rindex(")")])
+    return found

@@ -9,6 +9,8 @@ live in tmp_path and are unmounted in ``finally``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import os
 import statistics
 import subprocess
@@ -29,6 +31,7 @@ from tierdeck.app.bench_events import (
     SampleReady,
 )
 from tierdeck.app.bench_preflight import plan_run
+from tierdeck.app.bench_runner import running_request
 from tierdeck.app.bench_service import BenchService
 from tierdeck.app.inventory import collect_inventory
 from tierdeck.backends.fio_jobfile import parse_jobfile
@@ -40,6 +43,7 @@ from tierdeck.core.presets import PRESETS
 from tierdeck.core.relations import disks_under
 
 from tests.conftest import MountDir
+from tests.waiting import wait_until, wait_until_sync
 
 pytestmark = pytest.mark.integration
 
@@ -127,13 +131,15 @@ def mounted(path: Path) -> bool:
 
 
 def unmount(path: Path) -> None:
-    for _ in range(50):
-        if not mounted(path):
-            return
-        subprocess.run(["umount", str(path)], capture_output=True, timeout=30)
+    def unmounted() -> bool:  # umount again while it is busy (fio's files closing)
         if mounted(path):
-            time.sleep(0.1)
-    subprocess.run(["umount", "-l", str(path)], capture_output=True, timeout=30)
+            subprocess.run(["umount", str(path)], capture_output=True, timeout=30)
+        return not mounted(path)
+
+    with contextlib.suppress(AssertionError):
+        wait_until_sync(unmounted, f"{path} to unmount", 5)
+    if mounted(path):
+        subprocess.run(["umount", "-l", str(path)], capture_output=True, timeout=30)
 
 
 @contextmanager
@@ -145,10 +151,7 @@ def mounts(*steps: tuple[list[str], Path]) -> Iterator[None]:
             point.mkdir(parents=True, exist_ok=True)
             subprocess.run(argv, check=True, capture_output=True, timeout=30)
             done.append(point)
-            deadline = time.monotonic() + 10
-            while not mounted(point) and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert mounted(point), f"{point} did not mount"
+            wait_until_sync(functools.partial(mounted, point), f"{point} to mount", 10)
         yield
     finally:
         for point in reversed(done):
@@ -525,7 +528,11 @@ async def test_second_run_on_the_same_target_refused(lab_nas: Path) -> None:
         cancel.set()
 
     task = asyncio.create_task(run(request, Recorder(while_running), cancel))
-    await asyncio.sleep(0.2)
+    await wait_until(
+        None,
+        lambda: task.done() or running_request(request.target.path) is not None,
+        "the first run to hold the target",
+    )
     try:
         await SERVICE.run(inventory(), request, Recorder())
     except BenchRefused as exc:

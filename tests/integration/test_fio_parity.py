@@ -16,13 +16,13 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import MountDir
+from tests.waiting import wait_until_sync
 
 pytestmark = pytest.mark.integration
 
@@ -76,11 +76,13 @@ def via_tierdeck(target: Path, jobfile: Path) -> tuple[float, list[str]]:
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     seen: set[str] = set()
-    deadline = time.monotonic() + 120
-    # Watch the target until the run ends: the files exist only while fio works.
-    while proc.poll() is None and time.monotonic() < deadline:
-        seen |= {p.name for p in target.iterdir() if p.name.startswith(PREFIX)}
-        time.sleep(0.02)  # a polling interval, not a wait for a result
+
+    def ended() -> bool:
+        # Watch the target until the run ends: the files exist only while fio works.
+        seen.update(p.name for p in target.iterdir() if p.name.startswith(PREFIX))
+        return proc.poll() is not None
+
+    wait_until_sync(ended, "tierdeck bench run to end", 120)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     result = json.loads(out.strip().splitlines()[-1])

@@ -9,8 +9,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,8 @@ from tierdeck.backends.host import LiveHost
 from tierdeck.backends.mergerfs import read_mergerfs
 from tierdeck.backends.mounts import read_mounts
 from tierdeck.core.models import BranchMode
+
+from tests.waiting import wait_until_sync
 
 pytestmark = pytest.mark.integration  # root and mergerfs
 
@@ -29,15 +29,6 @@ def installed_version() -> str:
     match = re.search(r"version:?\s*v?([0-9][0-9.]*)", out)
     assert match, out
     return match.group(1)
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def unmount(mnt: Path) -> None:
@@ -67,7 +58,7 @@ def test_live_pool_reads_back(tmp_path: Path) -> None:
             capture_output=True,
             timeout=30,
         )
-        assert wait_until(lambda: os.path.ismount(mnt)), "mergerfs did not mount"
+        wait_until_sync(lambda: os.path.ismount(mnt), "mergerfs to mount", 10)
 
         host = LiveHost()
         mounts, _ = read_mounts(host)

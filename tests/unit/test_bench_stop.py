@@ -10,6 +10,9 @@ from tierdeck.app import bench_runner
 from tierdeck.backends.host import LiveHost
 from tierdeck.backends.processes import group_alive
 
+from tests.processes import group_commands
+from tests.waiting import wait_until
+
 
 async def test_stop_kills_a_group_that_ignores_sigterm(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(bench_runner, "GRACE_S", 0.5)
@@ -18,7 +21,8 @@ async def test_stop_kills_a_group_that_ignores_sigterm(monkeypatch) -> None:  # 
         "sh", "-c", "trap '' TERM; sh -c \"trap '' TERM; sleep 60\" & sleep 60",
         start_new_session=True,
     )  # fmt: skip
-    await asyncio.sleep(0.2)  # let the child start
+    # both shells set their trap before they reach their sleep
+    await wait_until(None, lambda: group_commands(proc.pid).count("sleep") == 2, "both sleeps")
     assert group_alive(proc.pid)
     start = time.monotonic()
     await bench_runner._stop(LiveHost(), proc)
