@@ -32,29 +32,29 @@ def in_ci() -> bool:
 
 @functools.cache
 def integration_unavailable_reason() -> str | None:
-    """What this machine lacks for the integration tests, or None."""
-    lacking = []
+    """What this machine lacks for the integration tests ("needs root; ..."), or None."""
+    needs = []
     if os.geteuid() != 0:
-        lacking.append("root")
+        needs.append("root")
     missing = [t for t in INTEGRATION_TOOLS if shutil.which(t) is None]
     if _udevd_binary() is None:
         missing.append("systemd-udevd")
     if missing:
-        lacking.append(f"{', '.join(missing)} (scripts/setup.sh installs them)")
+        needs.append(f"{', '.join(missing)} (scripts/setup.sh installs them)")
     if not Path("/dev/loop-control").exists():
-        lacking.append("loop device support (/dev/loop-control)")
+        needs.append("loop devices (/dev/loop-control)")
     if not Path("/dev/fuse").exists():
-        lacking.append("FUSE (/dev/fuse)")
-    return f"integration tests need {'; '.join(lacking)}" if lacking else None
+        needs.append("FUSE (/dev/fuse)")
+    return f"needs {'; '.join(needs)}" if needs else None
 
 
 def require(reason: str | None) -> None:
-    """Skip the test for ``reason`` (if any), or fail it under CI."""
+    """Skip the integration test for ``reason`` ("needs ..."), or fail it under CI."""
     if reason is None:
         return
     if in_ci():
-        pytest.fail(f"integration tests must run in CI: {reason}", pytrace=False)
-    pytest.skip(reason)
+        pytest.fail(f"integration tests must run in CI, and this one {reason}", pytrace=False)
+    pytest.skip(f"integration test {reason}")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
