@@ -27,9 +27,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tierdeck.backends.large_host import build_large_host
-
 HERE = Path(__file__).resolve().parent
+# The builders are test/dev support (tests/support), not installed: import them from here.
+sys.path.insert(0, str(HERE.parent))
+
+from tests.support.large_host import build_large_host  # noqa: E402
 
 
 def materialise_links_for_lsblk(folder: Path) -> None:

@@ -23,10 +23,13 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from tierdeck.backends.recording import HostRecording, PartitionSpec
-from tierdeck.backends.recording_tools import record_zfs_2_1
-
 ROOT = Path(__file__).resolve().parent.parent
+# The builders are test/dev support (tests/support), not installed: import them from here.
+sys.path.insert(0, str(ROOT))
+
+from tests.support.recording import HostRecording, PartitionSpec  # noqa: E402
+from tests.support.recording_tools import record_zfs_2_1  # noqa: E402
+
 DEMO = ROOT / "app" / "demo_host"
 CAPTURED = DEMO / "captured"
 SEED_GLOB = "000_*.txt"

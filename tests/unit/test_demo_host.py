@@ -9,14 +9,15 @@ import pytest
 from tierdeck.app.demo import demo_host_path, load_demo_host
 from tierdeck.backends.disks import read_disks
 from tierdeck.backends.host import RecordedHost
-from tierdeck.backends.recording_tools import (
+from tierdeck.core.models import DiskKind
+
+from tests.support.recording_tools import (
     ZFS_LIST_ARGV,
     ZFS_VERSION_ARGV,
     ZPOOL_LIST_ARGV,
     ZPOOL_STATUS_ARGV,
     ZPOOL_STATUS_JSON_ARGV,
 )
-from tierdeck.core.models import DiskKind
 
 GIB = 1024**3
 PROMPT = "root@nas:/home/gfm# "

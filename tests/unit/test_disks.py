@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from tierdeck.backends.disks import NO_UDEV_NOTE, read_disks
 from tierdeck.backends.host import LiveHost, RecordedHost
-from tierdeck.backends.recording import HostRecording, PartitionSpec
 from tierdeck.core.errors import PermissionDenied
 from tierdeck.core.models import Disk, DiskKind, Partition, SourceNote
+
+from tests.support.recording import HostRecording, PartitionSpec
 
 VM = Path(__file__).resolve().parent.parent / "fixtures" / "disks" / "vm-virtio-loop"
 

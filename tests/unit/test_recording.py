@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 from tierdeck.backends.host import RecordedHost
-from tierdeck.backends.large_host import build_large_host
-from tierdeck.backends.recording import HostRecording, PartitionSpec, partition_name, sd_name
-from tierdeck.backends.recording_tools import (
+
+from tests.support.large_host import build_large_host
+from tests.support.recording import HostRecording, PartitionSpec, partition_name, sd_name
+from tests.support.recording_tools import (
     MERGERFS_2_33_5_DEFAULTS,
     ZFS_LIST_ARGV,
     ZPOOL_LIST_ARGV,

@@ -1,7 +1,7 @@
 """Write RecordedHost folders from code (see :class:`tierdeck.backends.host.RecordedHost`).
 
 The demo NAS (scripts/make_demo_host.py), tests and the benchmarks (a 240-disk host, see
-:mod:`tierdeck.backends.large_host`) describe machines with this builder instead of
+:mod:`tests.support.large_host`) describe machines with this builder instead of
 hand-made folders. The sysfs it writes has the kernel's own shape: ``/sys/block/X`` is a
 symlink to ``../devices/<bus path>/block/X``, the ``device`` link points at the
 SCSI/NVMe/virtio device, partitions are subdirectories with a ``partition`` file, and SCSI
@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .disks import SECTOR
+from tierdeck.backends.disks import SECTOR
+
 from .recording_udev import disk_udev, partition_udev
 
 _INLINE_STDOUT_LIMIT = 4096  # larger outputs go to commands/NNN.txt

@@ -4,7 +4,7 @@ A recorded host must answer tierdeck's commands the way a real NAS does, includi
 an old release refuses what it does not know (OpenZFS 2.1 and ``-j``) and which of its
 settings a mergerfs mount exposes. These texts come from the tools' sources, seed 000's
 NAS and captures on the dev VM; the demo NAS (scripts/make_demo_host.py),
-:mod:`tierdeck.backends.large_host` and the tests build their hosts from them, so every
+:mod:`tests.support.large_host` and the tests build their hosts from them, so every
 recorded host speaks the same releases.
 """
 
@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from . import zfs
+from tierdeck.backends import zfs
+
 from .recording import HostRecording
 
 # ------------------------------------------------------------------ OpenZFS 2.1.4

@@ -4,7 +4,7 @@ Backends read udev's database (``udevadm info --query=property``) for model, ser
 WWN and filesystem labels, so a recorded host needs the keys udevd would have set:
 those of ``60-persistent-storage.rules`` (ID_BUS, ID_SERIAL, ID_PATH, DEVLINKS ...) and
 blkid's (ID_FS_*, ID_PART_ENTRY_*), spelled as ``udevadm`` lists them on the dev VM
-(tests/fixtures/disks/*/udevadm/). :class:`~tierdeck.backends.recording.HostRecording`
+(tests/fixtures/disks/*/udevadm/). :class:`~tests.support.recording.HostRecording`
 calls these for every disk it adds; they are kept apart because they follow udev's rules,
 not sysfs's layout.
 """
@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from .disks import SECTOR
+from tierdeck.backends.disks import SECTOR
 
 if TYPE_CHECKING:  # recording.py imports this module: the spec is needed for types only
     from .recording import PartitionSpec

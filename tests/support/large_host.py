@@ -2,7 +2,7 @@
 
 bench/inventory.py measures how tierdeck's inventory scales, which needs a machine far
 larger than the demo NAS and than any we can capture. :func:`build_large_host` writes one
-with :class:`~tierdeck.backends.recording.HostRecording`: SATA disks behind SAS HBAs,
+with :class:`~tests.support.recording.HostRecording`: SATA disks behind SAS HBAs,
 OpenZFS 2.1.4 raidz2 pools and mergerfs 2.33.5 pools over them, speaking the tool
 releases of :mod:`recording_tools`. Every size, serial and scrub time is derived from
 the disk or pool index, so the host is the same on every run and its numbers agree
@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .disks import SECTOR
+from tierdeck.backends.disks import SECTOR
+
 from .recording import HostRecording, PartitionSpec, sd_name
 from .recording_tools import (
     MERGERFS_MOUNT_OPTIONS,
