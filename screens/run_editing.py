@@ -14,14 +14,15 @@ from textual import work
 from textual.screen import Screen
 
 from ..app.bench_messages import HistoryChanged, HistoryFailed
+from ..app.history import RunStore
 from ..core.bench_models import RunResult
 from ..core.errors import one_line
 from .confirm import ConfirmScreen, PromptScreen
 
-StoreFactory = Callable[[], Any]  # -> app.history.HistoryStore (Any: tests pass stand-ins)
+StoreFactory = Callable[[], RunStore]  # app.history.HistoryStore; tests pass stand-ins
 
 
-def default_store() -> Any:
+def default_store() -> RunStore:
     from ..app.history import HistoryStore
 
     return HistoryStore()
@@ -101,7 +102,7 @@ class RunEditing:
 
     @work(thread=True, group="history-edit", exit_on_error=False)
     def _store_op(
-        self, run_id: int, what: str, op: Callable[[Any], None], *, deleted: bool = False
+        self, run_id: int, what: str, op: Callable[[RunStore], None], *, deleted: bool = False
     ) -> None:
         screen: Screen[Any] = self  # type: ignore[assignment]
         try:
