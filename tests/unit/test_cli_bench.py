@@ -20,10 +20,8 @@ from typing import Any
 
 import click
 import pytest
-from click.testing import CliRunner, Result
 from tierdeck.app import bench_events as ev
 from tierdeck.app import cli_bench
-from tierdeck.app.cli import main
 from tierdeck.app.history import HistoryStore
 from tierdeck.backends.fio_jobfile import parse_jobfile
 from tierdeck.core.bench_models import (
@@ -40,19 +38,11 @@ from tierdeck.core.bench_models import (
 from tierdeck.core.models import Disk, DiskKind, Inventory, ZfsInfo
 from tierdeck.core.presets import PRESETS, preset
 
+from tests.unit.cli_support import run
 from tests.unit.test_history import recorded_result
 
-
-@pytest.fixture(autouse=True)
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "data"
-    monkeypatch.setenv("TIERDECK_DATA_DIR", str(folder))
-    return folder
-
-
-def run(*args: str, input: str | None = None) -> Result:
-    return CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
-
+# Every test keeps its history in its own folder (tests/unit/conftest.py).
+pytestmark = pytest.mark.usefixtures("data_dir")
 
 # ------------------------------------------------------------------ presets
 

@@ -13,9 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 from tierdeck.app import cli_history
-from tierdeck.app.cli import main
 from tierdeck.app.cli_history import Column, list_lines, render, when_short
 from tierdeck.app.history import HistoryStore
 from tierdeck.core.bench_models import (
@@ -26,22 +24,15 @@ from tierdeck.core.bench_models import (
     RunStatus,
 )
 
+from tests.unit.cli_support import run
 from tests.unit.test_history import recorded_result
+
+# Every test keeps its history in its own folder (tests/unit/conftest.py).
+pytestmark = pytest.mark.usefixtures("data_dir")
 
 OLD_NOTE = (
     "stored before 0.2: its numjobs clones shared one test file; figures are lower than plain fio's"
 )
-
-
-@pytest.fixture(autouse=True)
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "data"
-    monkeypatch.setenv("TIERDECK_DATA_DIR", str(folder))
-    return folder
-
-
-def run(*args: str, input: str | None = None) -> Result:
-    return CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
 
 
 def _direction(mib: float) -> DirectionSummary:
