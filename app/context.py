@@ -5,11 +5,14 @@ app may provide the same three things."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from ..backends.host import Host
-from ..core.models import Inventory
-from .bench_service import BenchService
+if TYPE_CHECKING:
+    # Only for the annotations: importing the service loads the runner, the preflight
+    # and sqlite, which cost the dashboard's first paint 90 ms (bench/inventory.py).
+    from ..backends.host import Host
+    from ..core.models import Inventory
+    from .bench_service import BenchService
 
 
 class AppContext(Protocol):
