@@ -15,6 +15,7 @@ from typing import Any
 
 from .errors import TierdeckError
 from .fio_models import Sample
+from .imports import ImportSource, RunOrigin
 from .jobspec import JobSpec
 from .placement import BenchFile
 
@@ -109,7 +110,9 @@ class EnvFingerprint:
 @dataclass(frozen=True)
 class DirectionSummary:
     bw_bytes: int  # bytes/s over the run, as fio reports it
-    iops: float
+    # None when the source did not say: an imported snippet of fio's text that holds
+    # only the "Run status group" line (bandwidth and runtime).
+    iops: float | None
     lat_mean_ns: float | None
     lat_p99_ns: int | None
 
@@ -172,6 +175,11 @@ class RunResult:
     warnings: tuple[RunWarning, ...] = ()  # cache warning, direct=0, ...
     job_summaries: tuple[JobSummary, ...] = ()
     file_layout: FileLayout = FileLayout.FIO
+    imported: ImportSource | None = None  # read from a file (history import), not run
+
+    @property
+    def origin(self) -> RunOrigin:
+        return RunOrigin.IMPORTED if self.imported is not None else RunOrigin.TIERDECK
 
     @property
     def inflated(self) -> bool:

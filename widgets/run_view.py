@@ -114,7 +114,7 @@ def _io_label(job: JobSummary, direction: str) -> str:
 def _figures(stats: DirectionSummary) -> tuple[str, str, str, str]:
     return (
         fmt_rate(stats.bw_bytes),
-        fmt_count(stats.iops),
+        fmt_count(stats.iops) if stats.iops is not None else "—",
         fmt_ns(stats.lat_mean_ns) if stats.lat_mean_ns is not None else "—",
         fmt_ns(stats.lat_p99_ns) if stats.lat_p99_ns is not None else "—",
     )
