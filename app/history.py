@@ -45,6 +45,7 @@ from ..core.bench_models import (
 )
 from ..core.errors import ParseError, TierdeckError
 from ..core.fio_models import DirectionSample, DirectionStats, Sample
+from ..core.imports import ImportFormat, ImportNotice, ImportSource
 from ..core.jobspec import JobSpec, JobSpecError, jobfile_text
 
 SCHEMA = "tierdeck.run/1"
@@ -194,9 +195,17 @@ def _type_warnings(conn: sqlite3.Connection) -> None:
     conn.executemany("UPDATE runs SET warnings = ? WHERE id = ?", updates)
 
 
+# v4: runs imported from files of fio output (app/fio_import.py): where from, and the
+# file's sha256, unique so that the same file is never stored twice.
+_V4 = (
+    "ALTER TABLE runs ADD COLUMN import_source TEXT",  # JSON ImportSource; NULL: run here
+    "ALTER TABLE runs ADD COLUMN content_hash TEXT",
+    "CREATE UNIQUE INDEX runs_content_hash ON runs (content_hash) WHERE content_hash IS NOT NULL",
+)
+
 Migration = Sequence[str | Callable[[sqlite3.Connection], None]]
 # v3: warnings are {"kind", "text"} objects (core.bench_models.RunWarning).
-MIGRATIONS: list[Migration] = [_V1, (*_V2, _backfill_job_summaries), (_type_warnings,)]
+MIGRATIONS: list[Migration] = [_V1, (*_V2, _backfill_job_summaries), (_type_warnings,), _V4]
 
 # list() without full=True: every runs column but the big fio document
 # Targets (path, label) and presets a filter menu offers. A module-level alias: inside
@@ -206,7 +215,8 @@ FilterOptions = tuple[list[tuple[str, str]], list[str]]
 _LIGHT_COLUMNS = (
     "id, name, status, target_path, target_kind, target_label, target_disks,"
     " target_fs_type, target_mountpoint, preset, started_at, finished_at, error, spec,"
-    " NULL AS fio_json, env, summary, warnings, job_summaries, file_layout"
+    " NULL AS fio_json, env, summary, warnings, job_summaries, file_layout, import_source,"
+    " content_hash"
 )
 
 
@@ -331,8 +341,8 @@ class HistoryStore:
                 "INSERT INTO runs (name, status, target_path, target_kind, target_label,"
                 " target_disks, target_fs_type, target_mountpoint, preset, started_at,"
                 " finished_at, error, spec, fio_json, env, summary, warnings, job_summaries,"
-                " file_layout)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " file_layout, import_source, content_hash)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     result.name,
                     RunStatus(result.status).value,
@@ -353,6 +363,8 @@ class HistoryStore:
                     json.dumps([_warning_to_dict(w) for w in result.warnings]),
                     json.dumps([_job_summary_to_dict(j) for j in result.job_summaries]),
                     FileLayout(result.file_layout).value,
+                    _import_to_json(result.imported),
+                    result.imported.content_hash if result.imported else None,
                 ),
             )
             run_id = cursor.lastrowid
@@ -380,6 +392,14 @@ class HistoryStore:
                 ],
             )
         return run_id
+
+    def find_import(self, content_hash: str) -> int | None:
+        """The run imported from a file with these bytes (sha256), if any."""
+        with self._connect() as conn:
+            row = conn.execute(
+                "SELECT id FROM runs WHERE content_hash = ?", (content_hash,)
+            ).fetchone()
+        return None if row is None else int(row[0])
 
     def rename(self, run_id: int, name: str) -> None:
         name = name.strip()
@@ -525,6 +545,31 @@ def _job_summary_from_dict(data: dict[str, Any]) -> JobSummary:
     )
 
 
+def _import_to_dict(source: ImportSource) -> dict[str, Any]:
+    return {
+        "file_name": source.file_name,
+        "content_hash": source.content_hash,
+        "format": ImportFormat(source.format).value,
+        "notices": [ImportNotice(n).value for n in source.notices],
+    }
+
+
+def _import_to_json(source: ImportSource | None) -> str | None:
+    return None if source is None else json.dumps(_import_to_dict(source))
+
+
+def _import_from_json(text: str | None) -> ImportSource | None:
+    if not text:
+        return None
+    data = json.loads(text)
+    return ImportSource(
+        file_name=data["file_name"],
+        content_hash=data["content_hash"],
+        format=ImportFormat(data["format"]),
+        notices=tuple(ImportNotice(n) for n in data.get("notices", ())),
+    )
+
+
 def _env_to_dict(env: EnvFingerprint) -> dict[str, Any]:
     out = _fields(env)
     out["mount_options"] = list(env.mount_options)
@@ -585,6 +630,7 @@ def _load(
                 _job_summary_from_dict(j) for j in json.loads(row["job_summaries"] or "[]")
             ),
             file_layout=FileLayout(row["file_layout"]),
+            imported=_import_from_json(row["import_source"]),
         )
     except (ValueError, TypeError, KeyError) as exc:
         # only a file edited by hand (or a buggy migration) gets here
@@ -743,6 +789,9 @@ def result_to_json(result: RunResult, *, include_fio: bool = False) -> dict[str,
         # Stored before 0.2: a numjobs/nrfiles job's files were one shared file.
         "file_layout": FileLayout(result.file_layout).value,
         "clones_shared_file": result.clones_shared_file,
+        # "imported": read from a file by `history import` (or the demo), not run here.
+        "origin": result.origin.value,
+        "imported": _import_to_dict(result.imported) if result.imported else None,
         "series": [
             {
                 "t": s.t,

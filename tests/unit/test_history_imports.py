@@ -1,0 +1,75 @@
+"""The history keeps imported runs: where they came from round-trips, and the same
+file's bytes (sha256) are found again, and cannot be stored twice."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from tierdeck.app.history import HistoryError, HistoryStore, migrate, result_to_json
+from tierdeck.core.bench_models import DirectionSummary
+from tierdeck.core.imports import ImportFormat, ImportNotice, ImportSource, RunOrigin
+
+from .test_history import recorded_result
+
+SOURCE = ImportSource(
+    file_name="raw-pool.txt",
+    content_hash="ab" * 32,
+    format=ImportFormat.FIO_TEXT,
+    notices=(ImportNotice.GROUP_STATUS_ONLY,),
+)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> HistoryStore:
+    return HistoryStore(tmp_path / "history.sqlite3")
+
+
+def test_imported_run_round_trips_with_its_source(store: HistoryStore) -> None:
+    original = recorded_result(
+        imported=SOURCE, series=(), device_series=(),
+        summary={"write": DirectionSummary(1300234240, None, None, None)},
+    )  # fmt: skip
+    run_id = store.save(original)
+    loaded = store.get(run_id)
+    assert loaded == replace(original, id=run_id)
+    assert loaded.origin is RunOrigin.IMPORTED
+    listed = store.list(series=False)
+    assert [r.imported for r in listed] == [SOURCE]
+    as_json = result_to_json(loaded)
+    assert as_json["origin"] == "imported"
+    assert as_json["imported"]["notices"] == ["group-status-only"]
+    assert as_json["summary"]["write"]["iops"] is None
+
+
+def test_a_run_of_tierdeck_has_no_source(store: HistoryStore) -> None:
+    loaded = store.get(store.save(recorded_result()))
+    assert loaded is not None and loaded.imported is None
+    assert loaded.origin is RunOrigin.TIERDECK
+    assert result_to_json(loaded)["imported"] is None
+
+
+def test_find_import_by_content_hash(store: HistoryStore) -> None:
+    assert store.find_import(SOURCE.content_hash) is None
+    run_id = store.save(recorded_result(imported=SOURCE))
+    store.save(recorded_result())  # runs of tierdeck (no hash) never collide
+    assert store.find_import(SOURCE.content_hash) == run_id
+
+
+def test_the_same_bytes_cannot_be_stored_twice(store: HistoryStore) -> None:
+    store.save(recorded_result(imported=SOURCE))
+    with pytest.raises(HistoryError):
+        store.save(recorded_result(imported=replace(SOURCE, file_name="copy.txt")))
+    assert len(store.list()) == 1
+
+
+def test_a_version_3_file_gains_the_import_columns(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    conn = sqlite3.connect(path, isolation_level=None)
+    migrate(conn, path, upto=3)
+    conn.close()
+    store = HistoryStore(path)
+    run_id = store.save(recorded_result(imported=SOURCE))
+    assert store.find_import(SOURCE.content_hash) == run_id
