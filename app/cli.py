@@ -119,6 +119,7 @@ class LazyGroup(click.Group):
 
     LAZY = {
         "bench": "tierdeck.app.cli_bench:bench",
+        "compare": "tierdeck.app.cli_compare:compare",
         "history": "tierdeck.app.cli_history:history",
     }
 

@@ -81,6 +81,8 @@ def history_dir(tmp_path: Path) -> Path:
         ["history", "list", "--json"],
         ["history", "show", "1", "--series"],
         ["history", "tag", "2", "x"],  # a one-line answer, flushed only at exit
+        ["compare", "3", "4"],  # rich's table
+        ["compare", "3", "4", "--format", "markdown"],
     ],
     ids=" ".join,
 )
