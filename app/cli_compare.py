@@ -11,29 +11,17 @@ import click
 
 from ..core.bench_models import RunResult
 from ..core.compare import MAX_RUNS, CompareRefused, baseline_index, compare_runs
-from ..core.errors import TierdeckError
-from .cli import EXIT_FAILED, EXIT_REFUSED, fail, once
-from .history import HistoryError, HistoryStore
+from .cli import EXIT_REFUSED, fail, once
 
 FORMATS = ("table", "json", "markdown", "csv")
 PIPE_WIDTH = 1000  # in a pipe nothing is cut or wrapped: the table's own width
 
 
 def _load(run_ids: Sequence[int]) -> list[RunResult]:
-    try:
-        store = HistoryStore()
-    except HistoryError as exc:
-        fail(str(exc), EXIT_FAILED)
-    runs = []
-    for run_id in run_ids:
-        try:
-            run = store.get(run_id)
-        except TierdeckError as exc:
-            fail(str(exc), EXIT_FAILED)
-        if run is None:
-            fail(f"no run #{run_id} in the history ({store.path})", EXIT_REFUSED)
-        runs.append(run)
-    return runs
+    from .cli_history import _get, _store
+
+    store = _store()
+    return [_get(store, run_id, missing=EXIT_REFUSED) for run_id in run_ids]
 
 
 def _print_table(renderable: object) -> None:

@@ -248,13 +248,14 @@ def _store() -> HistoryStore:
         fail(str(exc), EXIT_FAILED)
 
 
-def _get(store: HistoryStore, run_id: int) -> RunResult:
+def _get(store: HistoryStore, run_id: int, *, missing: int = EXIT_FAILED) -> RunResult:
+    """The run, or exit with ``missing`` (compare refuses unknown ids with 2)."""
     try:
         result = store.get(run_id)
     except TierdeckError as exc:
         fail(str(exc), EXIT_FAILED)
     if result is None:
-        fail(f"no run #{run_id} in the history ({store.path})", EXIT_FAILED)
+        fail(f"no run #{run_id} in the history ({store.path})", missing)
     return result
 
 
