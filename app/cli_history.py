@@ -25,6 +25,7 @@ import click
 
 from ..core.bench_models import DirectionSummary, RunResult, RunStatus
 from ..core.errors import TierdeckError
+from ..core.imports import ImportNotice
 from ..core.units import fmt_mib, fmt_ns
 from .cli import EXIT_FAILED, fail
 from .history import HistoryError, HistoryStore, device_totals, result_to_json
@@ -40,6 +41,13 @@ OLD_LAYOUT_LEGEND = (
     f"{OLD_LAYOUT_MARK} stored before 0.2: clones shared one test file, figures too low"
 )
 MIXED_NOTE = "jobs differ in rw/bs: no whole-run figure"
+IMPORTED_MARK = "i"
+IMPORTED_LEGEND = (
+    f"{IMPORTED_MARK} imported from a file (history import): no series, no environment"
+)
+GROUP_ONLY_NOTE = (
+    "only fio's 'Run status group' line was in the file: bandwidth and runtime, no IOPS or latency"
+)
 
 
 def _stdin_is_terminal() -> bool:
@@ -227,6 +235,8 @@ def result_lines(result: RunResult) -> list[str]:
     lines = [f"{head}{result.name}: {RunStatus(result.status).value}"]
     if result.clones_shared_file:
         lines.append(f"note: {OLD_LAYOUT_NOTE}")
+    if result.imported is not None and ImportNotice.GROUP_STATUS_ONLY in result.imported.notices:
+        lines.append(f"note: {GROUP_ONLY_NOTE}")
     if result.error:
         lines.append(f"error: {result.error}")
     for block in (summary_lines(result), disk_lines(result)):
@@ -291,8 +301,12 @@ def list_lines(runs: Sequence[RunResult], *, with_status: bool, limit: int | Non
     """The history list as a table within ``limit`` columns (LIST_FIT says what is cut
     first); ``history show ID`` and ``--json`` keep the full text."""
     columns = [Column("id", [str(r.id) for r in runs])]
-    if any(r.clones_shared_file for r in runs):
-        marks = [OLD_LAYOUT_MARK if r.clones_shared_file else "" for r in runs]
+    if any(r.clones_shared_file or r.imported for r in runs):
+        marks = [
+            (OLD_LAYOUT_MARK if r.clones_shared_file else "")
+            + (IMPORTED_MARK if r.imported else "")
+            for r in runs
+        ]
         columns.append(Column("", marks))
     columns.append(Column("started", [when_short(r.started_at) for r in runs]))
     if with_status:
@@ -331,7 +345,7 @@ def list_cmd(
 
     A run marked "*" was stored before tierdeck 0.2, when a job's numjobs clones
     shared one test file: its figures are lower than plain fio's (a legend on stderr
-    says so).
+    says so). A run marked "i" was imported from a file (`history import`).
 
     On a terminal the table fits its width: long names are cut at the end and targets
     at the start with "…", tags left out when nothing else helps. In a pipe nothing is
@@ -357,9 +371,11 @@ def list_cmd(
         click.echo(f"no {'' if status == 'all' else status + ' '}runs stored", err=True)
         return
     click.echo("\n".join(list_lines(runs, with_status=status == "all", limit=output_width())))
-    if any(r.clones_shared_file for r in runs):
+    legends = [OLD_LAYOUT_LEGEND] if any(r.clones_shared_file for r in runs) else []
+    legends += [IMPORTED_LEGEND] if any(r.imported for r in runs) else []
+    if legends:
         sys.stdout.flush()  # the legend belongs under the table on a terminal
-        click.echo(OLD_LAYOUT_LEGEND, err=True)
+        click.echo("\n".join(legends), err=True)
 
 
 @history.command("show")
@@ -388,6 +404,8 @@ def show_cmd(run_id: int, as_json: bool, with_fio: bool, series: bool) -> None:
     ]
     if result.tags:
         lines.append(f"tags:     {' '.join(result.tags)}")
+    if result.imported is not None:
+        lines.append(f"imported: {result.imported.file_name} ({result.imported.format})")
     env = result.env
     env_bits = [
         f"kernel {env.kernel}" if env.kernel else "",
@@ -471,3 +489,13 @@ def delete_cmd(run_id: int, yes: bool) -> None:
     except TierdeckError as exc:
         fail(str(exc), EXIT_FAILED)
     click.echo(f"deleted run #{run_id}", err=True)
+
+
+def _register_import() -> None:
+    # Its own module (app/cli_import.py); it loads the parsers only when it runs.
+    from .cli_import import import_cmd
+
+    history.add_command(import_cmd)
+
+
+_register_import()

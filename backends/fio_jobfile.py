@@ -10,6 +10,7 @@ others stay in ``extra`` in file order. The inverse is ``JobSpec.to_jobfile``.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..core.errors import ParseError
@@ -69,6 +70,17 @@ def parse_jobfile(text: str) -> list[JobSpec]:
         (global_opts if section == "global" else current)[option.key] = option
     finish()
     return jobs
+
+
+def spec_from_options(name: str, options: Mapping[str, str | None]) -> JobSpec:
+    """A job from options as fio echoes them ("job options" of its JSON output merged
+    over "global options"; a command line's --key=value). Raises ParseError on a value
+    of the wrong type, as for a job file."""
+    opts = {}
+    for key, value in options.items():
+        line = key if value is None else f"{key}={value}"
+        opts[_ALIASES.get(key, key)] = _Option(_ALIASES.get(key, key), value, 0, line)
+    return _to_spec(name, opts)
 
 
 def _strip_comment(line: str) -> str:

@@ -327,6 +327,8 @@ def _percentile(raw: Any, wanted: float, scale: int, where: str) -> int | None:
             continue
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ParseError(SOURCE, f"{where} percentile {key} is not a number")
+        if not math.isfinite(value):  # json.loads takes Infinity and NaN
+            raise ParseError(SOURCE, f"{where} percentile {key} is not finite")
         return int(value) * scale
     return None
 

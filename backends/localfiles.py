@@ -30,3 +30,17 @@ def write_atomically(path: Path, text: str) -> None:
         os.fsync(folder)
     finally:
         os.close(folder)
+
+
+class FileTooLarge(OSError):
+    """A file the user named is larger than what tierdeck reads into memory."""
+
+
+def read_user_file(path: Path, limit: int) -> bytes:
+    """The bytes of a file the user named (``history import FILE``), at most ``limit``:
+    a larger one (a disk image named by mistake) raises FileTooLarge unread."""
+    with open(path, "rb") as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise FileTooLarge(f"{path}: larger than {limit // 2**20} MiB")
+    return data

@@ -6,7 +6,8 @@ cancelled ones, which are never listed among the good ones. Filters by target an
 preset go to ``HistoryStore.list``.
 
 Marks before a name: ⚠ the page cache may have inflated the figures; † stored before
-0.2, when numjobs clones shared one test file (figures lower than plain fio's). A
+0.2, when numjobs clones shared one test file (figures lower than plain fio's); ⇲
+imported from a file of fio output (``tierdeck history import``). A
 legend under the table explains the marks shown. A suite whose jobs differ shows how
 many jobs did each direction instead of a mixed average. Under the table, the
 highlighted run in full: its name, tags and target, and for a failed run its reason,
@@ -30,6 +31,8 @@ from ..core.bench_models import RunResult, RunStatus
 from ..core.errors import one_line
 from ..widgets.run_view import (
     CACHE_MARK,
+    IMPORTED_MARK,
+    IMPORTED_SHORT,
     OLD_LAYOUT_MARK,
     OLD_LAYOUT_SHORT,
     ClippedLines,
@@ -59,6 +62,8 @@ def legend(runs: list[RunResult]) -> Text:
         parts.append(f"{CACHE_MARK} the page cache may have inflated the figures")
     if any(r.clones_shared_file for r in runs):
         parts.append(f"{OLD_LAYOUT_MARK} {OLD_LAYOUT_SHORT} (stored before 0.2): figures too low")
+    if any(r.imported for r in runs):
+        parts.append(f"{IMPORTED_MARK} {IMPORTED_SHORT}")
     return Text(" · ".join(parts), style="dim")
 
 

@@ -26,6 +26,7 @@ from ..core.bench_models import (
     RunStatus,
     RunWarning,
 )
+from ..core.imports import ImportNotice
 from ..core.units import fmt_count, fmt_ns, fmt_rate
 from .bars import percent_bar
 
@@ -38,6 +39,11 @@ STATUS_LOOK = {
 }
 
 OLD_LAYOUT_MARK = "†"
+IMPORTED_MARK = "⇲"
+IMPORTED_SHORT = "imported from a file"
+GROUP_ONLY_LINE = (
+    "imported from fio's 'Run status group' line alone: bandwidth and runtime, no IOPS or latency"
+)
 OLD_LAYOUT_SHORT = "clones shared one file"
 OLD_LAYOUT_LINE = (
     "stored before 0.2: its numjobs clones shared one test file, so these figures are "
@@ -263,6 +269,11 @@ def result_renderable(
     parts: list[RenderableType] = [head]
     if result.clones_shared_file:
         parts.append(Text(f"{OLD_LAYOUT_MARK} {OLD_LAYOUT_LINE}", style="bold magenta"))
+    if result.imported is not None:
+        line = f"{IMPORTED_MARK} {IMPORTED_SHORT}: {result.imported.file_name}"
+        if ImportNotice.GROUP_STATUS_ONLY in result.imported.notices:
+            line += f" · {GROUP_ONLY_LINE}"
+        parts.append(Text(line, style="cyan"))
     if result.status is RunStatus.OK or result.summary:
         parts.append(summary_table(result))
     if result.status is RunStatus.CANCELLED:
@@ -302,12 +313,14 @@ def list_rate_cells(run: RunResult) -> list[Text]:
 
 
 def name_cell(run: RunResult) -> Text:
-    """The run's name with its marks (cache, old file layout) and tags."""
+    """The run's name with its marks (cache, old file layout, imported) and tags."""
     name = Text()
     if run.inflated:
         name.append(f"{CACHE_MARK} ", style="bold yellow")
     if run.clones_shared_file:
         name.append(f"{OLD_LAYOUT_MARK} ", style="bold magenta")
+    if run.imported is not None:
+        name.append(f"{IMPORTED_MARK} ", style="cyan")
     name.append(run.name)
     if run.tags:
         name.append(" [" + " ".join(run.tags) + "]", style="cyan")

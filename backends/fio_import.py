@@ -1,0 +1,300 @@
+"""Files of fio output -> runs for the history (``tierdeck history import``, the demo).
+
+Two formats, one module each: ``fio_import_json`` (fio's JSON and json+, fio 2.x to 3.3x,
+through the stream parser's own reading) and ``fio_import_text`` (fio's default output, as
+pasted in forum posts and notes). Whatever the file, the result is a ``RunResult``
+like the runner's, marked as imported (``RunResult.imported``): its fio JSON (for a
+text, the figures read, in fio's JSON shape), its summary and per-job summaries, the
+job options the file holds, the fio version as its environment, no series.
+
+Anything else is refused with ``ImportRefused`` and a kind; nothing here raises
+another error for any input (tests/unit/test_fio_import_properties.py).
+
+To add a format: a module with ``looks_like_<format>(text)`` and a reader, tried in
+``parse_fio_output`` before the text reader (the most lenient).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.bench_models import (
+    BenchTarget,
+    DirectionSummary,
+    EnvFingerprint,
+    JobSummary,
+    RunResult,
+    RunStatus,
+    TargetKind,
+)
+from ..core.errors import ParseError
+from ..core.fio_models import Direction, FioError, FioReport
+from ..core.imports import (
+    ImportFormat,
+    ImportNotice,
+    ImportRefusalKind,
+    ImportRefused,
+    ImportSource,
+)
+from ..core.jobspec import JobSpec, JobSpecError
+from .fio_import_json import job_options, looks_like_json, read_json
+from .fio_import_text import GroupStatus, TextImport, looks_like_text, read_text
+from .fio_jobfile import spec_from_options
+from .fio_stream import job_summaries, parse_report
+
+__all__ = ["ParsedImport", "imported_run", "parse_fio_output"]
+
+
+@dataclass(frozen=True)
+class ParsedImport:
+    """What a file of fio output says, before it becomes a run."""
+
+    format: ImportFormat
+    notices: tuple[ImportNotice, ...]
+    fio_version: str | None
+    jobs: tuple[JobSpec, ...]  # the options the file holds, as jobs; () when none
+    job_summaries: tuple[JobSummary, ...]
+    summary: dict[str, DirectionSummary]
+    fio_json: dict[str, Any]
+    ended_at: float | None  # when fio finished, if the file says
+    runtime_s: float | None
+    target_path: str | None  # the jobs' directory= or filename=, if they name one
+    error: str | None  # fio's job errors, if any job failed
+
+
+def parse_fio_output(data: bytes) -> ParsedImport:
+    """Read one file's bytes. Raises ImportRefused, and nothing else, when they are not
+    fio output tierdeck can read."""
+    text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
+    if not text.strip():
+        raise ImportRefused("the file is empty", kind=ImportRefusalKind.EMPTY)
+    if looks_like_json(text) and '"fio version"' in text:
+        return _from_json(text)
+    if looks_like_text(text):
+        return _from_text(text)
+    if looks_like_json(text):
+        return _from_json(text)  # says why the JSON is not fio's
+    raise ImportRefused(
+        "neither fio JSON (--output-format=json or json+) nor fio's text report",
+        kind=ImportRefusalKind.NOT_FIO,
+    )
+
+
+def imported_run(
+    data: bytes,
+    file_name: str,
+    *,
+    now: float,
+    name: str | None = None,
+    tags: Sequence[str] = (),
+    target: BenchTarget | None = None,
+    default_jobs: Sequence[JobSpec] = (),
+) -> RunResult:
+    """The run a file holds, ready to store. ``name`` defaults to the file name;
+    ``target`` to the jobs' own directory or file (kind "path"); ``default_jobs`` stand
+    in when the file names no options (a seed's snippet under its fio command)."""
+    parsed = parse_fio_output(data)
+    jobs = parsed.jobs or tuple(default_jobs)
+    summaries = parsed.job_summaries
+    if not parsed.jobs and jobs:
+        summaries = _with_kinds(summaries, jobs)
+    finished = parsed.ended_at if parsed.ended_at is not None else now
+    started = finished - (parsed.runtime_s or 0.0)
+    return RunResult(
+        id=None,
+        name=name or file_name,
+        status=RunStatus.FAILED if parsed.error else RunStatus.OK,
+        target=target or _target(parsed, file_name),
+        jobs=jobs,
+        started_at=started,
+        finished_at=finished,
+        error=parsed.error,
+        fio_json=parsed.fio_json,
+        summary=parsed.summary,
+        env=EnvFingerprint(fio_version=parsed.fio_version),
+        tags=tuple(tags),
+        job_summaries=summaries,
+        imported=ImportSource(
+            file_name=file_name,
+            content_hash=content_hash(data),
+            format=parsed.format,
+            notices=parsed.notices,
+        ),
+    )
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _target(parsed: ParsedImport, file_name: str) -> BenchTarget:
+    path = parsed.target_path or ""
+    label = f"imported from {file_name}" + (f" ({path})" if path else "")
+    return BenchTarget(path=path, kind=TargetKind.PATH, label=label, disks=())
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def _from_json(text: str) -> ParsedImport:
+    found = read_json(text)
+    report = found.report
+    jobs = _specs(job_options(found.document))
+    error = None
+    if report.failed_jobs:
+        error = str(FioError.from_report(report, found.messages))
+    return ParsedImport(
+        format=found.format,
+        notices=found.notices,
+        fio_version=report.fio_version,
+        jobs=jobs,
+        job_summaries=job_summaries(report, jobs),
+        summary=_summary(report),
+        fio_json=found.document,
+        ended_at=float(report.timestamp) if report.timestamp is not None else None,
+        runtime_s=_runtime_s(report),
+        target_path=_target_path(jobs),
+        error=error,
+    )
+
+
+def _summary(report: FioReport) -> dict[str, DirectionSummary]:
+    out = {}
+    for direction in Direction:
+        stats = report.direction(direction)
+        if stats.has_io:
+            out[direction.value] = DirectionSummary(
+                stats.bw_bytes, stats.iops, stats.lat_mean_ns, stats.lat_p99_ns
+            )
+    return out
+
+
+def _runtime_s(report: FioReport) -> float | None:
+    runtimes = [report.direction(d).runtime_ms for d in Direction]
+    longest = max(runtimes, default=0)
+    return longest / 1000.0 if longest > 0 else None
+
+
+def _specs(options: Sequence[tuple[str, Mapping[str, str | None]]]) -> tuple[JobSpec, ...]:
+    """Jobs from the options the file holds; a job whose options tierdeck cannot model
+    (a value of the wrong type) is left out: its figures stay, under fio's name."""
+    out = []
+    for name, opts in options:
+        try:
+            out.append(spec_from_options(name, opts).validate())
+        except (ParseError, JobSpecError):
+            continue
+    return tuple(out)
+
+
+def _target_path(jobs: Sequence[JobSpec]) -> str | None:
+    for job in jobs:
+        directory = job.extra.get("directory")
+        if directory:
+            return directory
+        if job.filename:
+            return job.filename
+    return None
+
+
+def _with_kinds(summaries: Sequence[JobSummary], jobs: Sequence[JobSpec]) -> tuple[JobSummary, ...]:
+    """rw and bs, where fio's text gave none, from the job of the same name, or from the
+    only job there is (a seed's snippet under its one fio command)."""
+    by_name = {job.name: job for job in jobs}
+    only = jobs[0] if len(jobs) == 1 else None
+    out = []
+    for s in summaries:
+        job = by_name.get(s.name, only)
+        if job is None:
+            out.append(s)
+        else:
+            out.append(JobSummary(s.name, s.rw or job.rw, s.bs or job.bs, s.directions, s.error))
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- text
+
+
+def _from_text(text: str) -> ParsedImport:
+    found = read_text(text)
+    if found.jobs:
+        return _from_text_reports(found)
+    return _from_group_lines(found)
+
+
+def _from_text_reports(found: TextImport) -> ParsedImport:
+    document = found.document()
+    try:
+        report = parse_report(document)
+    except ParseError as exc:  # pragma: no cover - the reader writes only numbers
+        raise ImportRefused(
+            f"fio's text with figures tierdeck cannot read: {exc.detail}",
+            kind=ImportRefusalKind.BAD_REPORT,
+        ) from exc
+    options: list[tuple[str, dict[str, str | None]]] = []
+    for job in found.jobs:
+        name = job["jobname"]
+        if any(n == name for n, _ in options):
+            continue
+        opts = dict(found.options.get(name, {}))
+        if job["tierdeck jobs"] > 1 and opts:  # one report for N clones: group_reporting
+            opts.setdefault("numjobs", str(job["tierdeck jobs"]))
+            opts.setdefault("group_reporting", None)
+        if opts:
+            options.append((name, opts))
+    jobs = _specs(options)
+    error = None
+    if report.failed_jobs:
+        error = str(FioError.from_report(report))
+    return ParsedImport(
+        format=ImportFormat.FIO_TEXT,
+        notices=(),
+        fio_version=found.fio_version,
+        jobs=jobs,
+        job_summaries=job_summaries(report, jobs),
+        summary=_summary(report),
+        fio_json=document,
+        ended_at=found.ended_at,
+        runtime_s=_runtime_s(report),
+        target_path=_target_path(jobs),
+        error=error,
+    )
+
+
+def _from_group_lines(found: TextImport) -> ParsedImport:
+    by_name: dict[str, list[GroupStatus]] = {}
+    for group in found.groups:
+        by_name.setdefault(group.name, []).append(group)
+    summaries = []
+    for name, groups in by_name.items():
+        directions = {g.direction: DirectionSummary(g.bw_bytes, None, None, None) for g in groups}
+        summaries.append(JobSummary(name=name, rw=None, bs=None, directions=directions))
+    jobs = _specs([(n, o) for n, o in found.options.items() if n in by_name])
+    if jobs:
+        summaries = list(_with_kinds(summaries, jobs))
+    summary: dict[str, DirectionSummary] = {}
+    for direction in ("read", "write", "trim"):
+        groups = [g for g in found.groups if g.direction == direction]
+        if len(groups) == 1:
+            summary[direction] = DirectionSummary(groups[0].bw_bytes, None, None, None)
+        elif groups and all(g.io_bytes is not None and g.runtime_ms for g in groups):
+            io = sum(g.io_bytes or 0 for g in groups)
+            ms = sum(g.runtime_ms or 0 for g in groups)
+            summary[direction] = DirectionSummary(1000 * io // ms, None, None, None)
+    runtimes = [g.runtime_ms for g in found.groups if g.runtime_ms]
+    return ParsedImport(
+        format=ImportFormat.FIO_TEXT,
+        notices=(ImportNotice.GROUP_STATUS_ONLY,),
+        fio_version=found.fio_version,
+        jobs=jobs,
+        job_summaries=tuple(summaries),
+        summary=summary,
+        fio_json=found.document(),
+        ended_at=None,
+        runtime_s=sum(runtimes) / 1000.0 if runtimes else None,
+        target_path=_target_path(jobs),
+        error=None,
+    )

@@ -1,0 +1,225 @@
+"""Importing fio output: recorded real files of fio 2.2.10, 3.1, 3.8, 3.16 and 3.33, in
+JSON, json+ and text (tests/fixtures/fio_import/README.md says where each comes from)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tierdeck.backends.fio_import import content_hash, imported_run, parse_fio_output
+from tierdeck.core.bench_models import RunStatus
+from tierdeck.core.imports import ImportFormat, ImportNotice, ImportRefusalKind, ImportRefused
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+IMPORT = FIXTURES / "fio_import"
+FIO = FIXTURES / "fio"
+DEMO = Path(__file__).parent.parent.parent / "app" / "demo_runs"
+MIB = 1024**2
+
+
+def parse(path: Path):  # noqa: ANN201 - ParsedImport
+    return parse_fio_output(path.read_bytes())
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def test_fio_2_json_in_microseconds_and_kib() -> None:
+    parsed = parse(FIO / "fio2210_powersj_perfkit.json")
+    assert parsed.format is ImportFormat.FIO_JSON and parsed.fio_version == "fio-2.2.10"
+    write = parsed.summary["write"]
+    # io_bytes 37500272 KiB over 600008 ms, clat/lat in usec (x1000 to ns)
+    assert write.bw_bytes == 1000 * 37500272 * 1024 // 600008
+    assert write.lat_mean_ns == pytest.approx(8182.26 * 1000)
+    assert parsed.jobs == ()  # fio 2.2.10 printed no job options
+    assert [j.name for j in parsed.job_summaries] == ["test"]
+
+
+def test_fio_3_1_json_without_bw_bytes_keeps_its_job_options() -> None:
+    parsed = parse(FIO / "fio31_gvisor_sample.json")
+    assert parsed.fio_version == "fio-3.1"
+    (job,) = parsed.jobs
+    assert (job.name, job.rw, job.bs, job.iodepth, job.ioengine) == (
+        "test",
+        "write",
+        "4096",
+        4,
+        "sync",
+    )
+    assert parsed.target_path == "/disk/file.dat"
+    assert parsed.job_summaries[0].rw == "write"
+    assert parsed.summary["write"].bw_bytes > 0
+
+
+def test_fio_333_json_group_reporting() -> None:
+    data = (IMPORT / "fio333_seqwrite_group.json").read_bytes()
+    run = imported_run(data, "seq.json", now=0.0, tags=("old",))
+    doc = json.loads(data)
+    write = doc["jobs"][0]["write"]
+    assert run.summary["write"].bw_bytes == write["bw_bytes"]
+    assert run.summary["write"].iops == pytest.approx(write["iops"])
+    assert run.summary["write"].lat_mean_ns == pytest.approx(write["lat_ns"]["mean"])
+    assert run.jobs[0].numjobs == 2 and run.jobs[0].bs == "1M"
+    assert run.env.fio_version == "fio-3.33"
+    assert run.fio_json == doc
+    assert run.series == () and run.device_series == ()
+    assert run.imported is not None and run.imported.content_hash == content_hash(data)
+    assert run.imported.format is ImportFormat.FIO_JSON
+    assert (run.name, run.tags, run.status) == ("seq.json", ("old",), RunStatus.OK)
+    assert run.started_at == pytest.approx(doc["timestamp"] - write["runtime"] / 1000)
+
+
+def test_json_plus_is_recognised_and_gives_p99() -> None:
+    parsed = parse(IMPORT / "fio333_randrw_jsonplus.json")
+    assert parsed.format is ImportFormat.FIO_JSON_PLUS
+    doc = json.loads((IMPORT / "fio333_randrw_jsonplus.json").read_text())
+    p99 = doc["jobs"][0]["read"]["clat_ns"]["percentile"]["99.000000"]
+    assert parsed.summary["read"].lat_p99_ns == p99
+    assert set(parsed.summary) == {"read", "write"}
+
+
+def test_leading_fio_signal_line_is_a_notice() -> None:
+    text = (IMPORT / "fio333_sigint.json").read_text()
+    assert "fio: terminating on signal 2" in text.split("{", 1)[0]
+    parsed = parse(IMPORT / "fio333_sigint.json")
+    assert ImportNotice.FIO_MESSAGES in parsed.notices
+    assert parsed.summary["read"].bw_bytes > 0
+
+
+def test_several_documents_the_last_complete_one_wins() -> None:
+    data = (FIO / "fio333_status_randrw.json").read_text()
+    last = json.loads("{" + data.rsplit("\n{", 1)[1])
+    parsed = parse_fio_output(data.encode())
+    assert ImportNotice.LAST_OF_SEVERAL in parsed.notices
+    assert parsed.summary["read"].bw_bytes == last["jobs"][0]["read"]["bw_bytes"]
+    # a document cut short after the last one: the complete one before it wins
+    tail = "{" + data.rsplit("\n{", 1)[1]
+    cut = data + tail[: len(tail) // 2]
+    again = parse_fio_output(cut.encode())
+    assert ImportNotice.TRUNCATED_TAIL in again.notices
+    assert again.summary == parsed.summary
+
+
+def test_failed_fio_json_is_imported_as_failed() -> None:
+    run = imported_run((FIO / "fio333_odirect_ramfs.stdout").read_bytes(), "od.json", now=0.0)
+    assert run.status is RunStatus.FAILED
+    assert run.error is not None and "err=22" in run.error
+
+
+# --------------------------------------------------------------------------- text
+
+
+def test_fio_333_text_with_both_directions_in_nanoseconds() -> None:
+    parsed = parse(IMPORT / "fio333_randrw.txt")
+    assert parsed.format is ImportFormat.FIO_TEXT and parsed.fio_version == "fio-3.33"
+    read, write = parsed.summary["read"], parsed.summary["write"]
+    assert read.bw_bytes == 599 * MIB and read.iops == 153_000
+    assert read.lat_mean_ns == pytest.approx(2090.51)  # "lat (nsec): ... avg=2090.51"
+    assert read.lat_p99_ns == 11840 and write.lat_p99_ns == 12352
+    (job,) = parsed.jobs
+    assert (job.rw, job.bs, job.ioengine) == ("randrw", "4k", "psync")
+
+
+def test_text_jobs_in_two_groups() -> None:
+    parsed = parse(IMPORT / "fio333_two_jobs.txt")
+    assert [(j.name, j.rw, j.bs) for j in parsed.job_summaries] == [
+        ("w1", "write", "64k"),
+        ("r4k", "randread", "4k"),
+    ]
+    assert set(parsed.job_summaries[0].directions) == {"write"}
+
+
+def test_seed_000_full_report_in_msec() -> None:
+    parsed = parse(DEMO / "raw-zfs-pool.txt")
+    write = parsed.summary["write"]
+    assert write.bw_bytes == 1240 * MIB and write.iops == 1240
+    assert write.lat_mean_ns == pytest.approx(51596.52 * 1000)  # lat (usec) avg
+    assert write.lat_p99_ns == 380 * 1_000_000  # percentiles (msec): 99.00th=[380]
+    assert parsed.runtime_s == pytest.approx(60.017)
+    assert parsed.notices == ()
+
+
+def test_seed_000_values_with_k_suffix() -> None:
+    # "slat (usec): min=10, max=1081.4k": the suffix must not stop the line being read
+    parsed = parse(DEMO / "mergerfs-zfs-0.8.txt")
+    assert parsed.summary["write"].lat_mean_ns == pytest.approx(171082.91 * 1000)
+
+
+def test_seed_000_header_line_gives_the_job() -> None:
+    (job,) = parse(DEMO / "slow-pool.txt").jobs
+    assert (job.rw, job.bs, job.iodepth, job.ioengine) == ("write", "1M", 8, "libaio")
+    assert job.numjobs == 8 and job.group_reporting  # "(groupid=0, jobs=8)"
+
+
+def test_seed_000_pasted_command_line_gives_the_job_and_target() -> None:
+    parsed = parse(DEMO / "mergerfs-zfs-2.1.txt")
+    (job,) = parsed.jobs
+    assert (job.rw, job.bs, job.numjobs, job.direct, job.size) == ("write", "1M", 8, True, "16Gb")
+    assert parsed.target_path == "/mnt/cached/speed"
+
+
+def test_seed_003_fio_3_8_text() -> None:
+    parsed = parse(IMPORT / "seed003_fio38_write.txt")
+    assert parsed.fio_version == "fio-3.8"
+    assert parsed.summary["write"].lat_p99_ns == 123_000
+    assert parsed.jobs[0].bs == "128k"
+
+
+def test_group_status_line_alone_gives_bandwidth_and_runtime_and_says_so() -> None:
+    parsed = parse(DEMO / "btrfs-raid1-mergerfs.txt")
+    assert parsed.notices == (ImportNotice.GROUP_STATUS_ONLY,)
+    write = parsed.summary["write"]
+    assert write.bw_bytes == 296 * MIB
+    assert write.iops is None and write.lat_mean_ns is None and write.lat_p99_ns is None
+    assert parsed.runtime_s == pytest.approx(60.172)
+
+
+def test_seed_002_labelled_group_lines_one_job_each() -> None:
+    parsed = parse(IMPORT / "seed002_ext4_md3.txt")
+    assert [(j.name, j.rw, j.bs, list(j.directions)) for j in parsed.job_summaries] == [
+        ("SEQUENTIAL WRITE", None, None, ["write"]),
+        ("write_iops", "randwrite", "4k", ["write"]),
+        ("read_throughput", "read", "1M", ["read"]),
+        ("read_iops", "randread", "4k", ["read"]),
+    ]
+    assert parsed.job_summaries[1].directions["write"].bw_bytes == 782 * MIB
+
+
+def test_seed_000_snippet_cut_before_run_gives_bandwidth_without_runtime() -> None:
+    snippet = (
+        b"WRITE: bw=374MiB/s (392MB/s), 374MiB/s-374MiB/s (392MB/s-392MB/s), io=21.9GiB (23.6GB),\n"
+    )
+    parsed = parse_fio_output(snippet)  # seed 000, line 192, verbatim
+    assert parsed.summary["write"].bw_bytes == 374 * MIB and parsed.runtime_s is None
+
+
+# --------------------------------------------------------------------------- refusals
+
+
+@pytest.mark.parametrize(
+    ("data", "kind"),
+    [
+        (b"", ImportRefusalKind.EMPTY),
+        (b"  \n\t\n", ImportRefusalKind.EMPTY),
+        (b"hello world\n", ImportRefusalKind.NOT_FIO),
+        (b'{"name": "not fio"}\n', ImportRefusalKind.NOT_FIO),
+        (b'{\n  "fio version" : "fio-3.33",\n  "jobs" : [\n', ImportRefusalKind.TRUNCATED),
+        (b'{\n  "fio version" : "fio-3.33",\n  "jobs" : 3\n}\n', ImportRefusalKind.BAD_REPORT),
+        (
+            b"fio-3.33\nStarting 1 process\n\nRun status group 0 (all jobs):\n",
+            ImportRefusalKind.NO_RESULTS,
+        ),
+    ],
+)
+def test_refusals_have_a_kind_and_a_reason(data: bytes, kind: ImportRefusalKind) -> None:
+    with pytest.raises(ImportRefused) as caught:
+        parse_fio_output(data)
+    assert caught.value.kind is kind
+    assert caught.value.reason and "\n" not in caught.value.reason
+
+
+def test_a_job_file_is_not_fio_output() -> None:
+    with pytest.raises(ImportRefused) as caught:
+        parse(FIO / "seed003_write_test.fio")
+    assert caught.value.kind is ImportRefusalKind.NOT_FIO

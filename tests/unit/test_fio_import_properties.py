@@ -1,0 +1,87 @@
+"""Whatever a file holds, importing it gives a run or ImportRefused, never another
+error; refused files store nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tierdeck.app.fio_import import import_files
+from tierdeck.app.history import HistoryStore
+from tierdeck.backends.fio_import import parse_fio_output
+from tierdeck.core.imports import ImportRefused
+
+from ..mutations import apply_edits, edits
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+DEMO = Path(__file__).parent.parent.parent / "app" / "demo_runs"
+REAL = [
+    *sorted((FIXTURES / "fio_import").glob("*.json")),
+    *sorted((FIXTURES / "fio_import").glob("*.txt")),
+    FIXTURES / "fio" / "fio2210_powersj_perfkit.json",
+    FIXTURES / "fio" / "fio31_gvisor_sample.json",
+    DEMO / "raw-zfs-pool.txt",
+    DEMO / "slow-pool.txt",
+]
+TEXTS = [p.read_text(encoding="utf-8") for p in REAL]
+# what a mutation should hit: fio's keywords, units and digits
+FIO_BITS = st.sampled_from(
+    ["{", "}", '"', ",", ":", "k", "M", "msec", "usec", "nsec", "[", "]", "\n", "-", ".",
+     "Infinity", "NaN", "1e999", "0", "9" * 30, "th=[", "IOPS=", "bw=", " WRITE: ", "(g=0)"]
+)  # fmt: skip
+
+
+def parses_or_refuses(data: bytes) -> None:
+    try:
+        parse_fio_output(data)
+    except ImportRefused as exc:
+        assert exc.reason
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=2000))
+def test_arbitrary_bytes(data: bytes) -> None:
+    parses_or_refuses(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=2000))
+def test_arbitrary_text(text: str) -> None:
+    parses_or_refuses(text.encode("utf-8", errors="surrogatepass"))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(TEXTS), edits(60_000, 8, 6))
+def test_mutated_real_outputs(text: str, changes: list[tuple[int, str]]) -> None:
+    parses_or_refuses(apply_edits(text, changes).encode("utf-8", errors="surrogatepass"))
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.sampled_from(TEXTS),
+    st.lists(st.tuples(st.integers(0, 60_000), FIO_BITS), max_size=6),
+    st.integers(0, 60_000),
+)
+def test_fio_shaped_mutations_and_cuts(text: str, changes: list[tuple[int, str]], cut: int) -> None:
+    mutated = apply_edits(text, changes)
+    parses_or_refuses(mutated.encode())
+    parses_or_refuses(mutated[: cut % (len(mutated) + 1)].encode())
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> HistoryStore:
+    return HistoryStore(tmp_path_factory.mktemp("h") / "history.sqlite3")
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.binary(max_size=400).filter(lambda b: b"fio" not in b and b"bw=" not in b))
+def test_refused_files_store_nothing(store: HistoryStore, tmp_path: Path, data: bytes) -> None:
+    path = tmp_path / "garbage.out"
+    path.write_bytes(data)
+    outcomes = import_files(store, [path], now=0.0)
+    assert all(o.run_id is None for o in outcomes)
+    assert store.list(status=None) == [] and store.find_import("x") is None
