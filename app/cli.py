@@ -164,7 +164,15 @@ def main(ctx: click.Context, demo: bool, recorded: Path | None) -> None:
     Every command exits 141 (128 + SIGPIPE, as the shell reports for a writer killed by
     SIGPIPE) without a message when its output is closed early, e.g. by `| head`.
     Usage errors exit 2. `tierdeck bench run --help` lists that command's statuses.
+
+    With --demo, the history is the demo's own (seed 000's results, kept in the cache
+    folder), for the dashboard and for `tierdeck --demo history ...` alike; the user's
+    history is not opened.
     """
+    if demo:
+        from .demo_history import use_demo_history
+
+        use_demo_history()
     if ctx.invoked_subcommand is not None:
         return
     from .tui import TierdeckApp

@@ -41,11 +41,17 @@ from ..core.imports import (
 )
 from ..core.jobspec import JobSpec, JobSpecError
 from .fio_import_json import job_options, looks_like_json, read_json
-from .fio_import_text import GroupStatus, TextImport, looks_like_text, read_text
+from .fio_import_text import (
+    GroupStatus,
+    TextImport,
+    command_options,
+    looks_like_text,
+    read_text,
+)
 from .fio_jobfile import spec_from_options
 from .fio_stream import job_summaries, parse_report
 
-__all__ = ["ParsedImport", "imported_run", "parse_fio_output"]
+__all__ = ["ParsedImport", "imported_run", "jobs_of_command", "parse_fio_output"]
 
 
 @dataclass(frozen=True)
@@ -124,6 +130,13 @@ def imported_run(
             notices=parsed.notices,
         ),
     )
+
+
+def jobs_of_command(line: str) -> tuple[JobSpec, ...]:
+    """The jobs of a fio command line (``fio --name=x --rw=write ...``) as written in
+    notes: what a snippet of output without its command was run with."""
+    _, _, args = line.strip().partition("fio ")
+    return _specs(command_options(args))
 
 
 def content_hash(data: bytes) -> str:

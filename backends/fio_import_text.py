@@ -192,18 +192,7 @@ class _Reader:
             self.group_head = None
 
     def _command(self, args: str) -> None:
-        try:
-            words = shlex.split(args)
-        except ValueError:
-            return
-        options: dict[str, str | None] = {}
-        for word in words:
-            if not word.startswith("--"):
-                continue
-            key, sep, value = word[2:].partition("=")
-            options[key] = value if sep else None
-        name = options.pop("name", None)
-        if name:
+        for name, options in command_options(args):
             self.out.options.setdefault(name, options)
 
     def _job_report(self, match: re.Match[str]) -> None:
@@ -268,6 +257,26 @@ class _Reader:
 
     def finish(self) -> TextImport:
         return self.out
+
+
+def command_options(args: str) -> list[tuple[str, dict[str, str | None]]]:
+    """``--name=a --rw=write ... --name=b ...`` (a fio command line's arguments) -> each
+    job's options; options before the first --name apply to every job."""
+    try:
+        words = shlex.split(args)
+    except ValueError:
+        return []
+    common: dict[str, str | None] = {}
+    jobs: list[tuple[str, dict[str, str | None]]] = []
+    for word in words:
+        if not word.startswith("--"):
+            continue
+        key, sep, value = word[2:].partition("=")
+        if key == "name":
+            jobs.append((value, dict(common)))
+        else:
+            (jobs[-1][1] if jobs else common)[key] = value if sep else None
+    return [(name, options) for name, options in jobs if name]
 
 
 def _header_options(match: re.Match[str]) -> dict[str, str | None]:
