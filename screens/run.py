@@ -45,18 +45,13 @@ from ..core.errors import one_line
 from ..core.jobspec import expected_seconds
 from ..core.models import Inventory
 from ..widgets.device_panel import DevicePanel
-from ..widgets.live_chart import LiveChart
-from ..widgets.run_charts import (
-    DiskRateChart,
-    chart_rows,
-    feed_charts,
-    make_charts,
-)
+from ..widgets.run_charts import DiskRateChart, feed_charts, make_charts, plot_rows
 from ..widgets.run_view import (
     cache_warning_text,
     result_renderable,
     run_head,
 )
+from ..widgets.series_chart import SeriesChart
 
 # -- the screen -----------------------------------------------------------------------------
 
@@ -151,15 +146,15 @@ class RunScreen(Screen[RunResult | None]):
         self._apply_rows()
 
     def _apply_rows(self) -> None:
-        # Every strip counts, drawn yet or not, so the rows do not jump mid-run. Reserved:
-        # header, head, footer, four chart titles, the disk table (title, rows, border).
+        # Reserved: header, head, footer, the disk table (title, rows, border). At 80x24
+        # the charts keep their smallest size and the page scrolls.
         disks = len(self.request.target.disks)
-        rows = chart_rows(self.size.height, 8 + disks, 9 + max(1, disks) + 2)
+        rows = plot_rows(self.size.height, 4, 4 + max(1, disks) + 2)
         for chart in self.all_charts:
             chart.rows = rows
 
     @property
-    def all_charts(self) -> tuple[LiveChart, ...]:
+    def all_charts(self) -> tuple[SeriesChart, ...]:
         return (*self.charts, self.disk_chart)
 
     def on_screen_resume(self) -> None:

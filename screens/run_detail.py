@@ -21,13 +21,14 @@ from ..app.bench_messages import HistoryChanged, HistoryFailed, RunLoaded
 from ..core.bench_models import EnvFingerprint, RunResult
 from ..core.errors import one_line
 from ..widgets.device_panel import DevicePanel
-from ..widgets.run_charts import DiskRateChart, chart_rows, feed_charts, make_charts
+from ..widgets.run_charts import DiskRateChart, feed_charts, make_charts, plot_rows
 from ..widgets.run_view import (
     cache_warning_text,
     duration,
     result_renderable,
     status_text,
 )
+from ..widgets.series_chart import SeriesChart
 from .run_editing import RunEditing, StoreFactory, default_store, when
 
 
@@ -124,11 +125,11 @@ class RunDetailScreen(RunEditing, Screen[None]):
     @property
     def rows(self) -> int:
         # A scrolling page: fit the charts to one screen below the header and result.
-        return chart_rows(self.size.height, 8, 16)
+        return plot_rows(self.size.height, 4, 12)
 
     def on_resize(self) -> None:
-        for chart in self.query("LiveChart"):
-            chart.rows = self.rows  # type: ignore[attr-defined]
+        for chart in self.query(SeriesChart):
+            chart.rows = self.rows
 
     @work(thread=True, exclusive=True, group="history-load", exit_on_error=False)
     def _load(self) -> None:

@@ -140,7 +140,11 @@ async def test_open_rename_tag_and_delete(demo_host: RecordedHost, store: Histor
         text = screen_text(app)
         assert "#3 step 20m->max" in text and "[baseline hdd]" in text
         assert "✔ ok" in text and "64.7 MiB/s" in text
-        assert "Disks, read + write per second" in text
+        body = detail.query_one("#detail-body")
+        body.scroll_to_widget(detail.query_one("#chart-disks"), animate=False, top=True)
+        await wait_until(
+            pilot, lambda: "Disks, read + write per second" in screen_text(app), "the disk chart"
+        )
         stored = store.get(3)
         assert stored is not None
         assert detail.charts[0].values("write") == [s.write.bw_bytes_per_s for s in stored.series]

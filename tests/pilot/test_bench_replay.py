@@ -17,8 +17,8 @@ from tierdeck.core.units import fmt_rate
 from tierdeck.screens.confirm import ConfirmScreen
 from tierdeck.screens.run import RunScreen
 from tierdeck.widgets.device_panel import DevicePanel
-from tierdeck.widgets.live_chart import LiveChart
 from tierdeck.widgets.run_charts import DiskRateChart
+from tierdeck.widgets.series_chart import SeriesChart
 
 from tests.pilot.waiting import screen_text
 from tests.snapshot_apps.bench_data import (
@@ -42,7 +42,7 @@ async def test_replayed_run_draws_every_sample_and_is_saved() -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = run_screen(app)
         await wait_until(pilot, lambda: screen.saved_id is not None, "the saved run")
-        bw = screen.query_one("#chart-bw", LiveChart)
+        bw = screen.query_one("#chart-bw", SeriesChart)
         assert bw.values("write") == [s.write.bw_bytes_per_s for s in recorded.series]
         assert screen.samples_seen == len(recorded.series) == 9
         # The capped job (rate=20m) then the uncapped one: a step, not a ramp.
@@ -117,7 +117,7 @@ async def test_failed_run_shows_fios_words_and_no_charts() -> None:
         text = screen_text(app)
         assert "✘ failed" in text
         assert "fio: engine nosuchengine not loadable" in text
-        assert not screen.query_one("#chart-bw", LiveChart).display
+        assert not screen.query_one("#chart-bw", SeriesChart).display
         assert app.store.saved[0].status is RunStatus.FAILED
 
 
@@ -146,7 +146,7 @@ async def test_a_burst_of_samples_coalesces_without_losing_any() -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = run_screen(app)
         await wait_until(pilot, lambda: screen.result is not None, "the burst to end")
-        chart = screen.query_one("#chart-iops", LiveChart)
+        chart = screen.query_one("#chart-iops", SeriesChart)
         assert screen.samples_seen == 300
         assert chart.times == [float(i) for i in range(300)]
         assert screen.sample_batches < 300
@@ -210,7 +210,7 @@ async def test_a_long_fio_error_does_not_push_the_charts_away() -> None:
         assert "Choose a smaller size" not in text  # the last line: in the history
         summary = screen.query_one("#run-summary", Static)
         assert summary.region.height <= 1 + RunScreen.ERROR_ROWS + 2
-        chart = screen.query_one("#chart-bw", LiveChart)
+        chart = screen.query_one("#chart-bw", SeriesChart)
         assert chart.display and chart.region.bottom <= app.size.height - 1  # visible
 
 
@@ -235,7 +235,7 @@ async def test_a_suite_shows_each_job_and_all_jobs_is_not_the_headline() -> None
         assert first_job < lines.index(every)
 
 
-@pytest.mark.parametrize(("size", "rows"), [((80, 24), 1), ((160, 50), 4)])
+@pytest.mark.parametrize(("size", "rows"), [((80, 24), 6), ((160, 50), 9)])
 async def test_charts_grow_on_a_tall_terminal_and_fit_a_small_one(
     size: tuple[int, int], rows: int
 ) -> None:
@@ -245,8 +245,9 @@ async def test_charts_grow_on_a_tall_terminal_and_fit_a_small_one(
         await wait_until(pilot, lambda: app.paused, "the run in progress")
         await pilot.pause()
         assert [c.rows for c in screen.all_charts] == [rows] * 4
-        bw = screen.query_one("#chart-bw", LiveChart)
-        assert bw.size.height == 1 + rows * 2  # title, then read and write strips
-        if rows > 1:  # every chart strip, and the disk table, on one screen
+        bw = screen.query_one("#chart-bw", SeriesChart)
+        assert bw.size.height == 1 + rows  # the legend line, then the plot
+        assert bw.region.bottom <= size[1] - 1  # the first chart whole, under the head
+        if size[1] >= 50:  # every chart, and the disk table, on one screen
             panel = screen.query_one(DevicePanel)
             assert panel.region.bottom <= size[1] - 1

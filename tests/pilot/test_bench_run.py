@@ -22,7 +22,7 @@ from tierdeck.screens.bench_setup import CUSTOM, BenchSetupScreen
 from tierdeck.screens.confirm import ConfirmScreen
 from tierdeck.screens.history import HistoryScreen
 from tierdeck.screens.run import RunScreen
-from tierdeck.widgets.live_chart import LiveChart
+from tierdeck.widgets.series_chart import SeriesChart
 
 from tests.conftest import MountDir
 from tests.pilot.waiting import screen_text, shown_text, wait_for_inventory
@@ -157,7 +157,7 @@ async def test_custom_job_from_dashboard_to_result_and_history(tmpfs: Path, data
         assert [j.name for j in result.jobs] == ["capped", "uncapped"]
         # Per-second samples, not a cumulative average: the capped seconds stay near
         # 4 MiB/s and the uncapped ones are far above.
-        writes = screen.query_one("#chart-bw", LiveChart).values("write")
+        writes = screen.query_one("#chart-bw", SeriesChart).values("write")
         assert len(writes) == len(result.series) >= 3
         assert min(w or 0 for w in writes[:1]) < 8 * MiB
         assert max(w or 0 for w in writes) > 40 * MiB

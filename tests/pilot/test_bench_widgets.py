@@ -1,7 +1,5 @@
-"""The live chart, the device panel and the run-screen messages, on fixed data.
-
-Charts are asserted on their data and on ``render_at(width).plain``, not on pixels.
-"""
+"""The units, the device panel, the run-screen messages and the result renderers, on
+fixed data (the charts: test_series_chart.py)."""
 
 from __future__ import annotations
 
@@ -10,21 +8,12 @@ import io
 
 from rich.console import Console
 from rich.text import Text
-from textual.app import App, ComposeResult
 from textual.message import Message
 from tierdeck.app.bench_messages import BenchDevices, BenchProgress, BenchSamples
 from tierdeck.core.bench_models import DeviceSample
 from tierdeck.core.fio_models import DirectionSample, Sample
 from tierdeck.core.units import fmt_bytes, fmt_count, fmt_ns, fmt_rate, fmt_rate_short
 from tierdeck.widgets.device_panel import DevicePanel
-from tierdeck.widgets.live_chart import (
-    BLOCKS,
-    LABEL_WIDTH,
-    VALUE_WIDTH,
-    LiveChart,
-    bar_cells,
-    downsample,
-)
 from tierdeck.widgets.run_view import ClippedLines, list_rate_cells, summary_table
 
 from tests.snapshot_apps.bench_data import load_events, result_of
@@ -42,7 +31,7 @@ def sample(t: float, read_bw: float = 0.0, write_bw: float = 0.0) -> Sample:
     )
 
 
-# -- formatting and bars ----------------------------------------------------------------------
+# -- formatting ----------------------------------------------------------------------
 
 
 def test_units() -> None:
@@ -60,97 +49,6 @@ def test_units() -> None:
     assert fmt_rate_short(813 * 1024) == "813 KiB/s"
     assert fmt_rate_short(1023 * MiB) == "1023 MiB/s"
     assert fmt_bytes(116.4 * MiB) == "116 MiB"
-
-
-def test_bar_cells_bottom_up_with_a_sliver_for_small_values() -> None:
-    assert bar_cells(None, 2) == [" ", " "]
-    assert bar_cells(0.0, 2) == [" ", " "]
-    assert bar_cells(0.001, 1) == ["▁"]  # a little I/O never looks like none
-    assert bar_cells(1.0, 2) == ["█", "█"]
-    assert bar_cells(0.5, 2) == [" ", "█"]
-    assert bar_cells(0.75, 2) == ["▄", "█"]
-
-
-def test_downsample_keeps_a_step_a_step() -> None:
-    values: list[float | None] = [20.0] * 300 + [110.0] * 300
-    points = downsample(values, 60)
-    assert len(points) == 60
-    assert points[:30] == [20.0] * 30 and points[30:] == [110.0] * 30
-    assert downsample([1.0, None, None, 3.0], 2) == [1.0, 3.0]
-    assert downsample([None, None], 1) == [None]
-    assert downsample([1.0, 2.0], 5) == [1.0, 2.0]
-
-
-# -- the chart --------------------------------------------------------------------------------
-
-
-def test_chart_ring_buffer_keeps_the_newest() -> None:
-    chart = LiveChart("Bandwidth", RW, capacity=5)
-    for t in range(8):
-        chart.push({"read": float(t)}, t=float(t))
-    assert chart.values("read") == [3.0, 4.0, 5.0, 6.0, 7.0]
-    assert chart.values("write") == [None] * 5
-    assert chart.times == [3.0, 4.0, 5.0, 6.0, 7.0]
-    assert chart.latest("read") == 7.0
-    assert chart.top() == 7.0
-
-
-def test_chart_downsamples_to_the_width_it_has() -> None:
-    chart = LiveChart("IOPS", RW, fmt=fmt_count)
-    chart.extend([(float(t), {"write": 100.0 if t < 500 else 200.0}) for t in range(1000)])
-    points = chart.points("write", 50)
-    assert len(points) == 50  # 1000 points never reach the renderer
-    assert points[0] == 100.0 and points[-1] == 200.0
-    # a short run with a known span spreads over the width instead of 3 columns
-    short = LiveChart("IOPS", RW, fmt=fmt_count, span=10)
-    short.extend([(1.0, {"write": 5.0}), (2.0, {"write": 6.0}), (3.0, {"write": 7.0})])
-    assert short.points("write", 50) == [5.0] * 5 + [6.0] * 5 + [7.0] * 5
-
-
-def test_chart_text_shows_labels_scale_and_current_value() -> None:
-    chart = LiveChart("Bandwidth", RW)
-    assert chart.render_at(60).plain.splitlines()[0] == "Bandwidth · waiting for data"
-    chart.extend(
-        [(1.0, {"read": 0.0, "write": 100 * MiB}), (2.0, {"read": 0.0, "write": 50 * MiB})]
-    )
-    lines = chart.render_at(60).plain.splitlines()
-    assert lines[0] == "Bandwidth · 1–2 s · top 100.0 MiB/s"
-    assert len(lines) == 2  # the read series never had data: no strip for it
-    bar_width = 60 - LABEL_WIDTH - VALUE_WIDTH - 1
-    # Two points share the 41 cells: 20 each (a whole number), scaled to the top.
-    assert bar_width == 41
-    assert lines[1] == "write  " + "█" * 20 + "▄" * 20 + " " + " " + "50.0 MiB/s".rjust(VALUE_WIDTH)
-    assert len(lines[1]) == LABEL_WIDTH + bar_width + 1 + VALUE_WIDTH
-
-
-def test_chart_log_scale_for_latency() -> None:
-    chart = LiveChart("Latency", (("mean", "mean", ""), ("p99", "p99", "")), fmt=fmt_ns,
-                      log_scale=True)  # fmt: skip
-    chart.extend([(1.0, {"mean": 200_000.0, "p99": 100_000_000.0})])
-    scale, logarithmic = chart.scaler()
-    assert logarithmic
-    assert scale(100_000_000.0) == 1.0
-    linear = 200_000 / 100_000_000
-    mean = scale(200_000.0)
-    assert mean is not None and linear < mean < 0.2  # visible, not a 0.2 % sliver
-    assert "log scale from 200.0 µs" in chart.render_at(70).plain.splitlines()[0]
-
-
-def test_chart_average_follows_the_current_value_never_a_row_of_its_own() -> None:
-    chart = LiveChart("IOPS", RW, fmt=fmt_count, rows=3)
-    chart.extend([(1.0, {"read": 100.0}), (2.0, {"read": 300.0})])
-    wide = chart.render_at(120).plain.splitlines()
-    assert len(wide) == 1 + 3  # the title, then one series of three rows
-    assert wide[1].startswith("read") and wide[1].rstrip().endswith("300  avg 200")
-    # The rows under a series carry its bars only: nothing in the label column that
-    # could read as another series, and no value beside them.
-    for row in wide[2:]:
-        assert row[:LABEL_WIDTH].strip() == ""
-        assert set(row[LABEL_WIDTH:].strip()) <= set(BLOCKS)
-    assert len(wide[1]) <= 120
-    # Narrow (80 columns) keeps its cells for the bars: the current value only.
-    narrow = chart.render_at(70).plain.splitlines()
-    assert narrow[1].rstrip().endswith("300") and "avg" not in chart.render_at(70).plain
 
 
 # -- the device panel ---------------------------------------------------------------------------
@@ -205,25 +103,6 @@ def test_sample_messages_coalesce_without_losing_points() -> None:
     assert BenchProgress(0.1, None, "measuring").can_replace(BenchProgress(0.2, 5.0, "measuring"))
     assert not first.can_replace(BenchProgress(0.1, None, "measuring"))
     assert not first.can_replace(Message())
-
-
-class ChartApp(App[None]):
-    def compose(self) -> ComposeResult:
-        yield LiveChart("Bandwidth", RW, id="chart")
-
-
-async def test_hidden_chart_waits_to_draw() -> None:
-    app = ChartApp()
-    async with app.run_test(size=(60, 10)) as pilot:
-        chart = app.query_one(LiveChart)
-        chart.display = False
-        chart.push({"write": 5.0}, t=1.0)
-        assert chart._stale  # noqa: SLF001 - the pause is the behaviour under test
-        chart.display = True
-        chart.resume()
-        await pilot.pause()
-        assert not chart._stale  # noqa: SLF001
-        assert "5 B/s" in chart.render().plain
 
 
 # -- result renderers ---------------------------------------------------------------------------

@@ -1,0 +1,204 @@
+"""The one chart component (widgets/series_chart.py), live and overlaid, on fixed data.
+
+Asserted on the data, the legend and what was handed to the plot, not on pixels (the
+SVG of the overlay is in tests/snapshots/test_chart_snapshots.py).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from textual.app import App, ComposeResult
+from tierdeck.widgets.run_charts import overlay_charts, run_points
+from tierdeck.widgets.series_axes import COUNT, LATENCY, RATE, DecadeTicks, short_number
+from tierdeck.widgets.series_chart import (
+    MIN_REDRAW_S,
+    POINTS_PER_CELL,
+    ChartPlot,
+    LegendValue,
+    NamedSeries,
+    SeriesChart,
+    downsample,
+)
+
+from tests.snapshot_apps.bench_data import load_events, result_of
+from tests.snapshot_apps.charts import COLLAPSING, STEADY, OverlayApp
+from tests.waiting import wait_until
+
+MiB = 1024 * 1024
+RW = (("read", "read", "green"), ("write", "write", "magenta"))
+
+
+# -- data -------------------------------------------------------------------------------------
+
+
+def test_ring_buffer_keeps_the_newest() -> None:
+    chart = SeriesChart("Bandwidth", RW, capacity=5)
+    for t in range(8):
+        chart.push({"read": float(t)}, t=float(t))
+    assert chart.values("read") == [3.0, 4.0, 5.0, 6.0, 7.0]
+    assert chart.values("write") == [None] * 5
+    assert chart.times == [3.0, 4.0, 5.0, 6.0, 7.0]
+    assert chart.latest("read") == 7.0 and chart.mean("read") == 5.0
+    assert chart.top() == 7.0
+    assert chart.visible_keys == ["read"]  # write never had data: not drawn
+
+
+def test_downsample_keeps_a_step_a_step() -> None:
+    points: list[tuple[float, float | None]] = [(float(t), 20.0) for t in range(300)]
+    points += [(float(t), 110.0) for t in range(300, 600)]
+    out = downsample(points, 60)
+    assert len(out) == 60
+    assert [v for _, v in out[:30]] == [20.0] * 30 and [v for _, v in out[30:]] == [110.0] * 30
+    assert out[0][0] == 4.5  # the bucket's mean time
+    assert downsample([(0, 1.0), (1, None), (2, None), (3, 3.0)], 2) == [(0.5, 1.0), (2.5, 3.0)]
+    assert downsample([(0, None), (1, None)], 1) == [(0.5, None)]
+    assert downsample([(0, 1.0)], 5) == [(0, 1.0)]
+
+
+def test_a_long_run_reaches_the_plot_as_two_points_a_cell() -> None:
+    chart = SeriesChart("IOPS", RW, unit=COUNT)
+    chart.extend([(float(t), {"write": 100.0 if t < 500 else 200.0}) for t in range(1000)])
+    points = chart.points("write", 50)
+    assert len(points) == 50 * POINTS_PER_CELL  # 1000 points never reach the plot
+    assert points[0][1] == 100.0 and points[-1][1] == 200.0
+
+
+def test_a_disk_that_appears_mid_run_has_no_data_before() -> None:
+    chart = SeriesChart("Disks", (("sdb", "sdb", "cyan"),), hide_empty=False)
+    chart.push({"sdb": 1.0}, t=1.0)
+    chart.add_series("sdc", "sdc", "yellow")
+    chart.push({"sdb": 2.0, "sdc": 3.0}, t=2.0)
+    assert chart.values("sdc") == [None, 3.0] and chart.times_of("sdc") == [1.0, 2.0]
+    assert chart.visible_keys == ["sdb", "sdc"]
+
+
+# -- axes and legend ----------------------------------------------------------------------------
+
+
+def test_axis_units_pick_the_step_the_top_reaches() -> None:
+    assert RATE.step_for(150 * MiB) == (MiB, "MiB/s")
+    assert RATE.step_for(800 * 1024) == (1024, "KiB/s")
+    assert RATE.step_for(0) == (1.0, "B/s")
+    assert COUNT.step_for(12_000) == (1e3, "k IOPS")
+    assert LATENCY.step_for(180_000) == (1e3, "µs")
+    assert [short_number(v) for v in (0, 2.5, 150, 1000, 0.125)] == [
+        "0",
+        "2.5",
+        "150",
+        "1000",
+        "0.125",
+    ]
+    assert DecadeTicks(rows=8).get_ticks(-1, 3) == [-1, 0, 1, 2, 3]
+    assert DecadeTicks(rows=3).get_ticks(-1, 3) == [-1, 1, 3]  # fewer rows than decades
+    assert DecadeTicks().get_labels_for_ticks([-1, 0, 2]) == ["0.1", "1", "100"]
+
+
+def test_legend_names_each_series_with_its_value_in_the_axis_unit() -> None:
+    chart = SeriesChart("Bandwidth", RW)
+    assert chart.legend_text().plain == "B/s   Bandwidth  waiting for data"
+    chart.extend(
+        [(1.0, {"read": 0.0, "write": 100 * MiB}), (2.0, {"read": 0.0, "write": 50 * MiB})]
+    )
+    assert chart.legend_text().plain == "MiB/s Bandwidth  ━ write 50.0 MiB/s"
+    idle = SeriesChart("Bandwidth", RW)
+    idle.push({"read": 0.0, "write": 0.0}, t=1.0)
+    assert idle.legend_text().plain.endswith("no I/O yet")
+
+
+def test_latency_goes_logarithmic_only_over_a_decade() -> None:
+    lines = (("mean", "mean", ""), ("p99", "p99", ""))
+    chart = SeriesChart("Latency", lines, unit=LATENCY, log_scale=True)
+    chart.push({"mean": 200_000.0, "p99": 100_000_000.0}, t=1.0)
+    assert chart.logarithmic() and "(log)" in chart.legend_text().plain
+    close = SeriesChart("Latency", lines, unit=LATENCY, log_scale=True)
+    close.push({"mean": 200_000.0, "p99": 900_000.0}, t=1.0)
+    assert not close.logarithmic()
+
+
+# -- on screen ----------------------------------------------------------------------------------
+
+
+class ChartApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield SeriesChart("Bandwidth", RW, span=60, id="chart")
+
+
+async def test_data_arriving_fast_is_drawn_once_a_second() -> None:
+    app = ChartApp()
+    async with app.run_test(size=(80, 10)) as pilot:
+        chart = app.query_one(SeriesChart)
+        plot = chart.query_one(ChartPlot)
+        await wait_until(pilot, lambda: chart.draws >= 1, "the empty frame")
+        before = chart.draws
+        started = time.monotonic()
+        for t in range(1, 6):  # five intervals within the same second
+            chart.push({"write": t * MiB}, t=float(t))
+        # The first data is drawn at once, the next four wait for the second to pass.
+        assert chart.draws == before + 1
+        assert [list(d.y) for d in plot._datasets] == [[1.0]]  # noqa: SLF001
+        await wait_until(pilot, lambda: chart.draws == before + 2, "the redraw")
+        assert time.monotonic() - started >= MIN_REDRAW_S
+        await pilot.pause()
+        assert chart.draws == before + 2  # five pushes, two redraws
+        [line] = plot._datasets  # noqa: SLF001 - what the library was handed
+        assert list(line.y) == [1.0, 2.0, 3.0, 4.0, 5.0]  # in MiB/s, the axis' unit
+        assert (plot._x_min, plot._x_max) == (0.0, 60.0)  # noqa: SLF001 - the run's span
+        assert "━ write 5.0 MiB/s" in chart.legend_text().plain
+
+
+async def test_hidden_chart_waits_to_draw() -> None:
+    app = ChartApp()
+    async with app.run_test(size=(80, 10)) as pilot:
+        chart = app.query_one(SeriesChart)
+        await wait_until(pilot, lambda: chart.draws >= 1, "the first draw")
+        chart.display = False
+        before = chart.draws
+        chart.push({"write": 5.0}, t=1.0)
+        assert chart._stale and chart.draws == before  # noqa: SLF001 - the pause under test
+        chart.display = True
+        chart.resume()
+        await wait_until(pilot, lambda: chart.draws > before, "the catch-up draw")
+        assert not chart._stale  # noqa: SLF001
+
+
+async def test_overlay_shows_the_steady_run_and_the_one_that_collapsed() -> None:
+    app = OverlayApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        chart = app.query_one("#compare-bw", SeriesChart)
+        await wait_until(pilot, lambda: chart.draws >= 2, "the overlay")
+        legend = chart.legend_text().plain
+        assert legend.startswith("MiB/s Bandwidth")
+        assert "━ #12 raw pool avg 400.0 MiB/s" in legend
+        assert "━ #14 mergerfs avg 160.0 MiB/s" in legend
+        steady, collapsed = chart.query_one(ChartPlot)._datasets  # noqa: SLF001
+        assert min(steady.y) > 380 and max(collapsed.y[20:]) < 50 < min(collapsed.y[:20])
+        assert (
+            chart.times_of("#14 mergerfs")[0] == 1.0 and chart.times_of("#12 raw pool")[-1] == 60.0
+        )
+        assert chart.query_one(ChartPlot).region.bottom <= 24
+
+
+def test_overlay_of_recorded_runs_one_line_per_run() -> None:
+    pool = result_of(load_events("pool_write")).series
+    branch = result_of(load_events("branch_randrw")).series
+    bw, iops, lat = overlay_charts([("#1 pool", pool), ("#2 branch", branch)])
+    assert bw.keys == iops.keys == lat.keys == ["#1 pool", "#2 branch"]
+    assert bw.values("#1 pool") == [s.read.bw_bytes_per_s + s.write.bw_bytes_per_s for s in pool]
+    assert lat.values("#2 branch") == [s.read.lat_mean_ns for s in branch]  # read: it read
+    assert run_points(pool, "lat") == [(s.t, s.write.lat_mean_ns) for s in pool]  # write-only
+    assert bw.legend is LegendValue.MEAN and lat.log_scale
+
+
+def test_set_series_keeps_labels_apart_and_styles_in_order() -> None:
+    chart = SeriesChart("IOPS", unit=COUNT)
+    chart.set_series([NamedSeries("a", [(1.0, 1.0)]), NamedSeries("a", [(1.0, 2.0)], style="red")])
+    assert chart.keys == ["a", "a (2)"]
+    assert [chart._lines[k].style for k in chart.keys] == ["cyan", "red"]  # noqa: SLF001
+    assert math.isclose(chart.top(), 2.0)
+
+
+def test_fixed_series_are_what_the_docstring_says() -> None:
+    assert len(STEADY) == len(COLLAPSING) == 60
+    assert all(v is not None and v > 380 * MiB for _, v in STEADY)
