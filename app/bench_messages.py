@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from ..core.bench_models import BenchRefused, DeviceSample, RunRequest, RunResult, WarningKind
+from ..core.compare import Comparison
 from ..core.fio_models import Sample
 from . import bench_events as ev
 
@@ -192,3 +193,18 @@ class RunLoaded(Message):
     """One stored run, complete (series, devices, fio JSON), for the detail view."""
 
     result: RunResult
+
+
+@dataclass
+class CompareLoaded(Message):
+    """The marked runs, loaded complete and compared, for the compare view."""
+
+    comparison: Comparison
+
+
+@dataclass
+class CompareExported(Message):
+    """The export key wrote ``path`` (``error`` None), or could not."""
+
+    path: str
+    error: str | None

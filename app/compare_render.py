@@ -88,7 +88,7 @@ def _rows(comparison: Comparison) -> list[tuple[str, str, Metric, tuple[Cell, ..
     return out
 
 
-def _notes(comparison: Comparison) -> list[str]:
+def note_lines(comparison: Comparison) -> list[str]:
     """One line per run whose figures are suspect, per position-matched job row."""
     lines = []
     for run, notes in zip(comparison.runs, comparison.notes, strict=True):
@@ -202,7 +202,7 @@ def to_markdown(comparison: Comparison) -> str:
             f"- `{d.key}`: " + " / ".join(_md_escape(v or "-") for v in d.values)
             for d in comparison.differences
         ]
-        lines += [f"- {_md_escape(n)}" for n in _notes(comparison)]
+        lines += [f"- {_md_escape(n)}" for n in note_lines(comparison)]
     return "\n".join(lines) + "\n"
 
 
@@ -252,7 +252,8 @@ def to_csv(comparison: Comparison) -> str:
 # --------------------------------------------------------------------- rich
 
 
-def _rich_cell(metric: Metric, cell: Cell) -> Text:
+def rich_cell(metric: Metric, cell: Cell) -> Text:
+    """A value, then its delta coloured by meaning (the CLI table and the TUI)."""
     text = Text(
         format_value(metric, cell.value), style="bold" if cell.verdict is Verdict.BASELINE else ""
     )
@@ -283,7 +284,7 @@ def to_rich(comparison: Comparison) -> RenderableType:
                     row.name if first_of_job else "",
                     d.direction if m is d.metrics[0] else "",
                     METRIC_LABEL[m.metric],
-                    *(_rich_cell(m.metric, c) for c in m.cells),
+                    *(rich_cell(m.metric, c) for c in m.cells),
                 )
     parts: list[RenderableType] = [table, Text(""), Text(_baseline_note(comparison), style="dim")]
     parts += differences_rich(comparison)
@@ -307,7 +308,7 @@ def differences_rich(comparison: Comparison) -> Sequence[RenderableType]:
                 *(Text(v or "-", style=style) for v in d.values),
             )
         out += [Text(""), table]
-    notes = _notes(comparison)
+    notes = note_lines(comparison)
     if notes:
         out += [Text(""), *(Text(n, style="red") for n in notes)]
     if comparison.comparable:
