@@ -492,10 +492,13 @@ def delete_cmd(run_id: int, yes: bool) -> None:
 
 
 def _register_import() -> None:
-    # Its own module (app/cli_import.py); it loads the parsers only when it runs.
+    # Their own modules (app/cli_import.py, app/cli_export.py); each loads its parsers
+    # or renderers only when it runs.
+    from .cli_export import export_cmd
     from .cli_import import import_cmd
 
     history.add_command(import_cmd)
+    history.add_command(export_cmd)
 
 
 _register_import()

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..backends.localfiles import write_atomically
 from ..core.bench_models import DirectionSummary, RunResult, RunStatus
@@ -44,6 +44,10 @@ from ..core.redact import NOTHING_KNOWN, KnownIdentifiers, redact_runs
 from ..core.units import fmt_mib
 from . import compare_render as render
 from .history import result_to_json
+
+if TYPE_CHECKING:
+    from ..backends.host import Host
+    from ..core.models import Inventory
 
 DIRECTIONS = ("read", "write", "trim")
 MAX_FREE_NAME_TRIES = 1000
@@ -126,16 +130,25 @@ def write_export(
     text = render_export(runs, fmt, redact=redact, baseline=baseline, known=known)
     if output is not None:
         path = output.absolute()
-        write_atomically(path, text)
+        _write(path, text)
         return ExportWritten(path)
     wanted = ((folder or Path.cwd()) / default_name(runs, fmt, redact=redact)).absolute()
     path = _claim_free_name(wanted)
     try:
-        write_atomically(path, text)
+        _write(path, text)
     except BaseException:
         path.unlink(missing_ok=True)  # the empty placeholder claimed above
         raise
     return ExportWritten(path, None if path == wanted else wanted)
+
+
+def _write(path: Path, text: str) -> None:
+    write_atomically(path, text)
+    # write_atomically's temp file is private (0600); a file to share gets the
+    # permissions any new file of the user's gets (umask), as a shell redirect would.
+    mask = os.umask(0o022)
+    os.umask(mask)
+    os.chmod(path, 0o666 & ~mask)
 
 
 def default_name(runs: Sequence[RunResult], fmt: ExportFormat, *, redact: bool) -> str:
@@ -157,6 +170,17 @@ def _claim_free_name(wanted: Path) -> Path:
         os.close(fd)
         return path
     raise ExportRefused(f"no free file name next to {wanted}: give --output")
+
+
+def machine_identifiers(host: Host, inventory: Inventory | None = None) -> KnownIdentifiers:
+    """What --redact should also remove wherever it appears: the host's name and, with
+    an inventory at hand (the TUI), its disks' serials and WWNs."""
+    disks = inventory.disks if inventory is not None else ()
+    return KnownIdentifiers(
+        hostnames=(host.hostname,),
+        serials=tuple(d.serial for d in disks if d.serial),
+        wwns=tuple(d.wwn for d in disks if d.wwn),
+    )
 
 
 def _comparison(runs: Sequence[RunResult], baseline: int) -> Comparison:
