@@ -12,6 +12,9 @@ legend under the table explains the marks shown. A suite whose jobs differ shows
 many jobs did each direction instead of a mixed average. Under the table, the
 highlighted run in full: its name, tags and target, and for a failed run its reason,
 all of which a column at 80 characters would cut.
+
+Space marks runs for a comparison (screens/history_marks), c compares them
+(screens/compare); a run's detail view comes back with ``c`` to mark its run.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, Select, Static
 
 from ..app.bench_messages import HistoryChanged, HistoryFailed, HistoryLoaded
+from ..app.compare_marks import CompareMarks
 from ..core.bench_models import RunResult, RunStatus
 from ..core.errors import one_line
 from ..widgets.run_view import (
@@ -41,12 +45,14 @@ from ..widgets.run_view import (
     name_cell,
     status_text,
 )
+from .history_marks import MARK_COLUMN, CompareMarking, mark_cell
 from .run_detail import RunDetailScreen
 from .run_editing import RunEditing, StoreFactory, default_store, when
 
 __all__ = ["HistoryScreen", "RunDetailScreen"]
 
 FAILED_VIEW = (RunStatus.FAILED, RunStatus.CANCELLED)
+PAGE = 500  # runs per listing: 10,000 at once took 8 s to show (bench/history.py)
 WIDE = 100  # from this width on, the list has a target column
 
 
@@ -67,11 +73,13 @@ def legend(runs: list[RunResult]) -> Text:
     return Text(" · ".join(parts), style="dim")
 
 
-class HistoryScreen(RunEditing, Screen[None]):
+class HistoryScreen(RunEditing, CompareMarking, Screen[None]):
     CSS_PATH = "bench.tcss"
 
     BINDINGS = [
         Binding("enter", "open", "Open", show=True, tooltip="open the run: per job, charts, disks"),
+        Binding("space", "mark", "Mark", tooltip="mark/unmark the run for a comparison"),
+        Binding("c", "compare", "Compare", tooltip="compare the marked runs (2 to 8)"),
         Binding("f", "toggle_failed", "Failed/cancelled", tooltip="failed and cancelled runs"),
         Binding("n", "rename", "Rename", tooltip="rename the highlighted run"),
         Binding("t", "tag", "Tag", tooltip="set the highlighted run's tags"),
@@ -83,6 +91,7 @@ class HistoryScreen(RunEditing, Screen[None]):
     HELP_NOTES = (
         ("up / down", "move in the list; the line under it shows the run in full"),
         ("tab / shift+tab", "the target and preset filters, then the list"),
+        ("1, 2 ...", "first column: the marked runs' order; 1 is the comparison's baseline"),
         ("escape", "close this help"),
     )
     HELP_LEGEND = (
@@ -108,6 +117,9 @@ class HistoryScreen(RunEditing, Screen[None]):
         self._short_dates = True
         self._target_width = 0  # 0: no target column (narrow terminal)
         self._filters: tuple[str | None, str | None] = (None, None)
+        self.marks = CompareMarks()
+        self.limit = PAGE  # the newest this many are listed; the end of the list adds a page
+        self.more = False  # the store holds runs beyond ``limit`` for this view
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -142,12 +154,14 @@ class HistoryScreen(RunEditing, Screen[None]):
 
     # -- loading ---------------------------------------------------------------------------
 
-    def reload(self) -> None:
+    def reload(self, *, first_page: bool = False) -> None:
+        if first_page:
+            self.limit = PAGE
         target, preset = self._filters
-        self._load(target, preset, self.show_failed)
+        self._load(target, preset, self.show_failed, self.limit)
 
     @work(thread=True, exclusive=True, group="history-load", exit_on_error=False)
-    def _load(self, target: str | None, preset: str | None, failed: bool) -> None:
+    def _load(self, target: str | None, preset: str | None, failed: bool, limit: int) -> None:
         try:
             store = self.store_factory()
             # The list shows summaries only; a run's series load when it is opened.
@@ -156,6 +170,7 @@ class HistoryScreen(RunEditing, Screen[None]):
                 preset=preset,
                 status=FAILED_VIEW if failed else RunStatus.OK,
                 series=False,
+                limit=limit + 1,  # one more says whether there is more
             )
             targets, presets = store.filter_options()
         except Exception as exc:  # noqa: BLE001 - an unreadable store is shown, not fatal
@@ -165,7 +180,8 @@ class HistoryScreen(RunEditing, Screen[None]):
 
     def on_history_loaded(self, message: HistoryLoaded) -> None:
         self.error = None
-        self.runs = message.runs
+        self.more = len(message.runs) > self.limit
+        self.runs = message.runs[: self.limit]
         self._set_options("#filter-target", [(label, path) for path, label in message.targets])
         self._set_options("#filter-preset", [(p, p) for p in message.presets])
         self._fill_table()
@@ -183,6 +199,8 @@ class HistoryScreen(RunEditing, Screen[None]):
         self.notify(f"Run #{message.run_id} {message.what}.")
         if message.deleted and self.select_id == message.run_id:
             self.select_id = None
+        if message.deleted:
+            self.marks.discard(message.run_id)
         self.reload()
 
     def _set_options(self, selector: str, options: list[tuple[str, str]]) -> None:
@@ -202,7 +220,10 @@ class HistoryScreen(RunEditing, Screen[None]):
             label.append(" · enter opens · f: back to the good runs", style="dim")
         else:
             label.append("Runs that finished ok", style="bold")
-            label.append(" · enter opens · f: failed and cancelled ones", style="dim")
+            if self.marks:
+                label.append_text(self.marks_text())
+            else:
+                label.append(" · enter opens · space marks · f: failed ones", style="dim")
         self.query_one("#history-view", Static).update(label)
 
     def _fill_table(self) -> None:
@@ -217,13 +238,14 @@ class HistoryScreen(RunEditing, Screen[None]):
         # its name is worth more than "…s/pool/slow".
         columns = 6 if room >= WIDE else 5
         last = ("status", 11) if self.show_failed else ("read", 11)
-        fixed = 4 + date_w + last[1] + 11 + columns * 2
+        fixed = 1 + 4 + date_w + last[1] + 11 + (columns + 1) * 2
         flexible = max(24, room - fixed)
         self._target_width = flexible * 2 // 5 if room >= WIDE else 0
         if self.show_failed:  # the reason gets the larger share: it is why one looks
             name_w = (flexible - self._target_width) // 2
         else:
             name_w = flexible - self._target_width
+        table.add_column("", width=1, key=MARK_COLUMN)
         table.add_column("#", width=4, key="id")
         table.add_column("when", width=date_w, key="when")
         table.add_column("name", width=name_w, key="name")
@@ -251,6 +273,12 @@ class HistoryScreen(RunEditing, Screen[None]):
                 pass
         self.select_id = None
         marks = legend(self.runs)
+        if self.more:
+            marks.append(
+                f"{' · ' if marks.plain else ''}the newest {len(self.runs)} runs; "
+                "the last row loads more",
+                style="dim",
+            )
         box = self.query_one("#history-legend", Static)
         box.update(marks)
         box.display = bool(marks.plain)
@@ -264,6 +292,7 @@ class HistoryScreen(RunEditing, Screen[None]):
 
     def _row(self, run: RunResult) -> list[Text | str]:
         cells: list[Text | str] = [
+            mark_cell(self.marks.order(run.id)),
             str(run.id),
             when(run.started_at, short=self._short_dates),
             name_cell(run),
@@ -315,8 +344,14 @@ class HistoryScreen(RunEditing, Screen[None]):
         return next((r for r in self.runs if r.id == run_id), None)
 
     @on(DataTable.RowHighlighted, "#history-table")
-    def _row_highlighted(self) -> None:
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._draw_current()
+        if self.more and event.cursor_row == event.data_table.row_count - 1:
+            # The last row of a page: the next page, staying on this row.
+            self.limit += PAGE
+            self.more = False
+            self.select_id = self.selected_id
+            self.reload()
 
     # -- filters and keys ---------------------------------------------------------------------
 
@@ -328,7 +363,7 @@ class HistoryScreen(RunEditing, Screen[None]):
             target if isinstance(target, str) else None,
             preset if isinstance(preset, str) else None,
         )
-        self.reload()
+        self.reload(first_page=True)
 
     @on(DataTable.RowSelected, "#history-table")
     def _row_selected(self) -> None:
@@ -337,12 +372,15 @@ class HistoryScreen(RunEditing, Screen[None]):
     def action_open(self) -> None:
         run_id = self.selected_id
         if run_id is not None:
-            self.app.push_screen(RunDetailScreen(run_id, store_factory=self.store_factory))
+            # The detail view's "compare with..." comes back with its run to mark.
+            self.app.push_screen(
+                RunDetailScreen(run_id, store_factory=self.store_factory), self.mark_run
+            )
 
     def action_toggle_failed(self) -> None:
         self.show_failed = not self.show_failed
         self._draw_view_label()
-        self.reload()
+        self.reload(first_page=True)
 
     def action_rename(self) -> None:
         if (run := self.selected_run) is not None:

@@ -1,7 +1,9 @@
 """One stored run in full: the result as the run screen showed it (per job for a suite,
 fio's whole error text), the charts, the disks, the environment and the jobs.
 
-Loaded from app.history.HistoryStore in a thread. The same n / t / d keys as the list.
+Loaded from app.history.HistoryStore in a thread. The same n / t / d keys as the list;
+c ("compare with...") goes back to the list with this run marked for a comparison: the
+screen's result is the run's id.
 """
 
 from __future__ import annotations
@@ -76,13 +78,19 @@ def head_renderable(run: RunResult) -> RenderableType:
     return Group(title, grid)
 
 
-class RunDetailScreen(RunEditing, Screen[None]):
+class RunDetailScreen(RunEditing, Screen[int | None]):
     CSS_PATH = "bench.tcss"
 
     BINDINGS = [
         Binding("n", "rename", "Rename", tooltip="rename this run"),
         Binding("t", "tag", "Tag", tooltip="set this run's tags"),
         Binding("d", "delete", "Delete", tooltip="delete this run (asks first)"),
+        Binding(
+            "c",
+            "compare_with",
+            "Compare with…",
+            tooltip="compare with...: back to the list with this run marked (space marks more)",
+        ),
         Binding("escape", "back", "Back", tooltip="back to the list"),
     ]
     HELP_TITLE = "tierdeck keys: stored run"
@@ -202,6 +210,10 @@ class RunDetailScreen(RunEditing, Screen[None]):
     def action_delete(self) -> None:
         if self.run is not None:
             self._edit_run(self.run, "delete")
+
+    def action_compare_with(self) -> None:
+        if self.run is not None:
+            self.dismiss(self.run_id)
 
     def action_back(self) -> None:
         self.dismiss(None)

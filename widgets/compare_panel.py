@@ -14,6 +14,7 @@ The words and the suspect-run notes are app.compare_render's, as in the CLI.
 from __future__ import annotations
 
 from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 
 from ..app.compare_render import COMPARABLE, NOISE_MARK, note_lines, run_label
@@ -43,22 +44,24 @@ def _where(run: RunResult) -> str:
     return where if run.target.path in where else f"{where} ({run.target.path})"
 
 
-def _difference(difference: Difference, runs: tuple[RunResult, ...], width: int) -> Text:
-    style = "dim" if difference.kind.informational else "yellow"
-    out = Text(difference.key, style=style)
+def _difference(difference: Difference, runs: tuple[RunResult, ...], width: int) -> RenderableType:
+    style = "dim" if difference.kind.informational else ""
+    title = Text(difference.key, style=style or "yellow")
     if difference.kind.informational:
-        out.append("  (information: what was compared)", style="dim")
+        title.append("  (information: what was compared)", style="dim")
     values = [
         (f"#{run.id}", value or "-") for run, value in zip(runs, difference.values, strict=True)
     ]
     one_line = INDENT + "  ".join(f"{ref} {value}" for ref, value in values)
     if len(one_line) <= width:
-        out.append("\n" + one_line, style="dim" if difference.kind.informational else "")
-        return out
+        return Group(title, Text(one_line, style=style))
+    # a value per line, wrapped under itself: long mount options stay readable
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True, style="bold")
+    grid.add_column(overflow="fold", style=style)
     for ref, value in values:
-        out.append(f"\n{INDENT}{ref} ", style="bold")
-        out.append(value, style="dim" if difference.kind.informational else "")
-    return out
+        grid.add_row(INDENT + ref, value)
+    return Group(title, grid)
 
 
 def panel_renderable(comparison: Comparison, width: int) -> RenderableType:

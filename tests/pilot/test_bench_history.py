@@ -252,7 +252,7 @@ async def test_old_runs_are_marked_in_the_list_and_the_detail(
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_history(pilot, app)
         table = screen.query_one("#history-table", DataTable)
-        names = {key.value: str(table.get_row(key)[2]) for key in table.rows}
+        names = {key.value: str(table.get_cell(key, "name")) for key in table.rows}
         assert names["3"].startswith("† old clones")
         assert not names["2"].startswith("†") and not names["1"].startswith("†")
         legend = str(screen.query_one("#history-legend", Static).render())
