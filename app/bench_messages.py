@@ -203,8 +203,10 @@ class CompareLoaded(Message):
 
 
 @dataclass
-class CompareExported(Message):
-    """The export key wrote ``path`` (``error`` None), or could not."""
+class RunsExported(Message):
+    """The export key (compare view, run view) wrote ``path``; ``text`` says where
+    for the user (app.export.ExportWritten.message), or ``error`` why not."""
 
-    path: str
-    error: str | None
+    path: str | None
+    text: str
+    error: str | None = None

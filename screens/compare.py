@@ -9,13 +9,11 @@ Three views, one at a time so that each has the whole 80x24 screen: 1 the table
 (widgets/compare_table: run columns scroll sideways past the fixed label column), 2 the
 comparability panel (widgets/compare_panel), 3 one overlay chart per metric, a line
 per run (widgets/run_charts.overlay_charts on the one SeriesChart). ``e`` writes the
-comparison as Markdown into the folder tierdeck runs in (app/compare_files) and says
-where.
+comparison as Markdown into the folder tierdeck runs in (app/export through
+screens/exporting) and says where.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from rich.text import Text
 from textual import work
@@ -26,8 +24,7 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
-from ..app.bench_messages import CompareExported, CompareLoaded, HistoryFailed
-from ..app.compare_files import write_markdown
+from ..app.bench_messages import CompareLoaded, HistoryFailed
 from ..app.compare_render import run_label
 from ..core.compare import Comparison, compare_runs
 from ..core.errors import one_line
@@ -35,12 +32,13 @@ from ..widgets.compare_panel import baseline_line, chart_note, panel_renderable
 from ..widgets.compare_table import CompareTable
 from ..widgets.run_charts import overlay_charts, plot_rows
 from ..widgets.series_chart import SeriesChart
+from .exporting import Exporting
 from .run_editing import StoreFactory, default_store
 
 VIEWS = {"1": "tab-table", "2": "tab-differences", "3": "tab-charts"}
 
 
-class CompareScreen(Screen[None]):
+class CompareScreen(Exporting, Screen[None]):
     CSS_PATH = "compare.tcss"
 
     BINDINGS = [
@@ -67,8 +65,6 @@ class CompareScreen(Screen[None]):
 
     comparison: var[Comparison | None] = var(None)
     error: var[str | None] = var(None)
-    exported: var[str | None] = var(None)
-    """The last file the export key wrote (tests wait on it)."""
 
     def __init__(self, run_ids: list[int], *, store_factory: StoreFactory | None = None) -> None:
         super().__init__(id="compare")
@@ -179,23 +175,7 @@ class CompareScreen(Screen[None]):
 
     def action_export(self) -> None:
         if self.comparison is not None:
-            self._export(self.comparison)
-
-    @work(thread=True, group="compare-export", exit_on_error=False)
-    def _export(self, comparison: Comparison) -> None:
-        try:
-            path = write_markdown(comparison, Path.cwd())
-        except OSError as exc:
-            self.post_message(CompareExported("", one_line(exc)))
-            return
-        self.post_message(CompareExported(str(path), None))
-
-    def on_compare_exported(self, message: CompareExported) -> None:
-        if message.error is not None:
-            self.notify(f"Export failed: {message.error}", severity="error", timeout=10)
-            return
-        self.exported = message.path
-        self.notify(f"Markdown written to {message.path}", timeout=10)
+            self._export_runs(self.comparison.runs, self.comparison.baseline)
 
     def action_back(self) -> None:
         self.dismiss(None)

@@ -3,7 +3,7 @@ fio's whole error text), the charts, the disks, the environment and the jobs.
 
 Loaded from app.history.HistoryStore in a thread. The same n / t / d keys as the list;
 c ("compare with...") goes back to the list with this run marked for a comparison: the
-screen's result is the run's id.
+screen's result is the run's id; e writes the run as Markdown (screens/exporting).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from ..widgets.run_view import (
     status_text,
 )
 from ..widgets.series_chart import SeriesChart
+from .exporting import Exporting
 from .run_editing import RunEditing, StoreFactory, default_store, when
 
 
@@ -78,7 +79,7 @@ def head_renderable(run: RunResult) -> RenderableType:
     return Group(title, grid)
 
 
-class RunDetailScreen(RunEditing, Screen[int | None]):
+class RunDetailScreen(RunEditing, Exporting, Screen[int | None]):
     CSS_PATH = "bench.tcss"
 
     BINDINGS = [
@@ -91,6 +92,7 @@ class RunDetailScreen(RunEditing, Screen[int | None]):
             "Compare with…",
             tooltip="compare with...: back to the list with this run marked (space marks more)",
         ),
+        Binding("e", "export", "Export", tooltip="write this run as Markdown, say where"),
         Binding("escape", "back", "Back", tooltip="back to the list"),
     ]
     HELP_TITLE = "tierdeck keys: stored run"
@@ -210,6 +212,10 @@ class RunDetailScreen(RunEditing, Screen[int | None]):
     def action_delete(self) -> None:
         if self.run is not None:
             self._edit_run(self.run, "delete")
+
+    def action_export(self) -> None:
+        if self.run is not None:
+            self._export_runs([self.run])
 
     def action_compare_with(self) -> None:
         if self.run is not None:

@@ -65,6 +65,7 @@ class CompareTable(DataTable[Text]):
     def show(self, comparison: Comparison) -> None:
         """Fill the table; the cursor stays where it was (the same run and row)."""
         cursor = self.cursor_coordinate
+        first = self.comparison
         self.comparison = comparison
         self.clear(columns=True)
         self.add_column(Text("job / metric", style="bold"), width=LABEL_WIDTH, key="label")
@@ -84,8 +85,10 @@ class CompareTable(DataTable[Text]):
                         cells.append(text)
                     self.add_row(label, *cells)
         if self.row_count:
+            # first shown: on the first figure, not on the job's name above it
+            start = cursor.row if first is not None else 1
             self.move_cursor(
-                row=min(cursor.row, self.row_count - 1),
+                row=min(start, self.row_count - 1),
                 column=min(max(cursor.column, 1), len(comparison.runs)),
                 animate=False,
             )

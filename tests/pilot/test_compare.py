@@ -127,16 +127,21 @@ async def test_mark_compare_rebase_and_export(demo_host: RecordedHost, store: Hi
         assert "% vs #1" in screen_text(app)
         assert "Baseline: #1 pool write 1M" in notes(app)
 
-        # e: the Markdown of what is on screen, in the folder tierdeck runs in
+        # e: the Markdown of what is on screen (against the new baseline), in the
+        # folder tierdeck runs in; a second export never replaces the first
         await pilot.press("e")
         await wait_until(pilot, lambda: screen.exported is not None, "the export")
         path = Path(screen.exported or "")
-        assert path == Path.cwd() / "tierdeck-compare-1-2.md"
-        assert path.read_text(encoding="utf-8") == to_markdown(screen.comparison)  # type: ignore[arg-type]
-        assert "| job | dir | metric | #2 branch randrw 4k | #1 pool write 1M |" in (
-            path.read_text(encoding="utf-8")
-        )
-        assert f"Markdown written to {path}" in notes(app)
+        assert path == Path.cwd() / "tierdeck-runs-2-1.md"
+        text = path.read_text(encoding="utf-8")
+        assert to_markdown(screen.comparison) in text  # type: ignore[arg-type]
+        assert "| job | dir | metric | #2 branch randrw 4k | #1 pool write 1M |" in text
+        assert "baseline: #1 pool write 1M" in text
+        assert f"Markdown: wrote {path}" in notes(app)
+        await pilot.press("e")
+        again = path.with_name("tierdeck-runs-2-1_2.md")
+        await wait_until(pilot, lambda: screen.exported == str(again), "the second export")
+        assert path.read_text(encoding="utf-8") == text
 
         # the other views, by their keys
         await pilot.press("2")
@@ -215,6 +220,14 @@ async def test_compare_with_from_the_detail_view(
             return isinstance(app.screen, RunDetailScreen) and app.screen.run is not None
 
         await wait_until(pilot, loaded, "the run detail")
+        detail = app.screen
+        assert isinstance(detail, RunDetailScreen)
+        await pilot.press("e")  # the run view's export: this run alone
+        await wait_until(pilot, lambda: detail.exported is not None, "the run's export")
+        path = Path(detail.exported or "")
+        assert path == Path.cwd() / "tierdeck-run-3.md"
+        assert "stonewall step" in path.read_text(encoding="utf-8")
+        assert f"Markdown: wrote {path}" in notes(app)
         await pilot.press("c")
         await wait_until(pilot, lambda: app.screen is history, "back to the list")
         assert history.marks.ids == [3]

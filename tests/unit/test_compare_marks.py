@@ -1,17 +1,15 @@
 """Marks for a comparison (app/compare_marks), the compare view's panel texts
-(widgets/compare_panel) and the export file (app/compare_files), on recorded runs."""
+(widgets/compare_panel), on recorded runs."""
 
 from __future__ import annotations
 
 import io
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from rich.console import Console
-from tierdeck.app.compare_files import export_name, write_markdown
 from tierdeck.app.compare_marks import CompareMarks
-from tierdeck.app.compare_render import COMPARABLE, to_markdown
+from tierdeck.app.compare_render import COMPARABLE
 from tierdeck.core.bench_models import RunStatus
 from tierdeck.core.compare import MAX_RUNS, CompareRefused, RefusalKind, compare_runs
 from tierdeck.widgets.compare_panel import baseline_line, chart_note, panel_renderable
@@ -61,15 +59,6 @@ def test_a_ninth_run_is_refused_and_fewer_than_two_do_not_compare() -> None:
         marks.add(plain(99))
     assert many.value.kind is RefusalKind.TOO_MANY
     assert marks.check() == list(range(1, MAX_RUNS + 1))
-
-
-def test_export_writes_the_markdown_named_after_the_runs(tmp_path: Path) -> None:
-    comparison = compare_runs([recording("pool_write", 4), recording("branch_randrw", 9)], 1)
-    assert export_name(comparison) == "tierdeck-compare-9-4.md"  # the baseline first
-    path = write_markdown(comparison, tmp_path)
-    assert path == tmp_path / "tierdeck-compare-9-4.md"
-    assert path.read_text(encoding="utf-8") == to_markdown(comparison)
-    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temp file left
 
 
 def test_panel_lists_differences_per_run_and_warnings() -> None:
