@@ -279,6 +279,7 @@ class RunStore(Protocol):
         tag: str | None = None,
         full: bool = False,
         series: bool = True,
+        limit: int | None = None,
     ) -> list[RunResult]: ...
 
     def rename(self, run_id: int, name: str) -> None: ...
@@ -442,6 +443,7 @@ class HistoryStore:
         tag: str | None = None,
         full: bool = False,
         series: bool = True,
+        limit: int | None = None,
     ) -> list[RunResult]:
         """Stored runs, newest first.
 
@@ -450,7 +452,8 @@ class HistoryStore:
         for every run), so nothing that compares results can mix them in by accident.
         ``target`` matches the target path (a trailing "/" is ignored). Series are
         included unless ``series=False`` (a list view needs only the summaries);
-        ``fio_json`` (often hundreds of KiB) only with ``full=True``.
+        ``fio_json`` (often hundreds of KiB) only with ``full=True``. ``limit``: the
+        newest that many (a screen pages through a history of thousands of runs).
         """
         wanted = (
             [RunStatus.OK]
@@ -475,6 +478,9 @@ class HistoryStore:
             f"SELECT {columns} FROM runs WHERE {' AND '.join(where)}"
             " ORDER BY started_at DESC, id DESC"
         )
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(max(0, limit))
         with self._connect() as conn:
             rows = conn.execute(sql, params).fetchall()
             return [_load(conn, row, with_fio=full, with_series=series) for row in rows]

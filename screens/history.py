@@ -52,7 +52,7 @@ from .run_editing import RunEditing, StoreFactory, default_store, when
 __all__ = ["HistoryScreen", "RunDetailScreen"]
 
 FAILED_VIEW = (RunStatus.FAILED, RunStatus.CANCELLED)
-PAGE = 500  # runs per listing: 10,000 at once took 8 s to show (bench/history.py)
+PAGE = 200  # runs per listing: 10,000 at once took 8 s to show (bench/history.py)
 WIDE = 100  # from this width on, the list has a target column
 
 
@@ -90,6 +90,7 @@ class HistoryScreen(RunEditing, CompareMarking, Screen[None]):
     HELP_TITLE = "tierdeck keys: benchmark history"
     HELP_NOTES = (
         ("up / down", "move in the list; the line under it shows the run in full"),
+        ("pgdn / ctrl+end", f"down the list; its last row loads {PAGE} older runs"),
         ("tab / shift+tab", "the target and preset filters, then the list"),
         ("1, 2 ...", "first column: the marked runs' order; 1 is the comparison's baseline"),
         ("escape", "close this help"),

@@ -1,0 +1,285 @@
+"""How fast are the history and compare with 10,000 stored runs? Ratios against references
+run in this session.
+
+Builds a history of 10,000 runs (the recorded lab runs of tests/fixtures/bench_screens,
+each stretched to a realistic 60-second series: 60 fio samples and 60 per-disk samples
+per disk, names and start times spread over years), then measures, each as the median
+of N runs in fresh processes:
+
+1. Opening the history screen (headless Textual, 80x24): from the app's start to the
+   first listing on screen (the newest ``screens.history.PAGE`` runs; the last row
+   loads more), against the same rows read by ``sqlite3`` alone (the query
+   the listing runs, as a bare Python process with only the sqlite3 module) and against
+   a bare Textual app's first paint.
+2. Opening a 4-run compare screen: from the app's start to the table of the four runs
+   on screen (read from the store with their series, compared, drawn), against the same four runs' rows and samples read by sqlite3
+   alone.
+3. ``tierdeck compare A B C D --format json`` (a whole CLI process) against the
+   ``sqlite3`` command-line tool reading the same four runs and their samples.
+
+Goal (issue 8): first paint of either screen under 0.5 s on this machine. The time for
+scale is the inner one: from creating the app to the screen shown, imports excluded
+(they are the same for every screen and measured by bench/inventory.py).
+
+Usage: .venv/bin/python bench/history.py [--runs N] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+# The recorded runs and the history app are test support (tests/), not installed.
+sys.path.insert(0, str(HERE.parent))
+
+from tierdeck.app.history import DB_NAME as HISTORY_FILE  # noqa: E402
+from tierdeck.app.history import ENV_DATA_DIR  # noqa: E402
+
+RUNS_IN_HISTORY = 10_000
+SECONDS = 60
+RECORDED = ("pool_write", "branch_randrw", "stonewall_step", "pool_buffered", "suite_mixed")
+COMPARED = (101, 2502, 5003, 9904)  # four runs of different kinds, spread over the file
+LISTING_SQL = "SELECT * FROM runs WHERE status = 'ok' ORDER BY started_at DESC"
+
+
+def _stretched(result, seconds: int):  # type: ignore[no-untyped-def]
+    """The run with its per-second series repeated to ``seconds`` samples, times shifted:
+    the shape of a real 60 s run (fio samples at t ~ 1, 2, ...; one disk sample per disk
+    per second)."""
+    samples = result.series
+    series = tuple(
+        dataclasses.replace(samples[i % len(samples)], t=i + samples[0].t) for i in range(seconds)
+    )
+    disks = sorted({d.device for d in result.device_series})
+    per_disk = {d: [s for s in result.device_series if s.device == d] for d in disks}
+    device_series = tuple(
+        dataclasses.replace(per_disk[d][i % len(per_disk[d])], t=float(i + 1))
+        for i in range(seconds)
+        for d in disks
+    )
+    return dataclasses.replace(result, series=series, device_series=device_series)
+
+
+def build_history(path: Path) -> None:
+    from tierdeck.app.history import HistoryStore
+
+    from tests.snapshot_apps.bench_data import load_events, result_of
+
+    store = HistoryStore(path)
+    bases = [_stretched(result_of(load_events(name)), SECONDS) for name in RECORDED]
+    start = 1_600_000_000.0
+    for i in range(RUNS_IN_HISTORY):
+        base = bases[i % len(bases)]
+        started = start + i * 3_600.0
+        store.save(
+            dataclasses.replace(
+                base,
+                id=None,
+                name=f"{base.name} #{i + 1}",
+                started_at=started,
+                finished_at=started + SECONDS,
+            )
+        )
+
+
+# -- the measured things, each run in a fresh process (argv: mode, history path) --------
+
+
+async def _history_screen(path: str) -> float:
+    from textual.widgets import DataTable
+    from tierdeck.screens.history import PAGE, HistoryScreen
+
+    from tests.snapshot_apps.bench_data import HistoryApp
+
+    start = time.perf_counter()
+    app = HistoryApp(Path(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        while not (isinstance(app.screen, HistoryScreen) and app.screen.loads > 0):
+            await pilot.pause(0.005)
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        if table.row_count != min(PAGE, RUNS_IN_HISTORY) or not app.screen.more:
+            raise SystemExit(f"the history showed {table.row_count} runs")
+        return time.perf_counter() - start
+
+
+async def _compare_screen(path: str) -> float:
+    """The compare screen over the store, from the app's start until its table shows
+    the comparison of the four runs (loaded, compared, drawn)."""
+    from textual.app import App
+    from tierdeck.app.history import HistoryStore
+    from tierdeck.screens.compare import CompareScreen
+
+    class CompareApp(App[None]):
+        CSS_PATH = str(HERE.parent / "app" / "tierdeck.tcss")
+
+        def on_mount(self) -> None:
+            self.push_screen(
+                CompareScreen(list(COMPARED), store_factory=lambda: HistoryStore(Path(path)))
+            )
+
+    start = time.perf_counter()
+    app = CompareApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        deadline = start + 60
+        while not (isinstance(app.screen, CompareScreen) and app.screen.comparison is not None):
+            if app.screen.error or time.perf_counter() > deadline:
+                raise SystemExit(f"the compare screen did not show: {app.screen.error}")
+            await pilot.pause(0.005)
+        await pilot.pause()
+        return time.perf_counter() - start
+
+
+async def _bare_app(_path: str) -> float:
+    from textual.app import App, ComposeResult
+    from textual.widgets import Static
+
+    class Bare(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Static("hello")
+
+    start = time.perf_counter()
+    async with Bare().run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        return time.perf_counter() - start
+
+
+def _sqlite_listing(path: str) -> float:
+    import sqlite3
+
+    start = time.perf_counter()
+    conn = sqlite3.connect(path)
+    rows = conn.execute(LISTING_SQL).fetchall()
+    conn.close()
+    if len(rows) != RUNS_IN_HISTORY:
+        raise SystemExit(f"sqlite3 read {len(rows)} rows")
+    return time.perf_counter() - start
+
+
+def _sqlite_four(path: str) -> float:
+    import sqlite3
+
+    start = time.perf_counter()
+    conn = sqlite3.connect(path)
+    for run_id in COMPARED:
+        conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchall()
+        conn.execute("SELECT * FROM samples WHERE run_id = ?", (run_id,)).fetchall()
+        conn.execute("SELECT * FROM device_samples WHERE run_id = ?", (run_id,)).fetchall()
+    conn.close()
+    return time.perf_counter() - start
+
+
+MODES = {
+    "history": _history_screen,
+    "compare": _compare_screen,
+    "bare": _bare_app,
+    "sqlite-listing": _sqlite_listing,
+    "sqlite-four": _sqlite_four,
+}
+
+
+def _one(mode: str, path: str) -> None:
+    import asyncio
+    import inspect
+
+    measure = MODES[mode]
+    inner = asyncio.run(measure(path)) if inspect.iscoroutinefunction(measure) else measure(path)
+    print(json.dumps({"inner": inner}))
+
+
+def inner_times(mode: str, path: Path, runs: int) -> list[float]:
+    out = []
+    for _ in range(runs):
+        proc = subprocess.run(
+            [sys.executable, __file__, "--measure", mode, str(path)],
+            capture_output=True,
+            text=True,
+        )
+        if proc.returncode != 0:
+            raise SystemExit(f"{mode} failed: {proc.stderr[-800:]}")
+        out.append(json.loads(proc.stdout.strip().splitlines()[-1])["inner"])
+    return out
+
+
+def process_times(argv: list[str], runs: int, env: dict[str, str] | None = None) -> list[float]:
+    out = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        proc = subprocess.run(argv, capture_output=True, text=True, env=env)
+        out.append(time.perf_counter() - start)
+        if proc.returncode != 0:
+            raise SystemExit(f"{' '.join(argv)} failed: {proc.stderr[-800:]}")
+    return out
+
+
+def _ratio_line(label: str, mine: list[float], ref: list[float]) -> str:
+    ratios = sorted(m / r for m, r in zip(mine, ref, strict=True))
+    return f"  {label:<44}: {statistics.median(ratios):6.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f})"
+
+
+def main() -> None:
+    if len(sys.argv) == 4 and sys.argv[1] == "--measure":
+        _one(sys.argv[2], sys.argv[3])
+        return
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--keep", type=Path, help="build (or reuse) the history here")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="tierdeck-history-bench-", dir="/dev/shm") as tmp:
+        # The file name the CLI finds under TIERDECK_DATA_DIR.
+        path = (args.keep or Path(tmp)) / HISTORY_FILE
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            began = time.perf_counter()
+            build_history(path)
+            print(f"built {RUNS_IN_HISTORY} runs in {time.perf_counter() - began:.0f} s: {path}")
+        history, listing, bare = [], [], []
+        compare, four = [], []
+        cli, sqlite_cli = [], []
+        ids = [str(i) for i in COMPARED]
+        in_list = ", ".join(ids)
+        sqlite_argv = [
+            "sqlite3",
+            str(path),
+            f"SELECT * FROM runs WHERE id IN ({in_list});"
+            f" SELECT * FROM samples WHERE run_id IN ({in_list});"
+            f" SELECT * FROM device_samples WHERE run_id IN ({in_list});",
+        ]
+        cli_argv = [sys.executable, "-m", "tierdeck.app.cli", "compare", *ids, "--format", "json"]
+        for _ in range(args.runs):  # interleaved, so each ratio pairs the same minute
+            history += inner_times("history", path, 1)
+            listing += inner_times("sqlite-listing", path, 1)
+            bare += inner_times("bare", path, 1)
+            compare += inner_times("compare", path, 1)
+            four += inner_times("sqlite-four", path, 1)
+            cli += process_times(cli_argv, 1, env={**os.environ, ENV_DATA_DIR: str(path.parent)})
+            sqlite_cli += process_times(sqlite_argv, 1)
+        print(f"history of {RUNS_IN_HISTORY} runs x {SECONDS} s series; median of {args.runs}")
+        print("history screen, first listing on screen (80x24)")
+        print(_ratio_line("vs the same rows read by sqlite3 alone", history, listing))
+        print(_ratio_line("vs a bare Textual app's first paint", history, bare))
+        print(f"  (for scale: {statistics.median(history) * 1000:.0f} ms; goal < 500 ms)")
+        print("compare screen with 4 runs, first paint (80x24)")
+        print(_ratio_line("vs the 4 runs' rows read by sqlite3 alone", compare, four))
+        print(_ratio_line("vs a bare Textual app's first paint", compare, bare))
+        print(f"  (for scale: {statistics.median(compare) * 1000:.0f} ms; goal < 500 ms)")
+        print("tierdeck compare 4 runs --format json (whole process)")
+        print(_ratio_line("vs the sqlite3 tool reading the same rows", cli, sqlite_cli))
+        print(
+            f"  (for scale: {statistics.median(cli) * 1000:.0f} ms vs "
+            f"{statistics.median(sqlite_cli) * 1000:.0f} ms)"
+        )
+
+
+if __name__ == "__main__":
+    main()
