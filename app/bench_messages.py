@@ -15,6 +15,7 @@ the newer message: coalescing batches them, it never drops data.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
@@ -22,6 +23,9 @@ from ..core.bench_models import BenchRefused, DeviceSample, RunRequest, RunResul
 from ..core.compare import Comparison
 from ..core.fio_models import Sample
 from . import bench_events as ev
+
+if TYPE_CHECKING:  # the parsers load only when a file is imported
+    from .fio_import import ImportOutcome
 
 # -- the run ------------------------------------------------------------------------------
 
@@ -210,3 +214,11 @@ class RunsExported(Message):
     path: str | None
     text: str
     error: str | None = None
+
+
+@dataclass
+class HistoryImported(Message):
+    """Files of fio output went through ``app.fio_import``: one outcome per file
+    (stored as a run, or refused with the reason)."""
+
+    outcomes: list[ImportOutcome]

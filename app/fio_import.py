@@ -17,7 +17,7 @@ from ..backends.fio_import import content_hash, imported_run
 from ..backends.localfiles import read_user_file
 from ..core.bench_models import RunResult
 from ..core.imports import ImportRefusalKind, ImportRefused
-from .history import HistoryError, HistoryStore
+from .history import HistoryError, RunStore
 
 # fio's json+ with --status-interval=1 prints ~10 KiB per job per second: an hour of
 # four jobs is ~150 MiB. Beyond this a file is not something fio printed.
@@ -36,7 +36,7 @@ class ImportOutcome:
 
 
 def import_file(
-    store: HistoryStore,
+    store: RunStore,
     path: Path,
     *,
     now: float,
@@ -73,7 +73,7 @@ def import_file(
 
 
 def import_files(
-    store: HistoryStore,
+    store: RunStore,
     paths: Sequence[Path],
     *,
     now: float,

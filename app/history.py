@@ -290,6 +290,8 @@ class RunStore(Protocol):
 
     def filter_options(self) -> FilterOptions: ...
 
+    def find_import(self, content_hash: str) -> int | None: ...
+
 
 class HistoryStore:
     """Benchmark runs in SQLite. Every method opens its own short connection."""

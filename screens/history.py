@@ -45,6 +45,7 @@ from ..widgets.run_view import (
     name_cell,
     status_text,
 )
+from .history_import import HistoryImport
 from .history_marks import MARK_COLUMN, CompareMarking, mark_cell
 from .run_detail import RunDetailScreen
 from .run_editing import RunEditing, StoreFactory, default_store, when
@@ -73,7 +74,7 @@ def legend(runs: list[RunResult]) -> Text:
     return Text(" · ".join(parts), style="dim")
 
 
-class HistoryScreen(RunEditing, CompareMarking, Screen[None]):
+class HistoryScreen(RunEditing, HistoryImport, CompareMarking, Screen[None]):
     CSS_PATH = "bench.tcss"
 
     BINDINGS = [
@@ -81,6 +82,7 @@ class HistoryScreen(RunEditing, CompareMarking, Screen[None]):
         Binding("space", "mark", "Mark", tooltip="mark/unmark the run for a comparison"),
         Binding("c", "compare", "Compare", tooltip="compare the marked runs (2 to 8)"),
         Binding("f", "toggle_failed", "Failed/cancelled", tooltip="failed and cancelled runs"),
+        Binding("i", "import", "Import", tooltip="import files of fio output (JSON or text)"),
         Binding("n", "rename", "Rename", tooltip="rename the highlighted run"),
         Binding("t", "tag", "Tag", tooltip="set the highlighted run's tags"),
         Binding("d", "delete", "Delete", tooltip="delete the highlighted run (asks first)"),

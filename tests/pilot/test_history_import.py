@@ -1,0 +1,69 @@
+"""``i`` in the history list imports files of fio output, as `history import` does:
+the run appears, selected; a file that is not fio output is refused with the reason and
+nothing is stored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input
+from tierdeck.app.history import HistoryStore
+from tierdeck.screens.confirm import PromptScreen
+from tierdeck.screens.history import HistoryScreen
+
+from tests.snapshot_apps.bench_data import HistoryApp
+from tests.waiting import wait_until
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "fio_import"
+
+
+async def import_through_prompt(pilot, app: HistoryApp, text: str) -> HistoryScreen:  # type: ignore[no-untyped-def]
+    await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "history")
+    screen = app.screen
+    assert isinstance(screen, HistoryScreen)
+    await wait_until(pilot, lambda: screen.loads > 0, "the first listing")
+    await pilot.press("i")
+    await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the prompt")
+    app.screen.query_one(Input).value = text
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: app.screen is screen, "back to the list")
+    return screen
+
+
+async def test_i_imports_a_fio_json_file(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    app = HistoryApp(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await import_through_prompt(pilot, app, str(FIXTURES / "fio333_sigint.json"))
+        await wait_until(pilot, lambda: len(screen.runs) == 1, "the imported run listed")
+        assert screen.runs[0].imported is not None
+        assert screen.selected_id == screen.runs[0].id
+    assert len(HistoryStore(path).list()) == 1
+
+
+async def test_a_file_that_is_not_fio_output_is_refused(tmp_path: Path) -> None:
+    junk = tmp_path / "notes.txt"
+    junk.write_text("zpool status\n  pool: tank\n state: ONLINE\n")
+    path = tmp_path / "history.sqlite3"
+    app = HistoryApp(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await import_through_prompt(pilot, app, str(junk))
+        await wait_until(
+            pilot,
+            lambda: any("not imported" in n.message for n in app._notifications),
+            "the refusal",
+        )
+        assert screen.runs == []
+    assert HistoryStore(path).list(status=None) == []
+
+
+async def test_the_prompt_refuses_a_missing_file(tmp_path: Path) -> None:
+    app = HistoryApp(tmp_path / "history.sqlite3")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "history")
+        await pilot.press("i")
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the prompt")
+        app.screen.query_one(Input).value = str(tmp_path / "nope.json")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)  # stays, with the reason
