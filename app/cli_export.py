@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -81,13 +80,14 @@ def export_cmd(run_ids: tuple[int, ...], fmt: str | None, output: str | None, re
     known = machine_identifiers(LiveHost()) if redact else NOTHING_KNOWN
     try:
         if output == "-":
-            click.echo(render_export(runs, export_format, redact=redact, known=known), nl=False)
-            return
-        target = Path(output) if output else None
-        written = write_export(runs, export_format, target, redact=redact, known=known)
+            text = render_export(runs, export_format, redact=redact, known=known)
+        else:
+            target = Path(output) if output else None
+            written = write_export(runs, export_format, target, redact=redact, known=known)
+            text = written.message() + "\n"
     except ExportRefused as exc:
         fail(exc.reason, EXIT_REFUSED)
     except (OSError, TierdeckError) as exc:
         fail(f"cannot write the export: {exc}", EXIT_FAILED)
-    click.echo(written.message())
-    sys.stdout.flush()
+    # outside the handlers above: a reader that went away is the CLI's business (141)
+    click.echo(text, nl=False)

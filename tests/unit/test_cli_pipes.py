@@ -83,6 +83,8 @@ def history_dir(tmp_path: Path) -> Path:
         ["history", "tag", "2", "x"],  # a one-line answer, flushed only at exit
         ["compare", "3", "4"],  # rich's table
         ["compare", "3", "4", "--format", "markdown"],
+        ["history", "export", "3", "4", "--output", "-"],
+        ["history", "export", "3", "--format", "html", "--output", "-"],
     ],
     ids=" ".join,
 )
