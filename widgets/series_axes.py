@@ -55,8 +55,27 @@ def short_number(value: float) -> str:
     return f"{value:.3g}"[:LABEL_CHARS]
 
 
-class ValueTicks(NumericAxisFormatter):
-    """The library's round ticks, with labels short enough for the margin."""
+class ValueTicks(AxisFormatter):
+    """Round ticks (1, 2, 5 x 10^k apart), no more than every other row of the plot can
+    show apart (the library's own choice crowds a 6-row plot until labels overwrite one
+    another), with labels short enough for the margin."""
+
+    def __init__(self, rows: int = 8) -> None:
+        self.rows = rows
+
+    def get_ticks(self, min_: float, max_: float, max_ticks: int = 8) -> list[float]:
+        most = max(2, (self.rows - 1) // 2 + 1)
+        span = max_ - min_
+        if span <= 0:
+            return [min_]
+        power = 10.0 ** math.floor(math.log10(span / most))
+        for nice in (1.0, 2.0, 5.0, 10.0, 20.0):
+            interval = nice * power
+            first = math.ceil(min_ / interval)
+            count = math.floor(max_ / interval) - first + 1
+            if count <= most:
+                return [(first + i) * interval for i in range(count)]
+        return [min_, max_]
 
     def get_labels_for_ticks(self, ticks: Sequence[float]) -> list[str]:
         return [short_number(t) for t in ticks]

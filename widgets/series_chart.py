@@ -207,15 +207,20 @@ class SeriesChart(Widget):
 
     def compose(self) -> ComposeResult:
         yield Static(self.legend_text(), classes="chart-legend")
-        yield ChartPlot()
+        plot = ChartPlot()
+        plot.styles.height = self.rows
+        yield plot
 
     def on_mount(self) -> None:
-        self.watch_rows(self.rows)
+        self._stale = False
         self._draw()
 
+    def on_show(self) -> None:
+        self.resume()  # shown again (display, a scroll, its screen back): catch up
+
     def watch_rows(self, rows: int) -> None:
-        if self.is_mounted:
-            self.query_one(ChartPlot).styles.height = rows
+        for plot in self.query(ChartPlot):  # none before compose
+            plot.styles.height = rows
 
     def on_resize(self) -> None:
         self._changed()  # downsample again for the new width
@@ -357,7 +362,7 @@ class SeriesChart(Widget):
         top = self.top()
         _, unit = self.unit.step_for(top)
         out = Text(no_wrap=False, overflow="fold")
-        out.append(unit.ljust(LABEL_CHARS + 1), style="dim")
+        out.append(unit.ljust(LABEL_CHARS) + " ", style="dim")
         out.append(self.title, style="bold")
         if self.logarithmic():
             out.append(" (log)", style="dim")
@@ -409,7 +414,7 @@ class SeriesChart(Widget):
         if self.visible_keys:  # an empty frame costs little: the first data comes at once
             self._last_draw = time.monotonic()
         self.draws += 1
-        self.query_one(".chart-legend", Static).update(self.legend_text())
+        self._update_legend()
         plot = self.query_one(ChartPlot)
         plot.clear()
         divisor, _ = self.unit.step_for(self.top())
@@ -425,6 +430,19 @@ class SeriesChart(Widget):
             plot.plot(xs, ys, line_style=self._lines[key].style, hires_mode=HiResMode.BRAILLE)
         self._set_limits(plot, divisor, log)
 
+    def _update_legend(self) -> None:
+        legend = self.query_one(".chart-legend", Static)
+        text = self.legend_text()
+        width = legend.content_size.width
+        # The values change every second, the height seldom: no page layout for a value.
+        lines = len(text.wrap(self.app.console, width)) if width else 0
+        legend.update(text, layout=lines != legend.size.height)
+
+    @property
+    def pending(self) -> bool:
+        """Data is waiting for its redraw (the once-a-second timer, or a hidden chart)."""
+        return self._timer is not None or self._stale
+
     def _set_limits(self, plot: PlotWidget, divisor: float, log: bool) -> None:
         times = [t for key in self.visible_keys for t in self.times_of(key)] or self.times
         start = min(times, default=0.0) if self._dropped else 0.0
@@ -437,5 +455,5 @@ class SeriesChart(Widget):
                 math.floor(math.log10(low / divisor)), math.ceil(math.log10(top / divisor))
             )
         else:
-            plot.set_y_formatter(ValueTicks())
+            plot.set_y_formatter(ValueTicks(rows=self.rows - 1))
             plot.set_ylimits(0.0, top / divisor * 1.05 if top > 0 else 1.0)

@@ -20,6 +20,7 @@ from tierdeck.app.history import HistoryStore
 from tierdeck.app.tui import TierdeckApp
 from tierdeck.screens.history import HistoryScreen, RunDetailScreen
 from tierdeck.screens.run import RunScreen
+from tierdeck.widgets.series_chart import SeriesChart
 
 from tests.pilot.waiting import wait_for_inventory
 from tests.snapshot_apps.bench_data import (
@@ -44,14 +45,21 @@ def run_screen(pilot: Pilot[None]) -> RunScreen:
     return screen
 
 
+def charts_drawn(pilot: Pilot[None]) -> bool:
+    """No chart holds data for its next once-a-second redraw."""
+    return not any(chart.pending for chart in pilot.app.screen.query(SeriesChart))
+
+
 async def finished(pilot: Pilot[None]) -> None:
     await wait_until(pilot, lambda: run_screen(pilot).saved_id is not None, "the run to be saved")
+    await wait_until(pilot, lambda: charts_drawn(pilot), "the charts drawn")
 
 
 async def paused(pilot: Pilot[None]) -> None:
     app = pilot.app
     assert isinstance(app, RunScreenApp)
     await wait_until(pilot, lambda: app.paused, "the replay to pause mid-run")
+    await wait_until(pilot, lambda: charts_drawn(pilot), "the charts drawn")
     await pilot.pause()
 
 
@@ -201,7 +209,7 @@ def test_history_detail_80x24(snap_compare, history_path: Path) -> None:  # type
 
         def loaded() -> bool:
             screen = pilot.app.screen
-            return isinstance(screen, RunDetailScreen) and screen.run is not None
+            return isinstance(screen, RunDetailScreen) and screen.run is not None and charts_drawn(pilot)
 
         await wait_until(pilot, loaded, "the run detail")
 
@@ -215,7 +223,7 @@ def test_history_detail_160x50(snap_compare, history_path: Path) -> None:  # typ
 
         def loaded() -> bool:
             screen = pilot.app.screen
-            return isinstance(screen, RunDetailScreen) and screen.run is not None
+            return isinstance(screen, RunDetailScreen) and screen.run is not None and charts_drawn(pilot)
 
         await wait_until(pilot, loaded, "the run detail")
 
@@ -229,7 +237,7 @@ def open_run(*keys: str):  # type: ignore[no-untyped-def]
 
         def loaded() -> bool:
             screen = pilot.app.screen
-            return isinstance(screen, RunDetailScreen) and screen.run is not None
+            return isinstance(screen, RunDetailScreen) and screen.run is not None and charts_drawn(pilot)
 
         await wait_until(pilot, loaded, "the run detail")
 
