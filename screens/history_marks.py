@@ -67,30 +67,29 @@ class CompareMarking:
 
     def action_mark(self) -> None:
         run = self.selected_run
-        if run is None:
-            return
-        try:
-            self.marks.toggle(run)
-        except CompareRefused as refusal:
-            self._refused(refusal, run)
-            return
-        self._redraw_marks()
-        table: DataTable[Any] = self._screen.query_one("#history-table", DataTable)
-        table.action_cursor_down()
+        if run is not None and self._marked(run, toggle=True):
+            table: DataTable[Any] = self._screen.query_one("#history-table", DataTable)
+            table.action_cursor_down()
 
     def mark_run(self, run_id: int | None) -> None:
         """A run's detail view asked to compare it with others: mark it, say what next."""
         run = next((r for r in self.runs if r.id == run_id), None)
-        if run is None:
-            return
+        if run is not None and self._marked(run, toggle=False):
+            more = "mark another with space" if len(self.marks) < MIN_RUNS else "c compares"
+            self._screen.notify(f"Run #{run.id} marked for comparison: {more}.")
+
+    def _marked(self, run: RunResult, *, toggle: bool) -> bool:
+        """Mark (or toggle) ``run`` and redraw; False, with a notice, when refused."""
         try:
-            self.marks.add(run)
+            if toggle:
+                self.marks.toggle(run)
+            else:
+                self.marks.add(run)
         except CompareRefused as refusal:
             self._refused(refusal, run)
-            return
+            return False
         self._redraw_marks()
-        more = "mark another with space" if len(self.marks) < MIN_RUNS else "c compares"
-        self._screen.notify(f"Run #{run.id} marked for comparison: {more}.")
+        return True
 
     def action_compare(self) -> None:
         try:

@@ -20,10 +20,12 @@ from tierdeck.backends.host import RecordedHost
 from tierdeck.core.compare import Verdict
 from tierdeck.screens.compare import CompareScreen
 from tierdeck.screens.help import HelpScreen
-from tierdeck.screens.history import HistoryScreen, RunDetailScreen
+from tierdeck.screens.history import HistoryScreen
+from tierdeck.screens.run_detail import RunDetailScreen
 from tierdeck.widgets.compare_table import CompareTable
 from tierdeck.widgets.series_chart import SeriesChart
 
+from tests.pilot.test_bench_history import open_history
 from tests.pilot.test_help import check_page, open_help
 from tests.pilot.waiting import screen_text, shown_text
 from tests.snapshot_apps.bench_data import fill_history
@@ -46,16 +48,6 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> HistoryStore:
 
 def notes(app: TierdeckApp) -> list[str]:
     return [str(n.message) for n in app._notifications]  # noqa: SLF001
-
-
-async def open_history(pilot: Pilot[None], app: TierdeckApp) -> HistoryScreen:
-    await wait_until(pilot, lambda: app.refreshes > 0, "the inventory")
-    await pilot.press("h")
-    await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history screen")
-    screen = app.screen
-    assert isinstance(screen, HistoryScreen)
-    await wait_until(pilot, lambda: screen.loads > 0, "the first listing")
-    return screen
 
 
 async def open_compare(pilot: Pilot[None], app: TierdeckApp) -> CompareScreen:

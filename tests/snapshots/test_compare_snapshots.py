@@ -8,8 +8,6 @@ change with ``pytest tests/snapshots --snapshot-update`` and look at the SVGs.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -65,16 +63,6 @@ def test_compare_differences_80x24(snap_compare, history_path: Path) -> None:  #
 def test_compare_charts_160x50(snap_compare, history_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = CompareApp(history_path, [1, 4, 2])
     assert snap_compare(app, terminal_size=LARGE, run_before=compared("3"))
-
-
-@pytest.fixture
-def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Dates on screen in UTC, whatever the machine's zone."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 def test_history_marked_80x24(snap_compare, history_path: Path, utc: None) -> None:  # type: ignore[no-untyped-def]
