@@ -47,10 +47,9 @@ from ..widgets.run_view import (
 )
 from .history_import import HistoryImport
 from .history_marks import MARK_COLUMN, CompareMarking, mark_cell
-from .run_detail import RunDetailScreen
 from .run_editing import RunEditing, StoreFactory, default_store, when
 
-__all__ = ["HistoryScreen", "RunDetailScreen"]
+__all__ = ["HistoryScreen"]
 
 FAILED_VIEW = (RunStatus.FAILED, RunStatus.CANCELLED)
 PAGE = 200  # runs per listing: 10,000 at once took 8 s to show (bench/history.py)
@@ -373,6 +372,9 @@ class HistoryScreen(RunEditing, HistoryImport, CompareMarking, Screen[None]):
         self.action_open()
 
     def action_open(self) -> None:
+        # The detail view's charts load numpy (textual-plot): 130 ms the list need not wait for.
+        from .run_detail import RunDetailScreen
+
         run_id = self.selected_id
         if run_id is not None:
             # The detail view's "compare with..." comes back with its run to mark.

@@ -18,7 +18,6 @@ from textual.widgets import DataTable
 from ..app.compare_marks import CompareMarks
 from ..core.bench_models import RunResult
 from ..core.compare import MAX_RUNS, MIN_RUNS, CompareRefused, RefusalKind
-from .compare import CompareScreen
 from .run_editing import StoreFactory
 
 MARK_COLUMN = "mark"
@@ -97,6 +96,8 @@ class CompareMarking:
         except CompareRefused as refusal:
             self._refused(refusal, None)
             return
+        from .compare import CompareScreen  # its charts load numpy: not for the list
+
         self._screen.app.push_screen(CompareScreen(ids, store_factory=self.store_factory))
 
     def _refused(self, refusal: CompareRefused, run: RunResult | None) -> None:

@@ -15,7 +15,8 @@ from tierdeck.backends.host import RecordedHost
 from tierdeck.core.bench_models import RunStatus
 from tierdeck.core.units import fmt_rate
 from tierdeck.screens.confirm import ConfirmScreen, PromptScreen
-from tierdeck.screens.history import HistoryScreen, RunDetailScreen
+from tierdeck.screens.history import HistoryScreen
+from tierdeck.screens.run_detail import RunDetailScreen
 
 from tests.pilot.waiting import screen_text, shown_text, wait_for_inventory
 from tests.snapshot_apps.bench_data import (

@@ -9,7 +9,7 @@ from textual.widgets import DataTable, Static
 from tierdeck.app.demo_history import DEMO_RUNS, use_demo_history
 from tierdeck.app.tui import TierdeckApp
 from tierdeck.backends.host import RecordedHost
-from tierdeck.screens.history import RunDetailScreen
+from tierdeck.screens.run_detail import RunDetailScreen
 
 from tests.pilot.test_bench_history import SIZE, open_history
 from tests.pilot.waiting import shown_text
@@ -26,7 +26,7 @@ async def test_demo_history_lists_the_seed_runs_marked_imported(
         screen = await open_history(pilot, app)
         assert len(screen.runs) == len(DEMO_RUNS)
         table = screen.query_one("#history-table", DataTable)
-        names = [str(table.get_row(key)[2]) for key in table.rows]
+        names = [str(table.get_cell(key, "name")) for key in table.rows]
         assert all(name.startswith("⇲ ") for name in names)
         legend = str(screen.query_one("#history-legend", Static).render())
         assert "⇲ imported from a file" in legend

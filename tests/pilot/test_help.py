@@ -19,8 +19,9 @@ from tierdeck.app.tui import TierdeckApp
 from tierdeck.backends.host import RecordedHost
 from tierdeck.screens.bench_setup import BenchSetupScreen
 from tierdeck.screens.help import HelpScreen, binding_rows, key_label
-from tierdeck.screens.history import HistoryScreen, RunDetailScreen
+from tierdeck.screens.history import HistoryScreen
 from tierdeck.screens.run import RunScreen
+from tierdeck.screens.run_detail import RunDetailScreen
 
 from tests.pilot.conftest import CountingCollector
 from tests.pilot.waiting import screen_text, wait_for_inventory

@@ -18,7 +18,8 @@ from textual.pilot import Pilot
 from tierdeck.app.demo import load_demo_host
 from tierdeck.app.history import HistoryStore
 from tierdeck.app.tui import TierdeckApp
-from tierdeck.screens.history import HistoryScreen, RunDetailScreen
+from tierdeck.screens.history import HistoryScreen
+from tierdeck.screens.run_detail import RunDetailScreen
 from tierdeck.screens.run import RunScreen
 from tierdeck.widgets.series_chart import SeriesChart
 
