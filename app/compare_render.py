@@ -171,8 +171,15 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
 # --------------------------------------------------------------------- Markdown
 
 
-def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+_MD_SPECIAL = str.maketrans(
+    {c: "\\" + c for c in "\\`*_[]|"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+)
+
+
+def md_escape(text: str) -> str:
+    """Text safe in a GitHub Markdown table cell or list item: its characters as
+    written (Markdown's specials escaped), on one line."""
+    return " ".join(text.splitlines()).translate(_MD_SPECIAL)
 
 
 def _md_cell(metric: Metric, cell: Cell) -> str:
@@ -184,7 +191,7 @@ def _md_cell(metric: Metric, cell: Cell) -> str:
 def to_markdown(comparison: Comparison) -> str:
     """GitHub-flavoured Markdown: the table, then what differs and what to mind."""
     runs = comparison.runs
-    header = ["job", "dir", "metric", *(_md_escape(run_label(r)) for r in runs)]
+    header = ["job", "dir", "metric", *(md_escape(run_label(r)) for r in runs)]
     lines = [
         "| " + " | ".join(header) + " |",
         "|" + "|".join(["---"] * 3 + ["---:"] * len(runs)) + "|",
@@ -192,17 +199,17 @@ def to_markdown(comparison: Comparison) -> str:
     for job, direction, metric, cells in _rows(comparison):
         values = [_md_cell(metric, c) for c in cells]
         lines.append(
-            "| " + " | ".join([_md_escape(job), direction, METRIC_LABEL[metric], *values]) + " |"
+            "| " + " | ".join([md_escape(job), direction, METRIC_LABEL[metric], *values]) + " |"
         )
     lines += ["", f"{_baseline_note(comparison)}; {NOISE_MARK}: within the runs' own noise", ""]
     if comparison.comparable:
         lines.append(COMPARABLE)
     else:
         lines += [
-            f"- `{d.key}`: " + " / ".join(_md_escape(v or "-") for v in d.values)
+            f"- `{d.key}`: " + " / ".join(md_escape(v or "-") for v in d.values)
             for d in comparison.differences
         ]
-        lines += [f"- {_md_escape(n)}" for n in note_lines(comparison)]
+        lines += [f"- {md_escape(n)}" for n in note_lines(comparison)]
     return "\n".join(lines) + "\n"
 
 

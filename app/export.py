@@ -342,16 +342,6 @@ def _csv(runs: Sequence[RunResult], comparison: Comparison | None) -> str:
 
 # --------------------------------------------------------------------- Markdown
 
-_MD_SPECIAL = str.maketrans(
-    {c: "\\" + c for c in "\\`*_[]|"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
-)
-
-
-def md_escape(text: str) -> str:
-    """Text safe in a GitHub Markdown table cell or list item: its characters as
-    written (Markdown's specials escaped), on one line."""
-    return " ".join(text.splitlines()).translate(_MD_SPECIAL)
-
 
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]], right_from: int) -> list[str]:
     aligns = ["---" if i < right_from else "---:" for i in range(len(header))]
@@ -375,30 +365,33 @@ def _longest_backticks(text: str) -> int:
 
 
 def _markdown(runs: Sequence[RunResult], comparison: Comparison | None) -> str:
-    lines = [f"# {md_escape(title(runs))}", ""]
+    lines = [f"# {render.md_escape(title(runs))}", ""]
     if comparison is not None:
         lines += [render.to_markdown(comparison).rstrip("\n"), ""]
     else:
         run = runs[0]
         lines += [
-            f"- target: {md_escape(run.target.label)}",
+            f"- target: {render.md_escape(run.target.label)}",
             f"- status: {RunStatus(run.status).value}",
         ]
         if run.preset:
-            lines.append(f"- preset: {md_escape(run.preset)}")
+            lines.append(f"- preset: {render.md_escape(run.preset)}")
         if run.error:
-            lines.append(f"- error: {md_escape(run.error)}")
+            lines.append(f"- error: {render.md_escape(run.error)}")
         lines.append("")
-        rows = [[md_escape(job), d, *figures(s)] for job, d, s in job_rows(run)]
+        rows = [[render.md_escape(job), d, *figures(s)] for job, d, s in job_rows(run)]
         lines += [*_md_table(["job", "dir", *FIGURE_HEADERS], rows, 2), ""]
         lines += ["## Job options", "", *_md_fence(jobfile(run)), ""]
     lines += ["## Environment", ""]
     keys, values = environment_table(runs)
-    header = ["", *(md_escape(render.run_label(r)) for r in runs)]
-    rows = [[md_escape(k), *(md_escape(v) for v in vs)] for k, vs in zip(keys, values, strict=True)]
+    header = ["", *(render.md_escape(render.run_label(r)) for r in runs)]
+    rows = [
+        [render.md_escape(k), *(render.md_escape(v) for v in vs)]
+        for k, vs in zip(keys, values, strict=True)
+    ]
     lines += _md_table(header, rows, len(header))
     warnings = [(r, w) for r in runs for w in r.warnings] if comparison is None else []
     if warnings:
         lines += ["", "## Warnings", ""]
-        lines += [f"- {md_escape(w.text)}" for _, w in warnings]
+        lines += [f"- {render.md_escape(w.text)}" for _, w in warnings]
     return "\n".join(lines) + "\n"

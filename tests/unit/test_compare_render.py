@@ -7,8 +7,10 @@ recorded fio stream of tests.unit.test_history, as in test_compare.py.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
+import re
 
 from rich.console import Console
 from tierdeck.app.compare_render import (
@@ -93,7 +95,7 @@ def test_markdown_is_a_table_with_one_column_per_run() -> None:
     assert table[1] == "|---|---|---|---:|---:|---:|"
     for line in table:
         assert line.count("|") - line.count("\\|") == len(header) + 1
-    assert "| write_throughput | write | MiB/s |" in text
+    assert "| write\\_throughput | write | MiB/s |" in text
     assert "- `job[write_iops].bs`: 4K / 1M / -" in text
 
 
@@ -121,3 +123,14 @@ def test_format_delta() -> None:
     assert format_delta(Cell(1.0, 12.06, None, None, Verdict.UNKNOWN)) == "+12.1%"
     assert format_delta(Cell(1.0, -2.0, 1.0, 3.0, Verdict.NOISE)) == "≈ -2.0%"
     assert format_delta(Cell(1.0, None, None, None, Verdict.BASELINE)) == ""
+
+
+def test_markdown_keeps_a_name_with_backslash_pipe_in_its_cell() -> None:
+    # "\|" in a name once split the row: the backslash escaped the escape.
+    base = suite_vs_step()
+    odd = dataclasses.replace(base.runs[1], name="a \\| b <c> & d")
+    table = to_markdown(compare_runs([base.runs[0], odd]))
+    header = next(line for line in table.splitlines() if line.startswith("| job"))
+    cells = re.split(r"(?<!\\)\|", header.strip().strip("|"))
+    assert len(cells) == 3 + 2
+    assert "&lt;c&gt; &amp; d" in header

@@ -18,14 +18,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tierdeck.app.compare_render import CSV_FIELDS
+from tierdeck.app.compare_render import CSV_FIELDS, md_escape
 from tierdeck.app.export import (
     ENV_FIELDS,
     RUN_CSV_FIELDS,
     ExportFormat,
     ExportRefused,
     default_name,
-    md_escape,
     render_export,
     write_export,
 )
