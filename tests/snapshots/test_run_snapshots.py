@@ -9,8 +9,6 @@ sizes, no blinking cursor. Update after a deliberate UI change with
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,8 +17,8 @@ from tierdeck.app.demo import load_demo_host
 from tierdeck.app.history import HistoryStore
 from tierdeck.app.tui import TierdeckApp
 from tierdeck.screens.history import HistoryScreen
-from tierdeck.screens.run_detail import RunDetailScreen
 from tierdeck.screens.run import RunScreen
+from tierdeck.screens.run_detail import RunDetailScreen
 from tierdeck.widgets.series_chart import SeriesChart
 
 from tests.pilot.waiting import wait_for_inventory
@@ -147,16 +145,6 @@ RECORDED = (
     "cancelled_read",
     "failed_engine",
 )
-
-
-@pytest.fixture
-def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Dates on screen in UTC, whatever the machine's zone."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 @pytest.fixture
@@ -289,8 +277,8 @@ def test_setup_unused_disk_raw_80x24(snap_compare) -> None:  # type: ignore[no-u
     destroy, in words."""
 
     async def setup(pilot: Pilot[None]) -> None:
-        from tierdeck.screens.bench_setup import BenchSetupScreen
         from tierdeck.app.bench_targets import suggest_target
+        from tierdeck.screens.bench_setup import BenchSetupScreen
 
         app = pilot.app
         assert isinstance(app, TierdeckApp)
@@ -308,8 +296,8 @@ def test_setup_member_disk_80x24(snap_compare) -> None:  # type: ignore[no-untyp
     """b on a btrfs member: no target, and what holds it and what to benchmark."""
 
     async def setup(pilot: Pilot[None]) -> None:
-        from tierdeck.screens.bench_setup import BenchSetupScreen
         from tierdeck.app.bench_targets import suggest_target
+        from tierdeck.screens.bench_setup import BenchSetupScreen
 
         app = pilot.app
         assert isinstance(app, TierdeckApp)
