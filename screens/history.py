@@ -52,7 +52,7 @@ from .run_editing import RunEditing, StoreFactory, default_store, when
 __all__ = ["HistoryScreen"]
 
 FAILED_VIEW = (RunStatus.FAILED, RunStatus.CANCELLED)
-PAGE = 200  # runs per listing: 10,000 at once took 8 s to show (bench/history.py)
+PAGE = 100  # runs per listing: all 10,000 at once took 8 s to show (bench/history.py)
 WIDE = 100  # from this width on, the list has a target column
 
 
