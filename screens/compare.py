@@ -70,6 +70,7 @@ class CompareScreen(Exporting, Screen[None]):
         super().__init__(id="compare")
         self.run_ids = list(run_ids)
         self.store_factory = store_factory or default_store
+        self._charts_mounted = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -119,9 +120,8 @@ class CompareScreen(Exporting, Screen[None]):
         self.query_one("#compare-status").display = False
         self.query_one("#compare-views").display = True
         self._show(comparison)
-        runs = [(run_label(run), run.series) for run in comparison.runs if run.series]
-        charts = overlay_charts(runs, rows=self._chart_rows())
-        self.query_one("#compare-charts").mount_all(charts)
+        if self.query_one(TabbedContent).active == "tab-charts":
+            self._mount_charts()
         note = chart_note(comparison)
         box = self.query_one("#compare-chart-note", Static)
         box.update(note)
@@ -140,6 +140,16 @@ class CompareScreen(Exporting, Screen[None]):
             panel = panel_renderable(self.comparison, width - 2)
             self.query_one("#compare-panel", Static).update(panel)
 
+    def _mount_charts(self) -> None:
+        """The overlay charts, built the first time their view is shown: three
+        textual-plot charts cost the table's first paint ~100 ms it need not wait for."""
+        if self.comparison is None or self._charts_mounted:
+            return
+        self._charts_mounted = True
+        runs = [(run_label(run), run.series) for run in self.comparison.runs if run.series]
+        charts = overlay_charts(runs, rows=self._chart_rows())
+        self.query_one("#compare-charts").mount_all(charts)
+
     def _chart_rows(self) -> int:
         # Reserved: header, tabs (2), the note, footer.
         return plot_rows(self.size.height, 3, 5)
@@ -152,6 +162,8 @@ class CompareScreen(Exporting, Screen[None]):
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id == "tab-differences":
             self._draw_panel()  # its width is known once shown
+        if event.pane.id == "tab-charts":
+            self._mount_charts()
         for chart in self.query(SeriesChart):
             chart.resume()
 
