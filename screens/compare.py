@@ -8,8 +8,8 @@ cursor (``Comparison.rebased``: the rows stay, the deltas change).
 Three views, one at a time so that each has the whole 80x24 screen: 1 the table
 (widgets/compare_table: run columns scroll sideways past the fixed label column), 2 the
 comparability panel (widgets/compare_panel), 3 one overlay chart per metric, a line
-per run (widgets/run_charts.overlay_charts on the one SeriesChart). ``e`` writes the
-comparison as Markdown into the folder tierdeck runs in (app/export through
+per run (widgets/run_charts.overlay_charts on the one SeriesChart). ``e`` asks for a
+format and writes the comparison into the folder tierdeck runs in (app/export through
 screens/exporting) and says where.
 """
 
@@ -43,7 +43,7 @@ class CompareScreen(Exporting, Screen[None]):
 
     BINDINGS = [
         Binding("b", "baseline", "Baseline", tooltip="make the run under the cursor the baseline"),
-        Binding("e", "export", "Export", tooltip="write the comparison as Markdown, say where"),
+        Binding("e", "export", "Export", tooltip="write the comparison to a file to share"),
         Binding("1", "view('1')", "Table", tooltip="the table: one column per run"),
         Binding("2", "view('2')", "Differs", tooltip="what differs between the runs, warnings"),
         Binding("3", "view('3')", "Charts", tooltip="per-second charts, one line per run"),

@@ -1,10 +1,13 @@
-"""The export key of the compare view and the run view: the runs as Markdown.
+"""The export key of the compare view and the run view: the runs as a file to share.
 
-app.export writes the file (its default name, ``tierdeck-run(s)-<ids>.md``, in the
-folder tierdeck was started from; an existing file is never replaced) in a thread,
-and the screen says where in a notification. One run: its summary, job file and
-environment; two to eight: their comparison against the baseline on screen, and each
-run's environment, the same file ``tierdeck history export`` writes.
+The key asks for the format (Markdown, CSV, JSON or HTML) and whether to redact
+(screens/export_choice.py); app.export writes the file (its default name,
+``tierdeck-run(s)-<ids>[-redacted].<ext>``, in the folder tierdeck was started from; an
+existing file is never replaced) in a thread, and the screen says where in a
+notification. One run: its summary, job file and environment; two to eight: their
+comparison against the baseline on screen, and each run's environment: the same file
+``tierdeck history export`` writes. Redacting here also removes this machine's host
+name and its disks' serials and WWNs, which the TUI's inventory knows.
 """
 
 from __future__ import annotations
@@ -16,9 +19,12 @@ from textual import work
 from textual.screen import Screen
 
 from ..app.bench_messages import RunsExported
-from ..app.export import ExportFormat, ExportRefused, write_export
+from ..app.context import context
+from ..app.export import ExportRefused, machine_identifiers, write_export
 from ..core.bench_models import RunResult
 from ..core.errors import one_line
+from ..core.redact import NOTHING_KNOWN
+from .export_choice import ExportChoice, ExportChoiceScreen
 
 
 class Exporting:
@@ -28,13 +34,27 @@ class Exporting:
     """The last file the export key wrote (tests wait on it)."""
 
     def _export_runs(self, runs: Sequence[RunResult], baseline: int = 0) -> None:
-        self._export_worker(tuple(runs), baseline)
+        screen: Screen[Any] = self  # type: ignore[assignment]
+        chosen = tuple(runs)
+
+        def answered(choice: ExportChoice | None) -> None:
+            if choice is not None:
+                self._export_worker(chosen, baseline, choice)
+
+        what = f"run #{chosen[0].id}" if len(chosen) == 1 else f"{len(chosen)} runs"
+        screen.app.push_screen(ExportChoiceScreen(what), answered)
 
     @work(thread=True, group="export", exit_on_error=False)
-    def _export_worker(self, runs: tuple[RunResult, ...], baseline: int) -> None:
+    def _export_worker(
+        self, runs: tuple[RunResult, ...], baseline: int, choice: ExportChoice
+    ) -> None:
         screen: Screen[Any] = self  # type: ignore[assignment]
+        app = context(screen)
+        known = machine_identifiers(app.host, app.inventory) if choice.redact else NOTHING_KNOWN
         try:
-            written = write_export(runs, ExportFormat.MARKDOWN, baseline=baseline)
+            written = write_export(
+                runs, choice.fmt, baseline=baseline, redact=choice.redact, known=known
+            )
         except (ExportRefused, OSError) as exc:
             screen.post_message(RunsExported(None, "", one_line(exc)))
             return
@@ -46,4 +66,4 @@ class Exporting:
             screen.notify(f"Export failed: {message.error}", severity="error", timeout=10)
             return
         self.exported = message.path
-        screen.notify(f"Markdown: {message.text}", timeout=10)
+        screen.notify(f"Export: {message.text}", timeout=10)

@@ -3,7 +3,7 @@ fio's whole error text), the charts, the disks, the environment and the jobs.
 
 Loaded from app.history.HistoryStore in a thread. The same n / t / d keys as the list;
 c ("compare with...") goes back to the list with this run marked for a comparison: the
-screen's result is the run's id; e writes the run as Markdown (screens/exporting).
+screen's result is the run's id; e exports the run as Markdown, CSV, JSON or HTML (screens/exporting).
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ class RunDetailScreen(RunEditing, Exporting, Screen[int | None]):
             "Compare with…",
             tooltip="compare with...: back to the list with this run marked (space marks more)",
         ),
-        Binding("e", "export", "Export", tooltip="write this run as Markdown, say where"),
+        Binding("e", "export", "Export", tooltip="write this run as Markdown, CSV, JSON or HTML"),
         Binding("escape", "back", "Back", tooltip="back to the list"),
     ]
     HELP_TITLE = "tierdeck keys: stored run"

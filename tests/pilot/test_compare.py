@@ -19,6 +19,7 @@ from tierdeck.app.tui import TierdeckApp
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.compare import Verdict
 from tierdeck.screens.compare import CompareScreen
+from tierdeck.screens.export_choice import ExportChoiceScreen
 from tierdeck.screens.help import HelpScreen
 from tierdeck.screens.history import HistoryScreen
 from tierdeck.screens.run_detail import RunDetailScreen
@@ -122,6 +123,8 @@ async def test_mark_compare_rebase_and_export(demo_host: RecordedHost, store: Hi
         # e: the Markdown of what is on screen (against the new baseline), in the
         # folder tierdeck runs in; a second export never replaces the first
         await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, ExportChoiceScreen), "formats")
+        await pilot.press("enter")  # the first: Markdown
         await wait_until(pilot, lambda: screen.exported is not None, "the export")
         path = Path(screen.exported or "")
         assert path == Path.cwd() / "tierdeck-runs-2-1.md"
@@ -129,8 +132,8 @@ async def test_mark_compare_rebase_and_export(demo_host: RecordedHost, store: Hi
         assert to_markdown(screen.comparison) in text  # type: ignore[arg-type]
         assert "| job | dir | metric | #2 branch randrw 4k | #1 pool write 1M |" in text
         assert "baseline: #1 pool write 1M" in text
-        assert f"Markdown: wrote {path}" in notes(app)
-        await pilot.press("e")
+        assert f"Export: wrote {path}" in notes(app)
+        await pilot.press("e", "m")
         again = path.with_name("tierdeck-runs-2-1_2.md")
         await wait_until(pilot, lambda: screen.exported == str(again), "the second export")
         assert path.read_text(encoding="utf-8") == text
@@ -214,12 +217,12 @@ async def test_compare_with_from_the_detail_view(
         await wait_until(pilot, loaded, "the run detail")
         detail = app.screen
         assert isinstance(detail, RunDetailScreen)
-        await pilot.press("e")  # the run view's export: this run alone
+        await pilot.press("e", "m")  # the run view's export: this run alone, Markdown
         await wait_until(pilot, lambda: detail.exported is not None, "the run's export")
         path = Path(detail.exported or "")
         assert path == Path.cwd() / "tierdeck-run-3.md"
         assert "stonewall step" in path.read_text(encoding="utf-8")
-        assert f"Markdown: wrote {path}" in notes(app)
+        assert f"Export: wrote {path}" in notes(app)
         await pilot.press("c")
         await wait_until(pilot, lambda: app.screen is history, "back to the list")
         assert history.marks.ids == [3]
@@ -263,3 +266,26 @@ async def test_help_lists_every_key(demo_host: RecordedHost, store: HistoryStore
         assert isinstance(page, HelpScreen)
         text = check_page(app, page, screen)
         assert "make the run under the cursor the baseline" in text
+
+
+async def test_export_asks_the_format_and_can_redact(
+    demo_host: RecordedHost, store: HistoryStore
+) -> None:
+    app = TierdeckApp(demo_host, demo=True, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_history(pilot, app)
+        await pilot.press("space", "down", "space", "c")
+        screen = await open_compare(pilot, app)
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, ExportChoiceScreen), "formats")
+        await pilot.press("escape")  # cancelled: nothing written
+        await wait_until(pilot, lambda: app.screen is screen, "back to the compare view")
+        assert screen.exported is None and not list(Path.cwd().glob("tierdeck-*"))
+
+        await pilot.press("e", "r", "h")  # redacted HTML
+        await wait_until(pilot, lambda: screen.exported is not None, "the export")
+        path = Path(screen.exported or "")
+        assert path.name == "tierdeck-runs-4-2-redacted.html"
+        html = path.read_text(encoding="utf-8")
+        assert "<table" in html and "Redacted: serials, WWNs, UUIDs and hostnames" in html
+        assert f"Export: wrote {path}" in notes(app)
