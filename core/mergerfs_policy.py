@@ -153,7 +153,9 @@ class Placement:
     @property
     def candidates(self) -> tuple[str, ...]:
         """Every branch the file may be created on."""
-        return self.branches if self.random else self.branches[:1]
+        if self.random:
+            return self.branches
+        return () if self.lands_on is None else (self.lands_on,)
 
 
 _EXISTING_PATH = frozenset(
