@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from .errors import ParseError, TierdeckError
+from .mergerfs_policy import CreatePolicy  # the simulator's: one list of mergerfs's policies
 from .models import BranchMode
 from .units import parse_size
 
@@ -63,34 +64,6 @@ class LayoutError(TierdeckError):
         self.kind = kind
         self.key = key
         self.detail = detail
-
-
-class CreatePolicy(StrEnum):
-    """mergerfs create policies, the set mergerfs 2.33.5 (the lab's) and the current
-    release both accept (src/policies.cpp). ``ep*`` choose among branches where the
-    file's parent directory already exists; ``msp*`` walk up to the nearest parent that
-    exists somewhere."""
-
-    ALL = "all"
-    EPALL = "epall"
-    EPFF = "epff"
-    EPLFS = "eplfs"
-    EPLUS = "eplus"
-    EPMFS = "epmfs"
-    EPPFRD = "eppfrd"
-    EPRAND = "eprand"
-    EROFS = "erofs"
-    FF = "ff"
-    LFS = "lfs"
-    LUS = "lus"
-    MFS = "mfs"
-    MSPLFS = "msplfs"
-    MSPLUS = "msplus"
-    MSPMFS = "mspmfs"
-    MSPPFRD = "msppfrd"
-    NEWEST = "newest"
-    PFRD = "pfrd"
-    RAND = "rand"
 
 
 class CacheFiles(StrEnum):
