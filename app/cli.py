@@ -121,6 +121,7 @@ class LazyGroup(click.Group):
         "bench": "tierdeck.app.cli_bench:bench",
         "compare": "tierdeck.app.cli_compare:compare",
         "history": "tierdeck.app.cli_history:history",
+        "layout": "tierdeck.app.cli_layout:layout",
     }
 
     def make_context(self, *args: Any, **kwargs: Any) -> click.Context:

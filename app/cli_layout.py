@@ -1,0 +1,217 @@
+"""``tierdeck layout``: plan a cache/slow tier layout, check a saved one, simulate where
+new files land. Branch facts (mounted? which filesystem? how much free?) come from the
+inventory of the host (this machine, --demo or --recorded DIR)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+import click
+
+from ..backends.host import Host
+from ..core.errors import ParseError, TierdeckError
+from ..core.layout import Layout, LayoutError
+from ..core.layout_outputs import DEFAULT_LAYOUT_PATH, OutputError, layout_outputs
+from ..core.layout_rules import RuleResult, RuleSeverity, check_layout, has_errors
+from ..core.mergerfs_policy import simulate_all
+from ..core.models import Inventory
+from ..core.units import format_bytes
+from .cli import EXIT_FAILED, EXIT_REFUSED, _host_options, fail, make_host, once
+from .inventory import collect_inventory
+from .layout_facts import branch_facts
+from .layout_files import load_layout, save_layout
+from .layout_plan import (
+    PlanRequest,
+    build_layout,
+    parse_file_size,
+    plan_to_dict,
+    simulation_branches,
+)
+
+_MARK = {RuleSeverity.ERROR: "ERROR", RuleSeverity.WARNING: "warn", RuleSeverity.OK: "ok"}
+
+
+@click.group()
+def layout() -> None:
+    """Compose a cache/slow tier layout of mergerfs pools (issue 9).
+
+    The layout is mergerfs's tiered-cache recipe: a tiered pool (cache branches first,
+    then the slow ones) that programs use, a slow-only pool, and a mover that empties
+    the cache branches into the slow pool on a timer. Every command exits 2 on a rule
+    error or bad input.
+    """
+
+
+def _inventory(demo: bool, recorded: Path | None) -> tuple[Inventory, Host]:
+    host = make_host(demo, recorded)
+    try:
+        return collect_inventory(host), host
+    except TierdeckError as exc:
+        fail(str(exc), EXIT_FAILED)
+
+
+def _results(lay: Layout, demo: bool, recorded: Path | None) -> tuple[RuleResult, ...]:
+    inv, host = _inventory(demo, recorded)
+    paths = [*lay.cache, *(b.path for b in lay.slow)]
+    return check_layout(lay, branch_facts(inv, host, paths))
+
+
+def _echo_rules(results: tuple[RuleResult, ...]) -> None:
+    for r in results:
+        click.echo(f"  {_MARK[r.severity]:5} {r.rule}: {r.message}")
+        if r.severity is not RuleSeverity.OK:
+            click.echo(f"        why: {r.reason}")
+
+
+def _refuse(exc: Exception) -> NoReturn:
+    fail(str(exc), EXIT_REFUSED)
+
+
+@layout.command("plan")
+@click.option(
+    "--cache", multiple=True, metavar="DIR", help="A cache branch (repeatable; in order)."
+)
+@click.option(
+    "--slow",
+    multiple=True,
+    metavar="DIR[=MODE]",
+    help="A slow branch, mode RW (default), RO or NC in the tiered pool (repeatable).",
+)
+@once("--pool", metavar="MOUNTPOINT", help="The tiered pool's mountpoint (what programs use).")
+@once(
+    "--slow-pool",
+    metavar="MOUNTPOINT",
+    help="The slow-only pool the mover writes to (needed with several slow branches).",
+)
+@once("--create", metavar="POLICY", help="The tiered pool's create policy (default ff).")
+@once("--minfreespace", metavar="SIZE", help="The tiered pool's minfreespace, e.g. 50G.")
+@click.option(
+    "--option",
+    "options",
+    multiple=True,
+    metavar="K=V",
+    help="Any further mergerfs option of the tiered pool (repeatable).",
+)
+@once(
+    "--from-pool",
+    metavar="MOUNTPOINT",
+    help="Start from a mounted mergerfs pool: its options (read from its xattrs), its "
+    "branches other than --cache as the slow tier, its mountpoint as --pool.",
+)
+@once(
+    "--save",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE.toml",
+    help="Write the layout (tierdeck.layout/1) there, atomically.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print docs/layout-json.md's object.")
+@_host_options
+def plan_cmd(cache: tuple[str, ...], slow: tuple[str, ...], pool: str | None,
+             slow_pool: str | None, create: str | None, minfreespace: str | None,
+             options: tuple[str, ...], from_pool: str | None, save: Path | None,
+             as_json: bool, demo: bool, recorded: Path | None) -> None:  # fmt: skip
+    """Build a layout from branches and options; print its rule results, fstab lines,
+    systemd mount units and the mover's service and timer.
+
+    Exits 2 after printing the plan when a rule says error (nothing is saved then)."""
+    request = PlanRequest(cache, slow, pool, slow_pool, create, minfreespace, options, from_pool)
+    inv, host = _inventory(demo, recorded)
+    try:
+        lay = build_layout(request, inv)
+        command = shutil.which("tierdeck") or "tierdeck"
+        outputs = layout_outputs(lay, command=command,
+                                 layout_path=str(save.resolve()) if save else DEFAULT_LAYOUT_PATH)  # fmt: skip
+    except (LayoutError, OutputError, ParseError) as exc:
+        _refuse(exc)
+    paths = [*lay.cache, *(b.path for b in lay.slow)]
+    results = check_layout(lay, branch_facts(inv, host, paths))
+    if as_json:
+        json.dump(plan_to_dict(lay, results, outputs), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        click.echo("rules:")
+        _echo_rules(results)
+        click.echo("\nfstab:")
+        for line in outputs.fstab:
+            click.echo(line)
+        for name, text in outputs.units.items():
+            click.echo(f"\n--- {name}\n{text}", nl=False)
+    if has_errors(results):
+        fail("the layout breaks a rule (see ERROR above); not saved", EXIT_REFUSED)
+    if save is not None:
+        try:
+            save_layout(save, lay)
+        except OSError as exc:
+            fail(f"cannot write {save}: {exc.strerror}", EXIT_FAILED)
+        click.echo(f"saved {save}", err=True)
+
+
+def _load(path: Path) -> Layout:
+    try:
+        return load_layout(path)
+    except LayoutError as exc:
+        fail(f"{path}: {exc}", EXIT_REFUSED)
+    except OSError as exc:
+        fail(f"{path}: {exc.strerror}", EXIT_REFUSED)
+
+
+@layout.command("check")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE.toml")
+@_host_options
+def check_cmd(file: Path, demo: bool, recorded: Path | None) -> None:
+    """Check a saved layout against every rule, with this host's branch facts.
+
+    Prints each rule's result and why it matters; exits 2 on any error."""
+    results = _results(_load(file), demo, recorded)
+    _echo_rules(results)
+    if has_errors(results):
+        fail(f"{file}: the layout breaks a rule", EXIT_REFUSED)
+
+
+@layout.command("simulate")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE.toml")
+@once("--size", metavar="SIZE", required=True, help="The new file's size, e.g. 10G.")
+@_host_options
+def simulate_cmd(file: Path, size: str, demo: bool, recorded: Path | None) -> None:
+    """Where the next file of SIZE lands in the tiered pool, under each create policy
+    (* marks the layout's), for a file at the pool's root.
+
+    Uses the branches' current free space from the inventory and the pool's
+    minfreespace and branch modes, as mergerfs 2.33 decides (it never looks at the
+    size: "too small" marks a branch the write would fill up)."""
+    lay = _load(file)
+    try:
+        size_bytes = parse_file_size(size)
+    except ParseError as exc:
+        _refuse(exc)
+    inv, host = _inventory(demo, recorded)
+    paths = [b.path for b in lay.tiered_branches()]
+    facts = branch_facts(inv, host, paths)
+    free = {p: (f.size_bytes, f.free_bytes) if f.size_bytes is not None and
+            f.free_bytes is not None else None for p, f in facts.items()}  # fmt: skip
+    branches, unknown = simulation_branches(lay, free)
+    if unknown:
+        fail(f"free space unknown for {', '.join(unknown)} (not on a mounted filesystem "
+             "this host shows)", EXIT_REFUSED)  # fmt: skip
+    minfree = lay.tiered_pool.options.minfreespace_bytes
+    click.echo(f"tiered pool {lay.tiered_pool.mountpoint}, minfreespace "
+               f"{format_bytes(minfree)}, a new file of {format_bytes(size_bytes)}:")  # fmt: skip
+    for b in branches:
+        click.echo(f"  {b.path} ({b.mode}): {format_bytes(b.avail_bytes)} free")
+    for policy, placement in simulate_all(branches, size_bytes, minfree).items():
+        mark = "*" if policy == lay.tiered_pool.options.create else " "
+        if placement.error is not None:
+            where = f"fails: {placement.error}"
+        elif placement.random:
+            shares = ", ".join(f"{p} {s:.0%}" for p, s in zip(placement.branches,
+                                                              placement.shares, strict=True))  # fmt: skip
+            where = f"one of {shares}"
+        else:
+            where = str(placement.lands_on)
+        if placement.too_small:
+            where += f" (too small: {', '.join(placement.too_small)})"
+        click.echo(f"{mark} {policy:8} {where}")
