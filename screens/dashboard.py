@@ -54,6 +54,14 @@ class DashboardScreen(Screen[None]):
             "its own filesystem, or the raw device if nothing uses it",
         ),
         Binding("h", "history", "History", tooltip="benchmark history: open, rename, tag, delete"),
+        Binding(
+            "l",
+            "compose",
+            "Layout",
+            show=False,
+            tooltip="compose a cache/slow tier layout; from the highlighted mergerfs pool on "
+            "the mergerfs tab",
+        ),
     ]
     HELP_TITLE = "tierdeck keys: dashboard"
     HELP_NOTES = (
@@ -147,6 +155,17 @@ class DashboardScreen(Screen[None]):
         from .history import HistoryScreen
 
         self.app.push_screen(HistoryScreen())
+
+    def action_compose(self) -> None:
+        """l: the compose screen, from the highlighted pool when on the mergerfs tab."""
+        from .compose import ComposeScreen
+
+        if self.inventory is None:
+            self.notify("The inventory is still loading: try again in a moment.")
+            return
+        on_pools = self.query_one("#sections", TabbedContent).active == "mergerfs"
+        pool = self.query_one(MergerfsPoolTable).selected_pool if on_pools else None
+        self.app.push_screen(ComposeScreen(self.inventory, pool))
 
     # -- data -------------------------------------------------------------------------
 

@@ -1,0 +1,229 @@
+"""The compose screen's half-made layout, and everything it shows about it.
+
+A ``Draft`` may be incomplete (no cache yet, a minfreespace being typed): ``Layout``
+refuses those, so the screen edits a Draft and ``evaluate`` turns it into what the
+screen draws (the Layout or why there is none yet, the rule results, each create
+policy's answer for a file size). No Textual here: screens/compose.py only draws.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from ..backends.host import Host
+from ..core.errors import ParseError, TierdeckError
+from ..core.layout import (
+    Branch,
+    BranchMode,
+    CreatePolicy,
+    Layout,
+    LayoutError,
+    PoolOptions,
+    PoolSpec,
+    default_layout,
+    parse_pool_options,
+)
+from ..core.layout_rules import RuleResult, check_layout
+from ..core.mergerfs_policy import BranchFacts as SimBranch
+from ..core.mergerfs_policy import CreatePolicy as SimPolicy
+from ..core.mergerfs_policy import Placement, simulate_all
+from ..core.models import DiskKind, Inventory, MergerfsPool, Mount
+from ..core.relations import disks_under
+from ..core.units import parse_size
+
+# Filesystems that cannot hold a tier: in RAM, read-only images, or pools themselves.
+_NOT_BRANCHES = frozenset({"tmpfs", "ramfs", "devtmpfs", "squashfs", "fuse.mergerfs", "overlay"})
+_MODES = (BranchMode.RW, BranchMode.NC, BranchMode.RO)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A mount the user may pick as a branch, with what decides the tier."""
+
+    path: str
+    fs_type: str
+    size_bytes: int | None
+    avail_bytes: int | None
+    disks: tuple[str, ...]
+    media: str  # "SSD", "HDD", "mixed", "?"
+
+
+@dataclass(frozen=True)
+class Draft:
+    cache: tuple[str, ...] = ()
+    slow: tuple[Branch, ...] = ()
+    pool: str = "/mnt/tiered"
+    slow_pool: str = "/mnt/slow"
+    create: CreatePolicy = CreatePolicy.FF
+    minfreespace: str = "4G"
+    file_size: str = "1G"
+    # The options the screen does not edit (moveonenospc, cache.files ...), kept from
+    # the pool the draft started from.
+    base: PoolOptions = field(default_factory=lambda: PoolOptions(fsname="tiered"))
+
+    def tier_of(self, path: str) -> str:
+        if path in self.cache:
+            return "cache"
+        mode = next((b.mode for b in self.slow if b.path == path), None)
+        return "" if mode is None else f"slow {mode.value}"
+
+    def add_cache(self, path: str) -> Draft:
+        rest = self.without(path)
+        return dataclasses.replace(rest, cache=(*rest.cache, path))
+
+    def add_slow(self, path: str) -> Draft:
+        rest = self.without(path)
+        return dataclasses.replace(rest, slow=(*rest.slow, Branch(path)))
+
+    def without(self, path: str) -> Draft:
+        return dataclasses.replace(
+            self,
+            cache=tuple(p for p in self.cache if p != path),
+            slow=tuple(b for b in self.slow if b.path != path),
+        )
+
+    def next_mode(self, path: str) -> Draft:
+        """A slow branch's next mode: RW, NC (no new files), RO."""
+        slow = tuple(
+            Branch(b.path, _MODES[(_MODES.index(b.mode) + 1) % len(_MODES)])
+            if b.path == path
+            else b
+            for b in self.slow
+        )
+        return dataclasses.replace(self, slow=slow)
+
+    def typed(self, name: str, text: str) -> Draft:
+        """The draft with one of its text fields (an Input's) set to ``text``."""
+        if name == "pool":
+            return dataclasses.replace(self, pool=text)
+        if name == "slow_pool":
+            return dataclasses.replace(self, slow_pool=text)
+        if name == "minfreespace":
+            return dataclasses.replace(self, minfreespace=text)
+        if name == "file_size":
+            return dataclasses.replace(self, file_size=text)
+        raise KeyError(name)
+
+    def layout(self) -> Layout:
+        """The Layout this draft stands for. LayoutError (or ParseError for a size)
+        says what is missing or wrong."""
+        minfree = parse_size(self.minfreespace.strip(), "minfreespace")
+        slow_pool = self.slow_pool.strip() or None
+        base = default_layout(self.cache, self.slow, self.pool.strip(), slow_pool)
+        options = dataclasses.replace(self.base, create=self.create, minfreespace_bytes=minfree)
+        return dataclasses.replace(base, tiered_pool=PoolSpec(base.tiered_pool.mountpoint, options))
+
+
+def draft_from_pool(pool: MergerfsPool) -> Draft:
+    """A draft that starts from a live pool: its branches as the slow tier (the user
+    adds the cache), its mountpoint kept for the tiered pool (programs already use it)
+    and its options as mergerfs reports them now (xattrs), not as fstab says."""
+    live = pool.options
+    keys = ("category.create", "minfreespace", "moveonenospc", "cache.files",
+            "dropcacheonclose", "fsname")  # fmt: skip
+    text = ",".join(f"{k}={live[k]}" for k in keys if k in live)
+    try:
+        options = parse_pool_options(text)
+    except LayoutError:
+        options = PoolOptions()
+    # xattrs do not list fuse's own options: allow_other is tierdeck's default.
+    options = dataclasses.replace(options, other=PoolOptions().other)
+    return Draft(
+        slow=tuple(Branch(b.path, b.mode) for b in pool.branches),
+        pool=pool.mountpoint,
+        slow_pool=pool.mountpoint.rstrip("/") + "-slow",
+        create=options.create,
+        minfreespace=_size_text(options.minfreespace_bytes),
+        base=options,
+    )
+
+
+def _size_text(n: int) -> str:
+    for suffix, power in (("T", 4), ("G", 3), ("M", 2), ("K", 1)):
+        if n and n % 1024**power == 0:
+            return f"{n // 1024**power}{suffix}"
+    return str(n)
+
+
+def _media(inv: Inventory, disks: tuple[str, ...]) -> str:
+    kinds = set()
+    for name in disks:
+        disk = inv.disk(name)
+        if disk is None or disk.rotational is None or disk.kind is DiskKind.VIRTUAL:
+            kinds.add("?")
+        else:
+            kinds.add("HDD" if disk.rotational else "SSD")
+    if not kinds:
+        return "?"
+    return kinds.pop() if len(kinds) == 1 else "mixed"
+
+
+def _is_candidate(mount: Mount) -> bool:
+    return mount.fs_type not in _NOT_BRANCHES and bool(mount.size_bytes)
+
+
+def candidates(inv: Inventory) -> tuple[Candidate, ...]:
+    """The inventory's mounts that could be branches, by path."""
+    out = []
+    for mount in sorted(inv.mounts, key=lambda m: m.mountpoint):
+        if not _is_candidate(mount):
+            continue
+        try:
+            disks = disks_under(inv, mount.mountpoint)
+        except TierdeckError:
+            disks = ()
+        out.append(
+            Candidate(
+                mount.mountpoint,
+                mount.fs_type,
+                mount.size_bytes,
+                mount.avail_bytes,
+                disks,
+                _media(inv, disks),
+            )
+        )
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What the screen shows for a draft: ``problem`` when there is no Layout yet."""
+
+    layout: Layout | None
+    problem: str | None
+    results: tuple[RuleResult, ...] = ()
+    placements: dict[SimPolicy, Placement] = field(default_factory=dict)
+    chosen: SimPolicy | None = None
+    file_size: int | None = None
+    size_problem: str | None = None  # the file size typed is not a size
+
+
+def _sim_branches(layout: Layout, inv: Inventory) -> list[SimBranch]:
+    by_point = {m.mountpoint: m for m in inv.mounts}
+    out = []
+    for branch in layout.tiered_branches():
+        mount = by_point.get(branch.path)
+        avail = mount.avail_bytes if mount and mount.avail_bytes is not None else 0
+        size = mount.size_bytes if mount and mount.size_bytes is not None else avail
+        out.append(SimBranch(branch.path, branch.mode, avail, max(size - avail, 0)))
+    return out
+
+
+def evaluate(draft: Draft, inv: Inventory, host: Host) -> Evaluation:
+    from .layout_facts import branch_facts
+
+    try:
+        layout = draft.layout()
+    except (LayoutError, ParseError) as exc:
+        return Evaluation(None, str(exc))
+    paths = (*layout.cache, *(b.path for b in layout.slow))
+    results = check_layout(layout, branch_facts(inv, host, paths))
+    try:
+        size = parse_size(draft.file_size.strip(), "file size")
+    except ParseError as exc:
+        return Evaluation(layout, None, results, size_problem=str(exc))
+    options = layout.tiered_pool.options
+    placements = simulate_all(_sim_branches(layout, inv), size, options.minfreespace_bytes)
+    # The two enums spell the same mergerfs names; the simulator's is 2.33's own list.
+    return Evaluation(layout, None, results, placements, SimPolicy(options.create.value), size)

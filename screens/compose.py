@@ -1,0 +1,267 @@
+"""Compose a cache/slow tier layout (issue 9): pick branches, set options, see checks.
+
+Opened from the dashboard (``l``), from nothing or from the mergerfs pool highlighted
+there (its branches become the slow tier, its live options the tiered pool's). The
+screen edits an app/layout_draft.Draft; every change re-runs ``evaluate`` (the rules of
+core/layout_rules and the simulator of core/mergerfs_policy) and redraws. Three views,
+one at a time so each has the whole 80x24 screen, with the verdict above them on every
+view: 1 the inventory's mounts as candidate branches, 2 the options, 3 the checks, each
+create policy's answer for a file size, and the fstab preview.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, Select, Static, TabbedContent, TabPane, Tabs
+
+from ..app.context import context
+from ..app.layout_draft import Draft, Evaluation, candidates, draft_from_pool, evaluate
+from ..app.layout_files import save_layout
+from ..core.errors import one_line
+from ..core.layout import CreatePolicy
+from ..core.layout_rules import create_policy_placement
+from ..core.models import Inventory, MergerfsPool
+from ..widgets.compose_views import (
+    CandidateTable,
+    rules_renderable,
+    simulation_renderable,
+    summary_line,
+    tiers_line,
+)
+from .confirm import PromptScreen
+
+TEXT_FIELDS = ("pool", "slow_pool", "minfreespace", "file_size")
+VIEWS = {"1": "tab-branches", "2": "tab-options", "3": "tab-checks"}
+_FOCUS = {"1": "#compose-mounts", "2": "#opt-pool", "3": "#compose-checks"}
+
+# Each option's one-line explanation, under its field.
+_EXPLAIN = {
+    "pool": "Tiered pool mountpoint: programs use it; cache branches first, then slow.",
+    "slow_pool": "Slow pool mountpoint: the slow branches only; the mover writes here. "
+    "Empty: none (one slow branch only).",
+    "create": "Create policy: which branch a new file goes to. ff sends it to the cache first.",
+    "minfreespace": "minfreespace: a branch with less free space takes no new file. "
+    "Keep it below the cache's size.",
+    "file_size": "File size for the simulator (checks view): where would such a file land?",
+}
+
+
+class ComposeScreen(Screen[None]):
+    CSS_PATH = "compose.tcss"
+
+    BINDINGS = [
+        Binding(
+            "c", "tier('cache')", "Cache", tooltip="add the highlighted mount to the cache tier"
+        ),
+        Binding("s", "tier('slow')", "Slow", tooltip="add the highlighted mount to the slow tier"),
+        Binding(
+            "x", "tier('none')", "Remove", tooltip="take the highlighted mount out of its tier"
+        ),
+        Binding(
+            "m", "mode", "Mode", show=False, tooltip="slow branch mode: RW, NC (no new files), RO"
+        ),
+        Binding(
+            "p",
+            "from_pool",
+            "From pool",
+            tooltip="start again from the next mounted mergerfs pool (its live options)",
+        ),
+        Binding("ctrl+s", "save", "Save", tooltip="save the layout as TOML to a file you name"),
+        Binding(
+            "w", "save", "Save", show=False, tooltip="save the layout as TOML to a file you name"
+        ),
+        Binding("1", "view('1')", "Branches", show=False, tooltip="view: the mounts to pick from"),
+        Binding("2", "view('2')", "Options", show=False, tooltip="view: pools and options"),
+        Binding(
+            "3",
+            "view('3')",
+            "Checks",
+            show=False,
+            tooltip="view: rule results, where a new file lands, fstab",
+        ),
+        Binding("escape", "back", "Back", tooltip="back to the dashboard (nothing is saved)"),
+    ]
+    HELP_TITLE = "tierdeck keys: compose a tier layout"
+    HELP_NOTES = (
+        ("up / down", "mounts: move; checks: scroll"),
+        ("tab / shift+tab", "next / previous field (options view)"),
+        ("enter", "options: open the create policy list; pick with up/down, enter"),
+        ("escape (in a field)", "leave the field for the tab bar; 1-3 switch views again"),
+        ("escape", "close this help"),
+    )
+    HELP_LEGEND = (
+        "Tier: cache, or slow with its mode in the tiered pool (NC: no new files there). "
+        "Media: SSD/HDD from the disks underneath. Checks: ✗ error (loses data or does not "
+        "tier), ! warning, ✓ ok; ▶ marks the chosen create policy in the simulator."
+    )
+
+    def __init__(self, inventory: Inventory, pool: MergerfsPool | None = None) -> None:
+        super().__init__(id="compose")
+        self.inventory = inventory
+        self.candidates = candidates(inventory)
+        self._pool_index = inventory.mergerfs.index(pool) if pool in inventory.mergerfs else -1
+        self.draft = draft_from_pool(pool) if pool is not None else Draft()
+        self.evaluation: Evaluation | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="compose-summary")
+        with TabbedContent(id="compose-views"):
+            with TabPane("1 Branches", id="tab-branches"):
+                yield CandidateTable(id="compose-mounts")
+                yield Static(id="compose-tiers")
+            with TabPane("2 Options", id="tab-options"), VerticalScroll(id="compose-options"):
+                yield from self._fields()
+            with TabPane("3 Checks", id="tab-checks"), VerticalScroll(id="compose-checks"):
+                yield Static(id="compose-rules")
+                yield Static(id="compose-sim")
+                yield Static(id="compose-fstab")
+        yield Footer()
+
+    def _fields(self) -> ComposeResult:
+        """Each field under its one-line explanation (which doubles as its label)."""
+        d = self.draft
+        yield Static(_EXPLAIN["pool"], classes="explain")
+        yield Input(d.pool, id="opt-pool", compact=True)
+        yield Static(_EXPLAIN["slow_pool"], classes="explain")
+        yield Input(d.slow_pool, id="opt-slow_pool", compact=True)
+        yield Static(id="explain-create", classes="explain")
+        yield Select(
+            [(p.value, p) for p in CreatePolicy],
+            value=d.create,
+            allow_blank=False,
+            id="opt-create",
+            compact=True,
+        )
+        yield Static(_EXPLAIN["minfreespace"], classes="explain")
+        yield Input(d.minfreespace, id="opt-minfreespace", compact=True)
+        yield Static(_EXPLAIN["file_size"], classes="explain")
+        yield Input(d.file_size, id="opt-file_size", compact=True)
+
+    def on_mount(self) -> None:
+        self.sub_title = "compose a tier layout"
+        self._refresh()
+        self.query_one(CandidateTable).focus()
+
+    # -- drawing ----------------------------------------------------------------------
+
+    def _refresh(self) -> None:
+        evaluation = evaluate(self.draft, self.inventory, context(self).host)
+        self.evaluation = evaluation
+        self.query_one(CandidateTable).show(self.candidates, self.draft)
+        self.query_one("#compose-tiers", Static).update(tiers_line(self.draft))
+        self.query_one("#compose-summary", Static).update(summary_line(evaluation))
+        self.query_one("#compose-rules", Static).update(rules_renderable(evaluation))
+        self.query_one("#compose-sim", Static).update(simulation_renderable(evaluation))
+        self.query_one("#compose-fstab", Static).update(self._fstab_preview(evaluation))
+        policy = self.draft.create
+        verdict = create_policy_placement(policy).value
+        self.query_one("#explain-create", Static).update(
+            f"{_EXPLAIN['create']} {policy}: {verdict}."
+        )
+
+    def _fstab_preview(self, evaluation: Evaluation) -> Text:
+        # Placeholder: the fstab lines come from core/layout_outputs once it is in.
+        return Text("fstab preview: not available yet (core/layout_outputs).", style="dim")
+
+    def _edit(self, draft: Draft) -> None:
+        self.draft = draft
+        self._refresh()
+
+    # -- options ----------------------------------------------------------------------
+
+    @on(Input.Changed)
+    def _typed(self, event: Input.Changed) -> None:
+        name = (event.input.id or "").removeprefix("opt-")
+        if name in TEXT_FIELDS:
+            self._edit(self.draft.typed(name, event.value))
+
+    @on(Select.Changed, "#opt-create")
+    def _policy(self, event: Select.Changed) -> None:
+        if isinstance(event.value, CreatePolicy) and event.value is not self.draft.create:
+            self._edit(dataclasses.replace(self.draft, create=event.value))
+
+    # -- keys -------------------------------------------------------------------------
+
+    def action_tier(self, tier: str) -> None:
+        path = self.query_one(CandidateTable).highlighted_path
+        if path is None:
+            return
+        if tier == "cache":
+            self._edit(self.draft.add_cache(path))
+        elif tier == "slow":
+            self._edit(self.draft.add_slow(path))
+        else:
+            self._edit(self.draft.without(path))
+
+    def action_mode(self) -> None:
+        path = self.query_one(CandidateTable).highlighted_path
+        if path is not None and self.draft.tier_of(path).startswith("slow"):
+            self._edit(self.draft.next_mode(path))
+
+    def action_from_pool(self) -> None:
+        pools = self.inventory.mergerfs
+        if not pools:
+            self.notify("No mergerfs pool is mounted to start from.", severity="warning")
+            return
+        self._pool_index = (self._pool_index + 1) % len(pools)
+        pool = pools[self._pool_index]
+        self.draft = draft_from_pool(pool)
+        self._set_fields()
+        self._refresh()
+        self.notify(f"Started from the pool {pool.mountpoint}: add its cache with c.")
+
+    def _set_fields(self) -> None:
+        d = self.draft
+        with self.prevent(Input.Changed, Select.Changed):
+            for name in TEXT_FIELDS:
+                self.query_one(f"#opt-{name}", Input).value = getattr(d, name)
+            self.query_one("#opt-create", Select).value = d.create
+
+    def action_view(self, key: str) -> None:
+        self.query_one(TabbedContent).active = VIEWS[key]
+        self.query_one(_FOCUS[key]).focus()
+
+    def action_save(self) -> None:
+        layout = self.evaluation.layout if self.evaluation else None
+        if layout is None:
+            problem = self.evaluation.problem if self.evaluation else None
+            self.notify(f"Nothing to save yet: {problem}", severity="error")
+            return
+
+        def write(answer: str | None) -> None:
+            if not answer:
+                return
+            path = Path(answer).expanduser()
+            try:
+                save_layout(path, layout)
+            except OSError as exc:
+                self.notify(f"Could not save: {one_line(exc)}", severity="error")
+                return
+            self.notify(f"Saved the layout to {path}")
+
+        self.app.push_screen(
+            PromptScreen(
+                "Save the layout (TOML) to:",
+                title="Save layout",
+                value="tierdeck-layout.toml",
+                validate=lambda text: None if text.strip() else "a file name, please",
+            ),
+            write,
+        )
+
+    def action_back(self) -> None:
+        # From a field, escape leaves the field (to the tab bar, where 1-3 work again)
+        # rather than the screen: one key too many must not lose the draft.
+        if isinstance(self.focused, Input):
+            self.query_one(TabbedContent).query_one(Tabs).focus()
+            return
+        self.dismiss(None)

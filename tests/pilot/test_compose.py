@@ -1,0 +1,168 @@
+"""The compose screen on the demo NAS (seed 000), by keyboard at 80x24: open it from the
+dashboard, pick branches, see a rule fail and pass, save a layout that loads back equal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.widgets import Input, Select
+from tierdeck.app.layout_files import load_layout
+from tierdeck.app.tui import TierdeckApp
+from tierdeck.backends.host import RecordedHost
+from tierdeck.core.layout import BranchMode, CreatePolicy
+from tierdeck.core.layout_rules import RuleId, RuleSeverity
+from tierdeck.screens.compose import ComposeScreen
+from tierdeck.screens.confirm import PromptScreen
+from tierdeck.widgets.compose_views import CandidateTable
+
+from tests.waiting import wait_until
+
+from .test_compare import notes
+from .test_help import check_page, open_help
+from .waiting import screen_text, shown_text, wait_for_inventory
+
+SIZE = (80, 24)
+
+
+def demo_app(host: RecordedHost) -> TierdeckApp:
+    return TierdeckApp(host, demo=True, hotplug=False)
+
+
+async def open_compose(pilot: Pilot[None], app: TierdeckApp, *keys: str) -> ComposeScreen:
+    await wait_for_inventory(pilot, app)
+    await pilot.press(*keys, "l")
+    await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen), "the compose screen")
+    assert isinstance(app.screen, ComposeScreen)
+    return app.screen
+
+
+async def highlight(pilot: Pilot[None], screen: ComposeScreen, path: str) -> None:
+    table = screen.query_one(CandidateTable)
+    table.focus()
+    while table.highlighted_path != path:
+        before = table.cursor_row
+        await pilot.press("down")
+        assert table.cursor_row != before, f"{path} is not a candidate"
+
+
+def severities(screen: ComposeScreen, rule: RuleId) -> set[RuleSeverity]:
+    assert screen.evaluation is not None
+    return {r.severity for r in screen.evaluation.results if r.rule is rule}
+
+
+async def type_into(pilot: Pilot[None], screen: ComposeScreen, field: str, text: str) -> None:
+    box = screen.query_one(f"#opt-{field}", Input)
+    box.focus()
+    await pilot.press("ctrl+a", "ctrl+k", *text)  # select to the start, cut to the end
+    assert box.value == text
+
+
+async def test_pick_branches_fix_rules_and_save(demo_host: RecordedHost, tmp_path: Path) -> None:
+    app = demo_app(demo_host)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_compose(pilot, app)
+        assert screen.evaluation is not None and screen.evaluation.problem is not None
+        assert "at least one cache branch" in shown_text(screen.query_one("#compose-summary"))
+        await highlight(pilot, screen, "/cache")
+        await pilot.press("c")
+        await highlight(pilot, screen, "/mnt/disk1")
+        await pilot.press("s")
+        await highlight(pilot, screen, "/mnt/disk2")
+        await pilot.press("s", "m")  # disk2: NC in the tiered pool
+        assert screen.draft.cache == ("/cache",)
+        assert [(b.path, b.mode) for b in screen.draft.slow] == [
+            ("/mnt/disk1", BranchMode.RW),
+            ("/mnt/disk2", BranchMode.NC),
+        ]
+        assert "slow NC" in screen_text(app)
+        assert "cache: /cache  slow: /mnt/disk1=RW, /mnt/disk2=NC" in shown_text(
+            screen.query_one("#compose-tiers")
+        )
+        # The seed's minfreespace, 300G, over a 231G cache: an error, then a fix.
+        await pilot.press("2")
+        await type_into(pilot, screen, "minfreespace", "300G")
+        assert severities(screen, RuleId.MINFREESPACE) == {RuleSeverity.ERROR}
+        summary = shown_text(screen.query_one("#compose-summary"))
+        assert "1 errors" in summary
+        await type_into(pilot, screen, "minfreespace", "20G")
+        assert severities(screen, RuleId.MINFREESPACE) == {RuleSeverity.OK}
+        assert "0 errors" in shown_text(screen.query_one("#compose-summary"))
+        # x takes a branch out again; escape leaves the field, not the screen
+        await pilot.press("escape", "1")
+        assert app.screen is screen
+        await highlight(pilot, screen, "/mnt/disk2")
+        await pilot.press("x", "s")
+        assert screen.draft.slow[-1].mode is BranchMode.RW
+        await pilot.press("3", "end")  # the simulator is below the rules
+        await pilot.pause()
+        checks = shown_text(screen.query_one("#compose-sim"))
+        assert "▶ ff" in checks and "/cache" in checks
+        # save: the prompt, a path, enter; the file loads back as the layout shown
+        target = tmp_path / "tiers.toml"
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the prompt")
+        await pilot.press("ctrl+a", "ctrl+k", *str(target), "enter")
+        await wait_until(pilot, target.exists, "the saved layout")
+        assert app.screen is screen
+        assert load_layout(target) == screen.evaluation.layout  # type: ignore[union-attr]
+
+
+async def test_start_from_the_seed_pool_and_fix_its_policy(demo_host: RecordedHost) -> None:
+    """On the mergerfs tab, the second pool (/mnt/slow-storage: eplus, minfreespace 300G)
+    is the start: its branches are the slow tier, its live options the tiered pool's."""
+    app = demo_app(demo_host)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_compose(pilot, app, "3", "down")
+        assert [b.path for b in screen.draft.slow] == ["/mnt/disk1", "/mnt/disk2"]
+        assert screen.draft.pool == "/mnt/slow-storage"
+        assert (screen.draft.create, screen.draft.minfreespace) == (CreatePolicy.EPLUS, "300G")
+        await highlight(pilot, screen, "/cache")
+        await pilot.press("c")
+        assert severities(screen, RuleId.CREATE_CACHE_FIRST) == {RuleSeverity.ERROR}
+        assert severities(screen, RuleId.MINFREESPACE) == {RuleSeverity.ERROR}
+        await pilot.press("3")
+        rules = shown_text(screen.query_one("#compose-rules"))
+        assert "eplus does not send new files to the cache first" in rules
+        # the create policy by keyboard: open the list, walk to ff, enter
+        await pilot.press("2")
+        screen.query_one("#opt-create").focus()
+        await pilot.press("enter")
+        select = screen.query_one("#opt-create", Select)
+        await wait_until(pilot, lambda: select.expanded, "the policy list")
+        # the list is CreatePolicy's order and opens on eplus: ff is five rows down
+        await pilot.press(*["down"] * 5, "enter")
+        assert screen.draft.create is CreatePolicy.FF
+        assert severities(screen, RuleId.CREATE_CACHE_FIRST) == {RuleSeverity.OK}
+        await type_into(pilot, screen, "minfreespace", "50G")
+        assert screen.evaluation is not None
+        assert not [r for r in screen.evaluation.results if r.severity is RuleSeverity.ERROR]
+        await pilot.press("escape")  # out of the field
+        assert app.screen is screen
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ComposeScreen), "back")
+
+
+async def test_p_cycles_pools_and_save_refuses_a_half_layout(demo_host: RecordedHost) -> None:
+    app = demo_app(demo_host)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_compose(pilot, app)
+        await pilot.press("ctrl+s")
+        assert not isinstance(app.screen, PromptScreen)
+        assert notes(app)[-1].startswith("Nothing to save yet: layout: cache: at least one")
+        await pilot.press("p")
+        assert screen.draft.pool == "/mnt/cached"
+        assert screen.query_one("#opt-pool", Input).value == "/mnt/cached"
+        await pilot.press("p")
+        assert screen.draft.pool == "/mnt/slow-storage"
+        assert screen.query_one("#opt-minfreespace", Input).value == "300G"
+        assert notes(app)[-1] == "Started from the pool /mnt/slow-storage: add its cache with c."
+
+
+async def test_compose_help_lists_its_keys(demo_host: RecordedHost) -> None:
+    app = demo_app(demo_host)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_compose(pilot, app)
+        page = await open_help(pilot, screen)
+        text = check_page(app, page, screen)
+        assert "add the highlighted mount to the cache tier" in text
