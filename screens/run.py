@@ -253,7 +253,8 @@ class RunScreen(Screen[RunResult | None]):
     def _draw_head(self) -> None:
         progress = None if not self.running else (self.phase, self.fraction, self.eta_s)
         head = run_head(self.request.target, self.result, progress, self.last_t)
-        self.query_one("#run-head", Static).update(head)
+        # Twice a second while fio runs; its height is fixed (bench.tcss): no page layout.
+        self.query_one("#run-head", Static).update(head, layout=False)
 
     def _draw_cache_warning(self, warnings: list[str]) -> None:
         box = self.query_one("#cache-warning", Static)

@@ -122,9 +122,11 @@ class DevicePanel(Widget):
 
     def add_interval(self, samples: Iterable[DeviceSample]) -> None:
         """One DevicesReady worth of samples (one per disk)."""
+        rows = len(self.stats)
         self._add(samples)
         if self.is_mounted and self.screen.is_current:
-            self.refresh(layout=True)
+            # Once a second: a page layout only when a disk adds a row.
+            self.refresh(layout=len(self.stats) != rows)
 
     def load_series(self, samples: Iterable[DeviceSample]) -> None:
         """A whole stored device series (history): one redraw."""

@@ -12,7 +12,10 @@ Dolphie's MetricGraph:
 - the drawing downsamples each series to two points per cell of the plot (the braille
   resolution), so a redraw costs O(width), not O(run length);
 - data may arrive at any rate, the plot is redrawn at most once a second
-  (``MIN_REDRAW_S``), and not at all while hidden (the screen calls :meth:`resume`).
+  (``MIN_REDRAW_S``), and not at all while out of view: hidden, on a covered screen or
+  in a hidden tab, or scrolled out of its page. It catches up when it comes into view
+  (a Show event, the screen's layout or scroll, or :meth:`resume`). Touching a widget
+  out of view is not free: Textual then lays the whole screen out again to find it.
 
 Live use (one shared clock, one point per interval)::
 
@@ -49,7 +52,9 @@ from dataclasses import dataclass, field
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
+from textual.errors import NoWidget
 from textual.reactive import reactive
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
@@ -61,6 +66,7 @@ from .series_axes import LABEL_CHARS, RATE, AxisUnit, DecadeTicks, SecondsTicks,
 DEFAULT_CAPACITY = 3600  # one hour of 1 Hz samples
 DEFAULT_ROWS = 6  # tick labels, two box rows, three rows of data: the 80x24 size
 MIN_REDRAW_S = 1.0  # the live screen's budget: one redraw a second, whatever comes in
+EARLY_S = 0.2  # fio's next second may come a little early: drawn at once, not on a timer
 POINTS_PER_CELL = 2  # braille has two dots a cell across
 AVG_FROM_WIDTH = 100  # narrower legends keep to the current value
 PALETTE = ("cyan", "magenta", "green", "yellow", "dodger_blue1", "red", "white", "dark_orange")
@@ -136,7 +142,16 @@ class ChartPlot(PlotWidget, can_focus=False):
     def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
         event.prevent_default()
 
+    def paint(self) -> None:
+        """Draw the canvases now. Left to the compositor, the library draws them while
+        it paints this widget, after the canvases were painted: each redraw then took
+        two screen updates, the first one painting the old picture again."""
+        if self.size:  # before the first layout, the compositor's paint draws it
+            self.render()
+
     def render(self) -> str:
+        if not self._needs_rerender:  # noqa: SLF001 - painted already: nothing to draw
+            return ""  # (and refreshing the canvases would cost another screen update)
         # Each pixel drawn refreshes its canvas; hold them until the whole plot is drawn.
         canvases = list(self.query(Canvas))
         for canvas in canvases:
@@ -214,9 +229,18 @@ class SeriesChart(Widget):
     def on_mount(self) -> None:
         self._stale = False
         self._draw()
+        # Scrolling brings no Show event; every layout or scroll of the screen ends here.
+        self.screen.screen_layout_refresh_signal.subscribe(self, self._screen_laid_out)
+
+    def on_unmount(self) -> None:
+        self.screen.screen_layout_refresh_signal.unsubscribe(self)
 
     def on_show(self) -> None:
         self.resume()  # shown again (display, a scroll, its screen back): catch up
+
+    def _screen_laid_out(self, _screen: Screen[object]) -> None:
+        if self._stale:
+            self.resume()
 
     def watch_rows(self, rows: int) -> None:
         for plot in self.query(ChartPlot):  # none before compose
@@ -391,20 +415,32 @@ class SeriesChart(Widget):
             text += f" (avg {self.unit.fmt(mean)})"
         return text
 
-    def _changed(self) -> None:
+    def in_view(self) -> bool:
+        """Some of the chart is on screen: displayed, on the current screen, not
+        scrolled out of its page (as of the screen's last layout)."""
         if not (self.is_mounted and self.display and self.screen.is_current):
-            self._stale = True  # hidden: draw once, when shown again
+            return False
+        try:
+            return bool(self.screen.find_widget(self).visible_region)
+        except NoWidget:  # not laid out yet, or under a hidden container
+            return False
+
+    def _changed(self) -> None:
+        if not self.in_view():
+            self._stale = True  # draw once, when it comes into view
             return
         if self._timer is not None:
             return  # a redraw is already due
+        # A run's charts get their second together: a timer for the one that drew last
+        # would split one screen update into several.
         wait = self._last_draw + MIN_REDRAW_S - time.monotonic()
-        if wait <= 0:
+        if wait <= EARLY_S:
             self._draw()
         else:
             self._timer = self.set_timer(wait, self._draw)
 
     def resume(self) -> None:
-        """The chart is visible again (its screen resumed): draw what came meanwhile."""
+        """The chart may be in view again: draw what came meanwhile (if it is)."""
         if self._stale:
             self._stale = False
             self._changed()
@@ -429,6 +465,7 @@ class SeriesChart(Widget):
                 ys.append(math.log10(v / divisor) if log else v / divisor)
             plot.plot(xs, ys, line_style=self._lines[key].style, hires_mode=HiResMode.BRAILLE)
         self._set_limits(plot, divisor, log)
+        plot.paint()
 
     def _update_legend(self) -> None:
         legend = self.query_one(".chart-legend", Static)
@@ -440,8 +477,10 @@ class SeriesChart(Widget):
 
     @property
     def pending(self) -> bool:
-        """Data is waiting for its redraw (the once-a-second timer, or a hidden chart)."""
-        return self._timer is not None or self._stale
+        """A redraw is due: the once-a-second timer, or data that came while the chart
+        was out of view, now that it is in view. (Out of view, nothing is on screen to
+        be late.)"""
+        return self._timer is not None or (self._stale and self.in_view())
 
     def _set_limits(self, plot: PlotWidget, divisor: float, log: bool) -> None:
         times = [t for key in self.visible_keys for t in self.times_of(key)] or self.times

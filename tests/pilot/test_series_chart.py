@@ -10,9 +10,12 @@ import math
 import time
 
 from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual_hires_canvas import Canvas
 from tierdeck.widgets.run_charts import overlay_charts, run_points
 from tierdeck.widgets.series_axes import COUNT, LATENCY, RATE, DecadeTicks, short_number
 from tierdeck.widgets.series_chart import (
+    EARLY_S,
     MIN_REDRAW_S,
     POINTS_PER_CELL,
     ChartPlot,
@@ -161,6 +164,77 @@ async def test_hidden_chart_waits_to_draw() -> None:
         chart.resume()
         await wait_until(pilot, lambda: chart.draws > before, "the catch-up draw")
         assert not chart._stale  # noqa: SLF001
+
+
+class PageApp(App[None]):
+    """Four charts on a scrolling page, as the run screen has them: at 80x18 the
+    third is cut by the bottom edge and the fourth is below it."""
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="page"):
+            for name in ("bw", "iops", "lat", "disks"):
+                yield SeriesChart(name, RW, span=60, id=name)
+
+
+def braille(chart: SeriesChart) -> bool:
+    """The plot's canvas holds a drawn line (braille dots), painted or not."""
+    canvas = chart.query_one(ChartPlot).query_one("#plot", Canvas)
+    return any("\u2800" < char <= "\u28ff" for row in canvas._buffer for char in row)  # noqa: SLF001
+
+
+async def test_chart_scrolled_out_of_view_waits_to_draw() -> None:
+    app = PageApp()
+    async with app.run_test(size=(80, 18)) as pilot:
+        charts = list(app.query(SeriesChart))
+        await wait_until(pilot, lambda: all(c.draws >= 1 for c in charts), "the empty frames")
+        top, cut, below = charts[0], charts[2], charts[3]
+        assert top.in_view() and cut.in_view() and not below.in_view()
+        before = {chart.id: chart.draws for chart in charts}
+        for chart in charts:
+            chart.extend([(1.0, {"write": 5 * MiB}), (2.0, {"write": 6 * MiB})])
+        # In view, even partly: drawn at once. Below the fold: nothing, and not late.
+        assert top.draws == before["bw"] + 1 and cut.draws == before["lat"] + 1
+        assert below.draws == before["disks"] and not below.pending
+        await pilot.pause()
+        assert below.draws == before["disks"]
+        app.query_one("#page", VerticalScroll).scroll_end(animate=False)
+        await wait_until(pilot, lambda: below.draws > before["disks"], "the catch-up draw")
+        assert braille(below) and not below.pending
+        assert not top.in_view()
+        drawn = top.draws
+        top.push({"write": 7 * MiB}, t=3.0)  # scrolled away now
+        await pilot.pause()
+        assert top.draws == drawn and top.values("write") == [5 * MiB, 6 * MiB, 7 * MiB]
+
+
+async def test_a_redraw_paints_the_canvas_at_once() -> None:
+    """The canvas is drawn with the data, not when the screen is next painted: one
+    screen update a second, not two."""
+    app = ChartApp()
+    async with app.run_test(size=(80, 10)) as pilot:
+        chart = app.query_one(SeriesChart)
+        await wait_until(pilot, lambda: chart.draws >= 1, "the empty frame")
+        await pilot.pause()
+        assert not braille(chart)
+        drawn = chart.draws
+        chart.extend([(1.0, {"write": 5 * MiB}), (2.0, {"write": 6 * MiB})])
+        assert chart.draws == drawn + 1 and braille(chart)  # before any screen update
+
+
+async def test_a_second_that_comes_a_little_early_is_drawn_at_once() -> None:
+    """fio's seconds jitter: charts fed in the same message draw together, none on a
+    timer of its own (that would split one screen update into several)."""
+    app = ChartApp()
+    async with app.run_test(size=(80, 10)) as pilot:
+        chart = app.query_one(SeriesChart)
+        await wait_until(pilot, lambda: chart.draws >= 1, "the empty frame")
+        chart.push({"write": 1.0}, t=1.0)
+        drawn = chart.draws
+        chart._last_draw = time.monotonic() - (MIN_REDRAW_S - EARLY_S / 2)  # noqa: SLF001
+        chart.push({"write": 2.0}, t=2.0)
+        assert chart.draws == drawn + 1 and not chart.pending
+        chart.push({"write": 3.0}, t=3.0)  # a real burst still waits for the second
+        assert chart.draws == drawn + 1 and chart.pending
 
 
 async def test_overlay_shows_the_steady_run_and_the_one_that_collapsed() -> None:
