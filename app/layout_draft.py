@@ -3,7 +3,7 @@
 A ``Draft`` may be incomplete (no cache yet, a minfreespace being typed): ``Layout``
 refuses those, so the screen edits a Draft and ``evaluate`` turns it into what the
 screen draws (the Layout or why there is none yet, the rule results, each create
-policy's answer for a file size). No Textual here: screens/compose.py only draws.
+policy's answer for a file size, the fstab lines of core/layout_outputs). No Textual here: screens/compose.py only draws.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from ..core.layout import (
     default_layout,
     parse_pool_options,
 )
+from ..core.layout_outputs import OutputError, layout_outputs
 from ..core.layout_rules import RuleResult, check_layout
 from ..core.mergerfs_policy import BranchFacts as SimBranch
 from ..core.mergerfs_policy import CreatePolicy as SimPolicy
@@ -197,6 +198,8 @@ class Evaluation:
     chosen: SimPolicy | None = None
     file_size: int | None = None
     size_problem: str | None = None  # the file size typed is not a size
+    fstab: tuple[str, ...] = ()
+    fstab_problem: str | None = None  # a path fstab or systemd cannot hold
 
 
 def _sim_branches(layout: Layout, inv: Inventory) -> list[SimBranch]:
@@ -220,10 +223,16 @@ def evaluate(draft: Draft, inv: Inventory, host: Host) -> Evaluation:
     paths = (*layout.cache, *(b.path for b in layout.slow))
     results = check_layout(layout, branch_facts(inv, host, paths))
     try:
+        fstab, fstab_problem = layout_outputs(layout).fstab, None
+    except OutputError as exc:
+        fstab, fstab_problem = (), str(exc)
+    out = Evaluation(layout, None, results, fstab=fstab, fstab_problem=fstab_problem)
+    try:
         size = parse_size(draft.file_size.strip(), "file size")
     except ParseError as exc:
-        return Evaluation(layout, None, results, size_problem=str(exc))
+        return dataclasses.replace(out, size_problem=str(exc))
     options = layout.tiered_pool.options
     placements = simulate_all(_sim_branches(layout, inv), size, options.minfreespace_bytes)
     # The two enums spell the same mergerfs names; the simulator's is 2.33's own list.
-    return Evaluation(layout, None, results, placements, SimPolicy(options.create.value), size)
+    chosen = SimPolicy(options.create.value)
+    return dataclasses.replace(out, placements=placements, chosen=chosen, file_size=size)

@@ -6,7 +6,8 @@ screen edits an app/layout_draft.Draft; every change re-runs ``evaluate`` (the r
 core/layout_rules and the simulator of core/mergerfs_policy) and redraws. Three views,
 one at a time so each has the whole 80x24 screen, with the verdict above them on every
 view: 1 the inventory's mounts as candidate branches, 2 the options, 3 the checks, each
-create policy's answer for a file size, and the fstab preview.
+create policy's answer for a file size, and the fstab preview. From 140 columns the
+checks stand beside views 1 and 2 instead.
 """
 
 from __future__ import annotations
@@ -14,11 +15,10 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Select, Static, TabbedContent, TabPane, Tabs
 
@@ -27,10 +27,12 @@ from ..app.layout_draft import Draft, Evaluation, candidates, draft_from_pool, e
 from ..app.layout_files import save_layout
 from ..core.errors import one_line
 from ..core.layout import CreatePolicy
-from ..core.layout_rules import create_policy_placement
 from ..core.models import Inventory, MergerfsPool
 from ..widgets.compose_views import (
+    EXPLAIN,
     CandidateTable,
+    create_explanation,
+    fstab_renderable,
     rules_renderable,
     simulation_renderable,
     summary_line,
@@ -39,19 +41,9 @@ from ..widgets.compose_views import (
 from .confirm import PromptScreen
 
 TEXT_FIELDS = ("pool", "slow_pool", "minfreespace", "file_size")
+WIDE = 140  # columns from which the checks stand beside the views
 VIEWS = {"1": "tab-branches", "2": "tab-options", "3": "tab-checks"}
 _FOCUS = {"1": "#compose-mounts", "2": "#opt-pool", "3": "#compose-checks"}
-
-# Each option's one-line explanation, under its field.
-_EXPLAIN = {
-    "pool": "Tiered pool mountpoint: programs use it; cache branches first, then slow.",
-    "slow_pool": "Slow pool mountpoint: the slow branches only; the mover writes here. "
-    "Empty: none (one slow branch only).",
-    "create": "Create policy: which branch a new file goes to. ff sends it to the cache first.",
-    "minfreespace": "minfreespace: a branch with less free space takes no new file. "
-    "Keep it below the cache's size.",
-    "file_size": "File size for the simulator (checks view): where would such a file land?",
-}
 
 
 class ComposeScreen(Screen[None]):
@@ -114,24 +106,31 @@ class ComposeScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="compose-summary")
-        with TabbedContent(id="compose-views"):
-            with TabPane("1 Branches", id="tab-branches"):
-                yield CandidateTable(id="compose-mounts")
-                yield Static(id="compose-tiers")
-            with TabPane("2 Options", id="tab-options"), VerticalScroll(id="compose-options"):
-                yield from self._fields()
-            with TabPane("3 Checks", id="tab-checks"), VerticalScroll(id="compose-checks"):
-                yield Static(id="compose-rules")
-                yield Static(id="compose-sim")
-                yield Static(id="compose-fstab")
+        with Horizontal(id="compose-body"):
+            with TabbedContent(id="compose-views"):
+                with TabPane("1 Branches", id="tab-branches"):
+                    yield CandidateTable(id="compose-mounts")
+                    yield Static(id="compose-tiers")
+                with TabPane("2 Options", id="tab-options"), VerticalScroll(id="compose-options"):
+                    yield from self._fields()
+                with TabPane("3 Checks", id="tab-checks"), VerticalScroll(id="compose-checks"):
+                    yield from self._checks("compose")
+            # Wide terminals show the checks beside the views instead of as view 3.
+            with VerticalScroll(id="compose-side"):
+                yield from self._checks("side")
         yield Footer()
+
+    def _checks(self, where: str) -> ComposeResult:
+        yield Static(id=f"{where}-rules", classes="rules")
+        yield Static(id=f"{where}-fstab", classes="fstab")  # short: above the 20 policies
+        yield Static(id=f"{where}-sim", classes="sim")
 
     def _fields(self) -> ComposeResult:
         """Each field under its one-line explanation (which doubles as its label)."""
         d = self.draft
-        yield Static(_EXPLAIN["pool"], classes="explain")
+        yield Static(EXPLAIN["pool"], classes="explain")
         yield Input(d.pool, id="opt-pool", compact=True)
-        yield Static(_EXPLAIN["slow_pool"], classes="explain")
+        yield Static(EXPLAIN["slow_pool"], classes="explain")
         yield Input(d.slow_pool, id="opt-slow_pool", compact=True)
         yield Static(id="explain-create", classes="explain")
         yield Select(
@@ -141,15 +140,33 @@ class ComposeScreen(Screen[None]):
             id="opt-create",
             compact=True,
         )
-        yield Static(_EXPLAIN["minfreespace"], classes="explain")
+        yield Static(EXPLAIN["minfreespace"], classes="explain")
         yield Input(d.minfreespace, id="opt-minfreespace", compact=True)
-        yield Static(_EXPLAIN["file_size"], classes="explain")
+        yield Static(EXPLAIN["file_size"], classes="explain")
         yield Input(d.file_size, id="opt-file_size", compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = "compose a tier layout"
         self._refresh()
+        self._fit()
         self.query_one(CandidateTable).focus()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    @property
+    def wide(self) -> bool:
+        return self.size.width >= WIDE
+
+    def _fit(self) -> None:
+        views = self.query_one(TabbedContent)
+        self.set_class(self.wide, "-wide")
+        if self.wide:
+            if views.active == "tab-checks":
+                views.active = "tab-branches"
+            views.hide_tab("tab-checks")
+        else:
+            views.show_tab("tab-checks")
 
     # -- drawing ----------------------------------------------------------------------
 
@@ -159,18 +176,13 @@ class ComposeScreen(Screen[None]):
         self.query_one(CandidateTable).show(self.candidates, self.draft)
         self.query_one("#compose-tiers", Static).update(tiers_line(self.draft))
         self.query_one("#compose-summary", Static).update(summary_line(evaluation))
-        self.query_one("#compose-rules", Static).update(rules_renderable(evaluation))
-        self.query_one("#compose-sim", Static).update(simulation_renderable(evaluation))
-        self.query_one("#compose-fstab", Static).update(self._fstab_preview(evaluation))
-        policy = self.draft.create
-        verdict = create_policy_placement(policy).value
-        self.query_one("#explain-create", Static).update(
-            f"{_EXPLAIN['create']} {policy}: {verdict}."
-        )
-
-    def _fstab_preview(self, evaluation: Evaluation) -> Text:
-        # Placeholder: the fstab lines come from core/layout_outputs once it is in.
-        return Text("fstab preview: not available yet (core/layout_outputs).", style="dim")
+        drawn = (("rules", rules_renderable), ("sim", simulation_renderable),
+                 ("fstab", fstab_renderable))  # fmt: skip
+        for name, draw in drawn:
+            shown = draw(evaluation)
+            for box in self.query(f".{name}").results(Static):
+                box.update(shown)
+        self.query_one("#explain-create", Static).update(create_explanation(self.draft.create))
 
     def _edit(self, draft: Draft) -> None:
         self.draft = draft
@@ -227,6 +239,9 @@ class ComposeScreen(Screen[None]):
             self.query_one("#opt-create", Select).value = d.create
 
     def action_view(self, key: str) -> None:
+        if key == "3" and self.wide:
+            self.query_one("#compose-side").focus()
+            return
         self.query_one(TabbedContent).active = VIEWS[key]
         self.query_one(_FOCUS[key]).focus()
 

@@ -8,7 +8,8 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from ..app.layout_draft import Candidate, Draft, Evaluation
-from ..core.layout_rules import RuleSeverity
+from ..core.layout import CreatePolicy
+from ..core.layout_rules import RuleSeverity, create_policy_placement
 from ..core.mergerfs_policy import Placement
 from ..core.units import format_bytes
 
@@ -17,6 +18,29 @@ _MARK = {
     RuleSeverity.WARNING: ("! warn ", "bold yellow"),
     RuleSeverity.OK: ("✓ ok   ", "green"),
 }
+
+# Each option's one-line explanation, under its field.
+EXPLAIN = {
+    "pool": "Tiered pool mountpoint: programs use it; cache branches first, then slow.",
+    "slow_pool": "Slow pool mountpoint: the slow branches only; the mover writes here. "
+    "Empty: none (one slow branch only).",
+    "create": "Create policy: which branch a new file goes to.",
+    "minfreespace": "minfreespace: a branch with less free space takes no new file. "
+    "Keep it below the cache's size.",
+    "file_size": "File size for the simulator (checks view): where would such a file land?",
+}
+
+
+_PLACEMENT = {
+    RuleSeverity.OK: "sends them to the cache first",
+    RuleSeverity.WARNING: "sends them to the cache only at times (see the checks)",
+    RuleSeverity.ERROR: "does not send them to the cache first",
+}
+
+
+def create_explanation(policy: CreatePolicy) -> str:
+    """The create policy field's label: what it is, and what this policy does here."""
+    return f"{EXPLAIN['create']} {policy}: {_PLACEMENT[create_policy_placement(policy)]}."
 
 
 class CandidateTable(DataTable[Text | str]):
@@ -126,3 +150,13 @@ def simulation_renderable(evaluation: Evaluation) -> Table | Text:
         )
         table.add_row(name, _answer(placement))
     return table
+
+
+def fstab_renderable(evaluation: Evaluation) -> Text:
+    """The fstab lines ``tierdeck layout apply`` would write (core/layout_outputs)."""
+    if evaluation.problem is not None:
+        return Text("")
+    out = Text("fstab (tierdeck layout apply writes these)\n", style="bold")
+    if evaluation.fstab_problem is not None:
+        return out.append(f"cannot be written: {evaluation.fstab_problem}", style="red")
+    return out.append("\n".join(evaluation.fstab))

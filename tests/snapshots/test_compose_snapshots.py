@@ -1,0 +1,60 @@
+"""SVG snapshots of the compose screen on the demo NAS (seed 000), started from its
+/mnt/slow-storage pool (eplus, minfreespace 300G) with /cache added as the cache: two
+rule errors to show. 80x24 (the mounts, then the checks view) and 160x50 (the checks
+beside the mounts). Plain sync functions, fixed sizes, fixed data. Update after a
+deliberate UI change with ``pytest tests/snapshots --snapshot-update`` and look at the SVGs.
+"""
+
+from __future__ import annotations
+
+import pytest
+from textual.pilot import Pilot
+from tierdeck.app.demo import load_demo_host
+from tierdeck.app.tui import TierdeckApp
+from tierdeck.screens.compose import ComposeScreen
+from tierdeck.widgets.compose_views import CandidateTable
+
+from tests.pilot.waiting import wait_for_inventory
+from tests.waiting import wait_until
+
+SMALL = (80, 24)
+LARGE = (160, 50)
+
+
+def demo_app() -> TierdeckApp:
+    return TierdeckApp(load_demo_host(), demo=True, hotplug=False)
+
+
+def from_seed_pool(*keys: str):  # type: ignore[no-untyped-def]
+    async def run_before(pilot: Pilot[None]) -> None:
+        app = pilot.app
+        assert isinstance(app, TierdeckApp)
+        await wait_for_inventory(pilot, app)
+        await pilot.press("3", "down", "l")  # the mergerfs tab, its second pool
+        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen), "compose")
+        table = app.screen.query_one(CandidateTable)
+        while table.highlighted_path != "/cache":
+            await pilot.press("down")
+        await pilot.press("c", *keys)
+
+    return run_before
+
+
+@pytest.mark.usefixtures("utc")
+def test_compose_mounts_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(demo_app(), terminal_size=SMALL, run_before=from_seed_pool())
+
+
+@pytest.mark.usefixtures("utc")
+def test_compose_checks_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(demo_app(), terminal_size=SMALL, run_before=from_seed_pool("3"))
+
+
+@pytest.mark.usefixtures("utc")
+def test_compose_options_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(demo_app(), terminal_size=SMALL, run_before=from_seed_pool("2"))
+
+
+@pytest.mark.usefixtures("utc")
+def test_compose_160x50(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(demo_app(), terminal_size=LARGE, run_before=from_seed_pool())
