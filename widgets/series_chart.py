@@ -46,8 +46,9 @@ import enum
 import math
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar, cast
 
 from rich.text import Text
 from textual import events
@@ -72,6 +73,7 @@ AVG_FROM_WIDTH = 100  # narrower legends keep to the current value
 PALETTE = ("cyan", "magenta", "green", "yellow", "dodger_blue1", "red", "white", "dark_orange")
 
 Point = tuple[float, float | None]
+T = TypeVar("T")
 
 
 class LegendValue(enum.Enum):
@@ -214,6 +216,8 @@ class SeriesChart(Widget):
         self._clock = 0  # intervals pushed, for points pushed without a time
         self._dropped = False  # the ring buffer let old points go: the axis starts later
         self._stale = False
+        self._version = 0  # data changes so far: what _memo's answers are good for
+        self._memos: dict[str, tuple[int, object]] = {}
         self._last_draw = -math.inf
         self._timer: Timer | None = None
         self.draws = 0
@@ -336,8 +340,22 @@ class SeriesChart(Widget):
         return None
 
     def mean(self, key: str) -> float | None:
-        real = [v for _, v in self._lines[key].points if v is not None]
-        return sum(real) / len(real) if real else None
+        def compute() -> float | None:
+            real = [v for _, v in self._lines[key].points if v is not None]
+            return sum(real) / len(real) if real else None
+
+        return self._memo("mean " + key, compute)
+
+    def _memo(self, name: str, compute: Callable[[], T]) -> T:
+        """``compute()`` once per change of the data. The legend, the scale and the axes
+        each ask for the top, the mean ...: each a walk over every point (3600 a series
+        after an hour), and they were a redraw's largest cost on a long run."""
+        hit = self._memos.get(name)
+        if hit is not None and hit[0] == self._version:
+            return cast(T, hit[1])
+        value = compute()
+        self._memos[name] = (self._version, value)
+        return value
 
     @property
     def visible_keys(self) -> list[str]:
@@ -348,20 +366,42 @@ class SeriesChart(Widget):
 
     def top(self) -> float:
         """The shared scale: the largest value any drawn series reached."""
-        return max(
-            (v for key in self.visible_keys for _, v in self._lines[key].points if v is not None),
-            default=0.0,
+        return self._memo(
+            "top",
+            lambda: max(
+                (
+                    v
+                    for key in self.visible_keys
+                    for _, v in self._lines[key].points
+                    if v is not None
+                ),
+                default=0.0,
+            ),
         )
 
     def low(self) -> float | None:
         """The smallest value above zero: the bottom of a log scale."""
-        values = [
-            v
-            for key in self.visible_keys
-            for _, v in self._lines[key].points
-            if v is not None and v > 0
-        ]
-        return min(values, default=None)
+        return self._memo(
+            "low",
+            lambda: min(
+                (
+                    v
+                    for key in self.visible_keys
+                    for _, v in self._lines[key].points
+                    if v is not None and v > 0
+                ),
+                default=None,
+            ),
+        )
+
+    def _time_extent(self) -> tuple[float, float] | None:
+        """The first and last second of the drawn series (of any, before data)."""
+
+        def compute() -> tuple[float, float] | None:
+            times = [t for key in self.visible_keys for t in self.times_of(key)] or self.times
+            return (min(times), max(times)) if times else None
+
+        return self._memo("extent", compute)
 
     def logarithmic(self) -> bool:
         """Decades only when asked for and the data spans at least one."""
@@ -426,6 +466,7 @@ class SeriesChart(Widget):
             return False
 
     def _changed(self) -> None:
+        self._version += 1
         if not self.in_view():
             self._stale = True  # draw once, when it comes into view
             return
@@ -483,9 +524,9 @@ class SeriesChart(Widget):
         return self._timer is not None or (self._stale and self.in_view())
 
     def _set_limits(self, plot: PlotWidget, divisor: float, log: bool) -> None:
-        times = [t for key in self.visible_keys for t in self.times_of(key)] or self.times
-        start = min(times, default=0.0) if self._dropped else 0.0
-        end = max([*times, self.span or 0.0, start + 1.0])
+        extent = self._time_extent()
+        start = extent[0] if extent and self._dropped else 0.0
+        end = max(extent[1] if extent else 0.0, self.span or 0.0, start + 1.0)
         plot.set_xlimits(start, end)
         top, low = self.top(), self.low()
         if log and low is not None:

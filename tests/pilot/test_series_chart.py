@@ -48,6 +48,21 @@ def test_ring_buffer_keeps_the_newest() -> None:
     assert chart.visible_keys == ["read"]  # write never had data: not drawn
 
 
+def test_scale_and_means_follow_every_change() -> None:
+    """They are computed once per change of the data (a long run's redraw walked every
+    point several times), never kept past one."""
+    chart = SeriesChart("Bandwidth", RW, capacity=3)
+    chart.push({"read": 10.0}, t=1.0)
+    assert (chart.top(), chart.low(), chart.mean("read")) == (10.0, 10.0, 10.0)
+    for t in (2.0, 3.0, 4.0):
+        chart.push({"read": 2.0}, t=t)
+    assert (chart.top(), chart.low(), chart.mean("read")) == (2.0, 2.0, 2.0)  # 10 dropped
+    chart.set_series([NamedSeries("a", [(5.0, 1.0), (9.0, 4.0)])])
+    assert (chart.top(), chart.mean("a"), chart._time_extent()) == (4.0, 2.5, (5.0, 9.0))  # noqa: SLF001
+    chart.clear()
+    assert (chart.top(), chart.low(), chart.mean("a")) == (0.0, None, None)
+
+
 def test_downsample_keeps_a_step_a_step() -> None:
     points: list[tuple[float, float | None]] = [(float(t), 20.0) for t in range(300)]
     points += [(float(t), 110.0) for t in range(300, 600)]
