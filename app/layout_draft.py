@@ -22,16 +22,16 @@ from ..core.layout import (
     PoolOptions,
     PoolSpec,
     default_layout,
-    parse_pool_options,
 )
-from ..core.layout_outputs import OutputError, layout_outputs
+from ..core.layout_outputs import OutputError, layout_outputs, mergerfs_size
 from ..core.layout_rules import RuleResult, check_layout
-from ..core.mergerfs_policy import BranchFacts as SimBranch
 from ..core.mergerfs_policy import CreatePolicy as SimPolicy
 from ..core.mergerfs_policy import Placement, simulate_all
 from ..core.models import DiskKind, Inventory, MergerfsPool, Mount
 from ..core.relations import disks_under
 from ..core.units import parse_size
+from .layout_facts import branch_facts
+from .layout_plan import pool_options_of, simulation_branches
 
 # Filesystems that cannot hold a tier: in RAM, read-only images, or pools themselves.
 _NOT_BRANCHES = frozenset({"tmpfs", "ramfs", "devtmpfs", "squashfs", "fuse.mergerfs", "overlay"})
@@ -120,31 +120,18 @@ def draft_from_pool(pool: MergerfsPool) -> Draft:
     """A draft that starts from a live pool: its branches as the slow tier (the user
     adds the cache), its mountpoint kept for the tiered pool (programs already use it)
     and its options as mergerfs reports them now (xattrs), not as fstab says."""
-    live = pool.options
-    keys = ("category.create", "minfreespace", "moveonenospc", "cache.files",
-            "dropcacheonclose", "fsname")  # fmt: skip
-    text = ",".join(f"{k}={live[k]}" for k in keys if k in live)
     try:
-        options = parse_pool_options(text)
-    except LayoutError:
+        options = pool_options_of(pool)
+    except LayoutError:  # an option this mergerfs spells in a way tierdeck cannot read
         options = PoolOptions()
-    # xattrs do not list fuse's own options: allow_other is tierdeck's default.
-    options = dataclasses.replace(options, other=PoolOptions().other)
     return Draft(
         slow=tuple(Branch(b.path, b.mode) for b in pool.branches),
         pool=pool.mountpoint,
         slow_pool=pool.mountpoint.rstrip("/") + "-slow",
         create=options.create,
-        minfreespace=_size_text(options.minfreespace_bytes),
+        minfreespace=mergerfs_size(options.minfreespace_bytes),
         base=options,
     )
-
-
-def _size_text(n: int) -> str:
-    for suffix, power in (("T", 4), ("G", 3), ("M", 2), ("K", 1)):
-        if n and n % 1024**power == 0:
-            return f"{n // 1024**power}{suffix}"
-    return str(n)
 
 
 def _media(inv: Inventory, disks: tuple[str, ...]) -> str:
@@ -202,26 +189,13 @@ class Evaluation:
     fstab_problem: str | None = None  # a path fstab or systemd cannot hold
 
 
-def _sim_branches(layout: Layout, inv: Inventory) -> list[SimBranch]:
-    by_point = {m.mountpoint: m for m in inv.mounts}
-    out = []
-    for branch in layout.tiered_branches():
-        mount = by_point.get(branch.path)
-        avail = mount.avail_bytes if mount and mount.avail_bytes is not None else 0
-        size = mount.size_bytes if mount and mount.size_bytes is not None else avail
-        out.append(SimBranch(branch.path, branch.mode, avail, max(size - avail, 0)))
-    return out
-
-
 def evaluate(draft: Draft, inv: Inventory, host: Host) -> Evaluation:
-    from .layout_facts import branch_facts
-
     try:
         layout = draft.layout()
     except (LayoutError, ParseError) as exc:
         return Evaluation(None, str(exc))
-    paths = (*layout.cache, *(b.path for b in layout.slow))
-    results = check_layout(layout, branch_facts(inv, host, paths))
+    facts = branch_facts(inv, host, [b.path for b in layout.tiered_branches()])
+    results = check_layout(layout, facts)
     try:
         fstab, fstab_problem = layout_outputs(layout).fstab, None
     except OutputError as exc:
@@ -232,7 +206,12 @@ def evaluate(draft: Draft, inv: Inventory, host: Host) -> Evaluation:
     except ParseError as exc:
         return dataclasses.replace(out, size_problem=str(exc))
     options = layout.tiered_pool.options
-    placements = simulate_all(_sim_branches(layout, inv), size, options.minfreespace_bytes)
+    free = {p: (f.size_bytes, f.free_bytes) if f.size_bytes is not None and
+            f.free_bytes is not None else None for p, f in facts.items()}  # fmt: skip
+    # A branch of unknown free space is left out, as `layout simulate` does; the
+    # branch-mounted rule already says which.
+    branches, _ = simulation_branches(layout, free)
+    placements = simulate_all(branches, size, options.minfreespace_bytes)
     # The two enums spell the same mergerfs names; the simulator's is 2.33's own list.
     chosen = SimPolicy(options.create.value)
     return dataclasses.replace(out, placements=placements, chosen=chosen, file_size=size)

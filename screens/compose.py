@@ -112,7 +112,7 @@ class ComposeScreen(Screen[None]):
                     yield CandidateTable(id="compose-mounts")
                     yield Static(id="compose-tiers")
                 with TabPane("2 Options", id="tab-options"), VerticalScroll(id="compose-options"):
-                    yield from self._fields()
+                    pass  # the fields: built when first shown (_mount_fields)
                 with TabPane("3 Checks", id="tab-checks"), VerticalScroll(id="compose-checks"):
                     yield from self._checks("compose")
             # Wide terminals show the checks beside the views instead of as view 3.
@@ -125,6 +125,16 @@ class ComposeScreen(Screen[None]):
         yield Static(id=f"{where}-fstab", classes="fstab")  # short: above the 20 policies
         yield Static(id=f"{where}-sim", classes="sim")
 
+    async def _mount_fields(self) -> None:
+        """The options' fields, built the first time their view is shown: a Select and
+        four Inputs cost the screen's first paint time a user on view 1 does not need."""
+        if not self.query("#opt-pool"):
+            await self.query_one("#compose-options").mount_all(list(self._fields()))
+
+    async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id == "tab-options":
+            await self._mount_fields()
+
     def _fields(self) -> ComposeResult:
         """Each field under its one-line explanation (which doubles as its label)."""
         d = self.draft
@@ -132,7 +142,7 @@ class ComposeScreen(Screen[None]):
         yield Input(d.pool, id="opt-pool", compact=True)
         yield Static(EXPLAIN["slow_pool"], classes="explain")
         yield Input(d.slow_pool, id="opt-slow_pool", compact=True)
-        yield Static(id="explain-create", classes="explain")
+        yield Static(create_explanation(d.create), id="explain-create", classes="explain")
         yield Select(
             [(p.value, p) for p in CreatePolicy],
             value=d.create,
@@ -182,7 +192,8 @@ class ComposeScreen(Screen[None]):
             shown = draw(evaluation)
             for box in self.query(f".{name}").results(Static):
                 box.update(shown)
-        self.query_one("#explain-create", Static).update(create_explanation(self.draft.create))
+        for label in self.query("#explain-create").results(Static):
+            label.update(create_explanation(self.draft.create))
 
     def _edit(self, draft: Draft) -> None:
         self.draft = draft
@@ -233,16 +244,20 @@ class ComposeScreen(Screen[None]):
 
     def _set_fields(self) -> None:
         d = self.draft
+        if not self.query("#opt-pool"):
+            return  # not built yet: they will start from the draft
         with self.prevent(Input.Changed, Select.Changed):
             for name in TEXT_FIELDS:
                 self.query_one(f"#opt-{name}", Input).value = getattr(d, name)
             self.query_one("#opt-create", Select).value = d.create
 
-    def action_view(self, key: str) -> None:
+    async def action_view(self, key: str) -> None:
         if key == "3" and self.wide:
             self.query_one("#compose-side").focus()
             return
         self.query_one(TabbedContent).active = VIEWS[key]
+        if key == "2":
+            await self._mount_fields()
         self.query_one(_FOCUS[key]).focus()
 
     def action_save(self) -> None:

@@ -152,9 +152,11 @@ async def test_p_cycles_pools_and_save_refuses_a_half_layout(demo_host: Recorded
         assert notes(app)[-1].startswith("Nothing to save yet: layout: cache: at least one")
         await pilot.press("p")
         assert screen.draft.pool == "/mnt/cached"
+        await pilot.press("2")  # the fields are built from the draft when first shown
         assert screen.query_one("#opt-pool", Input).value == "/mnt/cached"
-        await pilot.press("p")
+        await pilot.press("escape", "p")  # out of the field; p again: the next pool
         assert screen.draft.pool == "/mnt/slow-storage"
+        assert screen.query_one("#opt-pool", Input).value == "/mnt/slow-storage"
         assert screen.query_one("#opt-minfreespace", Input).value == "300G"
         assert notes(app)[-1] == "Started from the pool /mnt/slow-storage: add its cache with c."
 
