@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.pilot import Pilot
-from textual.widgets import Input, Select
+from textual.widgets import Input, Select, TabbedContent
 from tierdeck.app.layout_files import load_layout
 from tierdeck.app.tui import TierdeckApp
 from tierdeck.backends.host import RecordedHost
@@ -168,3 +168,17 @@ async def test_compose_help_lists_its_keys(demo_host: RecordedHost) -> None:
         page = await open_help(pilot, screen)
         text = check_page(app, page, screen)
         assert "add the highlighted mount to the cache tier" in text
+
+
+async def test_wide_terminals_show_the_checks_beside_the_views(demo_host: RecordedHost) -> None:
+    app = demo_app(demo_host)
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen = await open_compose(pilot, app)
+        assert screen.wide and screen.query_one("#compose-side").display
+        await highlight(pilot, screen, "/cache")
+        await pilot.press("c")
+        await highlight(pilot, screen, "/mnt/disk1")
+        await pilot.press("s", "3")  # no third view here: 3 goes to the checks beside
+        assert screen.query_one("#compose-side").has_focus
+        assert screen.query_one(TabbedContent).active == "tab-branches"
+        assert "the mover starts at 80%" in shown_text(screen.query_one("#side-rules"))
