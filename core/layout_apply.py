@@ -1,0 +1,223 @@
+"""Applying a layout, as a plan first: the exact actions, in order, before any of them runs.
+
+Pure: the caller passes what the machine looks like now (``CurrentState``: the fstab's
+text, which target paths exist, what is mounted at the pools' mountpoints) and gets an
+``ApplyPlan``; app/layout_apply.py runs it through the Host. The layout's fstab lines go
+in a marked block (``# BEGIN tierdeck layout NAME`` ... ``# END tierdeck layout NAME``)
+so a second apply replaces them and no other line of fstab is ever rewritten.
+
+With a root directory (``--root DIR``, for tests and image builders) every path is under
+it and no system command runs: the plan still lists them, each with why it is skipped.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from .errors import TierdeckError
+from .layout import Layout
+from .layout_outputs import LayoutOutputs, escape_path
+from .layout_rules import RuleResult, RuleSeverity
+
+__all__ = [
+    "FSTAB",
+    "STATE_NAME",
+    "UNIT_DIR",
+    "ActionKind",
+    "ApplyAction",
+    "ApplyPlan",
+    "ApplyRefused",
+    "CurrentState",
+    "RefusalKind",
+    "backup_path",
+    "block_name",
+    "plan_apply",
+    "replace_block",
+    "rooted",
+]
+
+FSTAB = "/etc/fstab"
+UNIT_DIR = "/etc/systemd/system"
+# Beside fstab, so an apply into --root DIR keeps everything it needs to undo in DIR.
+STATE_NAME = "fstab.tierdeck-state.json"
+_SKIPPED_ROOT = "skipped: --root applies files only, no command runs on this machine"
+
+
+class ActionKind(StrEnum):
+    CREATE_MOUNTPOINT = "create-mountpoint"
+    BACKUP_FSTAB = "backup-fstab"
+    WRITE_FSTAB = "write-fstab"
+    WRITE_UNIT = "write-unit"
+    DAEMON_RELOAD = "daemon-reload"
+    UNMOUNT = "unmount"
+    MOUNT = "mount"
+    ENABLE_TIMER = "enable-timer"
+
+
+@dataclass(frozen=True)
+class ApplyAction:
+    """One step. ``path`` is the file or folder it writes (under the root), ``argv`` the
+    command it runs (empty for file steps); ``skipped`` says why it will not run,
+    ``warning`` what the user must know before confirming (a mount taken down)."""
+
+    kind: ActionKind
+    description: str
+    path: str | None = None
+    argv: tuple[str, ...] = ()
+    skipped: str | None = None
+    warning: str | None = None
+
+
+class RefusalKind(StrEnum):
+    RULE_ERROR = "rule-error"  # core/layout_rules says error
+    BROKEN_BLOCK = "broken-block"  # a BEGIN without its END (or the reverse)
+    NOT_TEXT = "not-text"  # fstab is not UTF-8 text: it could not be kept byte for byte
+    BAD_ROOT = "bad-root"
+
+
+class ApplyRefused(TierdeckError):
+    def __init__(self, kind: RefusalKind, detail: str) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class CurrentState:
+    """The machine now, paths as the layout names them (not under the root).
+    ``fstab`` None: there is none yet. ``mounted`` maps a mountpoint to what is mounted
+    there ("fuse.mergerfs tiered")."""
+
+    fstab: str | None
+    existing: frozenset[str] = frozenset()
+    mounted: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ApplyPlan:
+    name: str
+    root: str | None
+    actions: tuple[ApplyAction, ...]
+    fstab_path: str
+    fstab_text: str  # fstab after the apply
+    backup: str | None  # None: there was no fstab to back up
+    units: Mapping[str, str]  # path (under the root) -> text
+    state_path: str
+
+
+def rooted(root: str | None, path: str) -> str:
+    """``path`` inside ``root`` (``/tmp/r`` + ``/etc/fstab``), or itself without one."""
+    if root is None:
+        return path
+    return posixpath.join(root, path.lstrip("/"))
+
+
+def block_name(layout: Layout) -> str:
+    """The block's name: the tiered pool's mountpoint as systemd names it (mnt-tiered),
+    one word, the same for every apply of a layout of that pool."""
+    return escape_path(layout.tiered_pool.mountpoint)
+
+
+def backup_path(fstab_path: str, stamp: str) -> str:
+    return f"{fstab_path}.tierdeck-backup-{stamp}"
+
+
+def _markers(name: str) -> tuple[str, str]:
+    return f"# BEGIN tierdeck layout {name}", f"# END tierdeck layout {name}"
+
+
+def replace_block(text: str, name: str, lines: tuple[str, ...]) -> str:
+    """``text`` with the block ``name`` holding ``lines``: the old block replaced where it
+    was, or a new one appended. Every other line stays as it was, byte for byte (only a
+    missing final newline is added before an appended block)."""
+    begin, end = _markers(name)
+    # fstab(5) lines end at "\n" only; str.splitlines would also split at \f or \x1c.
+    old = [f"{line}\n" for line in text.split("\n")]
+    old[-1] = old[-1][:-1]
+    stripped = [line.rstrip("\r\n") for line in old]
+    block = [f"{begin}\n", *(f"{line}\n" for line in lines), f"{end}\n"]
+    starts = [i for i, s in enumerate(stripped) if s == begin]
+    ends = [i for i, s in enumerate(stripped) if s == end]
+    if not starts and not ends:
+        prefix = text if not text or text.endswith("\n") else text + "\n"
+        return prefix + "".join(block)
+    if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
+        raise ApplyRefused(RefusalKind.BROKEN_BLOCK,
+                           f"fstab: the lines '{begin}' and '{end}' do not enclose one block; "
+                           "mend them by hand first")  # fmt: skip
+    return "".join(old[: starts[0]] + block + old[ends[0] + 1 :])
+
+
+def _check(results: tuple[RuleResult, ...]) -> None:
+    errors = [r for r in results if r.severity is RuleSeverity.ERROR]
+    if errors:
+        names = ", ".join(str(r.rule) for r in errors)
+        raise ApplyRefused(RefusalKind.RULE_ERROR,
+                           f"the layout breaks a rule ({names}); nothing was applied")  # fmt: skip
+
+
+def plan_apply(
+    layout: Layout,
+    outputs: LayoutOutputs,
+    results: tuple[RuleResult, ...],
+    state: CurrentState,
+    *,
+    root: str | None,
+    stamp: str,
+) -> ApplyPlan:
+    """The actions that apply ``layout``, in order. ``stamp`` names the fstab backup
+    (the caller's clock). ApplyRefused on a rule error or an fstab it cannot edit."""
+    _check(results)
+    if root is not None and not root.startswith("/"):
+        raise ApplyRefused(RefusalKind.BAD_ROOT, f"--root {root}: not an absolute path")
+    if state.fstab is not None and "\ufffd" in state.fstab:
+        raise ApplyRefused(RefusalKind.NOT_TEXT, f"{FSTAB}: not UTF-8 text; tierdeck will not "
+                           "rewrite it")  # fmt: skip
+    name = block_name(layout)
+    skip = _SKIPPED_ROOT if root is not None else None
+    fstab_path = rooted(root, FSTAB)
+    actions: list[ApplyAction] = []
+    mountpoints = [pool.mountpoint for pool, _ in layout.pools()]
+    for mp in mountpoints:
+        if mp not in state.existing:
+            path = rooted(root, mp)
+            actions.append(ApplyAction(ActionKind.CREATE_MOUNTPOINT,
+                                       f"create the mountpoint {path}", path=path))  # fmt: skip
+    backup = None
+    if state.fstab is not None:
+        backup = backup_path(fstab_path, stamp)
+        actions.append(ApplyAction(ActionKind.BACKUP_FSTAB, f"copy {fstab_path} to {backup}",
+                                   path=backup))  # fmt: skip
+    old = state.fstab or ""
+    new = replace_block(old, name, outputs.fstab)
+    had_block = _markers(name)[0] in old.split("\n")
+    verb = "replace the block" if had_block else "add a block"
+    actions.append(ApplyAction(
+        ActionKind.WRITE_FSTAB,
+        f"{verb} '# BEGIN tierdeck layout {name}' in {fstab_path} ({len(outputs.fstab)} "
+        "lines; every other line kept), atomically", path=fstab_path))  # fmt: skip
+    units: dict[str, str] = {}
+    for unit, text in outputs.units.items():
+        path = rooted(root, posixpath.join(UNIT_DIR, unit))
+        units[path] = text
+        verb = "replace" if posixpath.join(UNIT_DIR, unit) in state.existing else "write"
+        actions.append(ApplyAction(ActionKind.WRITE_UNIT, f"{verb} {path}", path=path))
+    actions.append(ApplyAction(ActionKind.DAEMON_RELOAD, "reload systemd's units",
+                               argv=("systemctl", "daemon-reload"), skipped=skip))  # fmt: skip
+    for mp in mountpoints:
+        if mp in state.mounted and root is None:
+            actions.append(ApplyAction(
+                ActionKind.UNMOUNT, f"unmount {mp} ({state.mounted[mp]} is mounted there)",
+                argv=("umount", mp),
+                warning=f"{mp} is in use now ({state.mounted[mp]}): programs using it lose "
+                "it until the new pool is mounted"))  # fmt: skip
+        actions.append(ApplyAction(ActionKind.MOUNT, f"mount {mp} from fstab",
+                                   argv=("mount", mp), skipped=skip))  # fmt: skip
+    actions.append(ApplyAction(ActionKind.ENABLE_TIMER, f"start the mover's timer {outputs.mover_timer}",
+                               argv=("systemctl", "enable", "--now", outputs.mover_timer),
+                               skipped=skip))  # fmt: skip
+    return ApplyPlan(name, root, tuple(actions), fstab_path, new, backup, units,
+                     posixpath.join(posixpath.dirname(fstab_path), STATE_NAME))  # fmt: skip
