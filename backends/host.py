@@ -208,6 +208,15 @@ class Host(Protocol):
         there. Raises OSError for anything else."""
         ...
 
+    def write_atomically(self, path: str, text: str) -> None:
+        """Replace a file (fstab, a unit) so that a crash leaves the old text or the new,
+        never half: a temp file beside it, fsynced, renamed over it."""
+        ...
+
+    def make_dirs(self, path: str) -> None:
+        """Create a folder and its missing parents (mode 0755); nothing if it exists."""
+        ...
+
     def probe_write(self, directory: str, name: str, *, direct: bool) -> OSError | None:
         """Create ``name`` in ``directory``, write one aligned block (O_DIRECT when
         ``direct``), remove it; the error, or None."""
@@ -389,6 +398,20 @@ class LiveHost:
             return False
         return True
 
+    def write_atomically(self, path: str, text: str) -> None:
+        from .localfiles import write_atomically
+
+        try:
+            write_atomically(Path(path), text)
+        except OSError as exc:
+            raise _wrap_oserror(exc, path) from exc
+
+    def make_dirs(self, path: str) -> None:
+        try:
+            os.makedirs(path, mode=0o755, exist_ok=True)
+        except OSError as exc:
+            raise _wrap_oserror(exc, path) from exc
+
     def probe_write(self, directory: str, name: str, *, direct: bool) -> OSError | None:
         from .probes import probe_write
 
@@ -474,6 +497,12 @@ class RecordedHost:
 
     def remove(self, path: str) -> bool:
         raise self._refuse(f"cannot remove {path}")
+
+    def write_atomically(self, path: str, text: str) -> None:
+        raise self._refuse(f"cannot write {path}")
+
+    def make_dirs(self, path: str) -> None:
+        raise self._refuse(f"cannot create {path}")
 
     def probe_write(self, directory: str, name: str, *, direct: bool) -> OSError | None:
         return None  # no files to open: fio would report the problem itself

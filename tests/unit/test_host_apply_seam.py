@@ -1,0 +1,54 @@
+"""The seam calls `layout apply` added: write_atomically and make_dirs on LiveHost
+(typed errors, nothing half written), refused by a recording."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from tierdeck.backends.host import LiveHost, NotSupported, RecordedHost
+from tierdeck.core.errors import PermissionDenied
+
+from tests.support.recording import HostRecording
+
+
+def test_write_atomically_replaces_and_leaves_no_temp(tmp_path: Path) -> None:
+    target = tmp_path / "fstab"
+    target.write_text("old\n")
+    LiveHost().write_atomically(str(target), "new\n")
+    assert target.read_text() == "new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fstab"]
+
+
+def test_make_dirs_creates_parents_and_accepts_existing(tmp_path: Path) -> None:
+    deep = tmp_path / "mnt" / "tiered"
+    LiveHost().make_dirs(str(deep))
+    LiveHost().make_dirs(str(deep))
+    assert deep.is_dir() and oct(deep.stat().st_mode & 0o777) == oct(0o755 & ~_umask())
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes anywhere")
+def test_write_atomically_denied_is_typed(tmp_path: Path) -> None:
+    tmp_path.chmod(0o500)
+    try:
+        with pytest.raises(PermissionDenied):
+            LiveHost().write_atomically(str(tmp_path / "f"), "x")
+        with pytest.raises(PermissionDenied):
+            LiveHost().make_dirs(str(tmp_path / "d"))
+    finally:
+        tmp_path.chmod(0o700)
+
+
+def test_recording_refuses(tmp_path: Path) -> None:
+    host = RecordedHost(HostRecording(tmp_path / "host").write())
+    with pytest.raises(NotSupported):
+        host.write_atomically("/etc/fstab", "x")
+    with pytest.raises(NotSupported):
+        host.make_dirs("/mnt/x")
