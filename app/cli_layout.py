@@ -12,9 +12,11 @@ from typing import NoReturn
 
 import click
 
-from ..backends.host import Host
+from ..backends.host import Host, LiveHost
+from ..backends.locks import LockHeld
 from ..core.errors import ParseError, TierdeckError
 from ..core.layout import Layout, LayoutError
+from ..core.layout_apply import ApplyAction, ApplyRefused, plan_apply
 from ..core.layout_outputs import DEFAULT_LAYOUT_PATH, OutputError, layout_outputs
 from ..core.layout_rules import RuleResult, RuleSeverity, check_layout, has_errors
 from ..core.mergerfs_policy import simulate_all
@@ -22,6 +24,7 @@ from ..core.models import Inventory
 from ..core.units import format_bytes
 from .cli import EXIT_FAILED, EXIT_REFUSED, _host_options, fail, make_host, once
 from .inventory import collect_inventory
+from .layout_apply import ApplyFailed, current_state, execute, plan_undo, stamp_now, undo
 from .layout_facts import branch_facts
 from .layout_files import load_layout, save_layout
 from .layout_plan import (
@@ -215,3 +218,99 @@ def simulate_cmd(file: Path, size: str, demo: bool, recorded: Path | None) -> No
         if placement.too_small:
             where += f" (too small: {', '.join(placement.too_small)})"
         click.echo(f"{mark} {policy:8} {where}")
+
+
+def _echo_actions(actions: tuple[ApplyAction, ...]) -> None:
+    for n, action in enumerate(actions, 1):
+        command = f": {' '.join(action.argv)}" if action.argv else ""
+        click.echo(f"  {n:2}. {action.description}{command}")
+        if action.skipped:
+            click.echo(f"      ({action.skipped})")
+        if action.warning:
+            click.echo(f"      WARNING: {action.warning}")
+
+
+def _confirm(expected: str, what: str) -> None:
+    """The bench's raw-mode style: the user types a word they must read to know."""
+    try:
+        typed: str = click.prompt(f"Type {expected} to {what}", err=True)
+    except click.Abort:
+        typed = ""
+    if typed.strip() != expected:
+        fail(f"not confirmed (typed {typed.strip()!r}): nothing was changed", EXIT_REFUSED)
+
+
+def _step(action: ApplyAction) -> None:
+    if not action.skipped:
+        click.echo(f"  done: {action.description}", err=True)
+
+
+_ROOT = click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="Every path under DIR (an image being built, a test); no command runs here.",
+)
+
+
+@layout.command("apply")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE.toml")
+@_ROOT
+@click.option("--dry-run", is_flag=True, help="Print the plan and stop.")
+@click.option("--yes", is_flag=True, help="Apply without asking (scripts).")
+def apply_cmd(file: Path, root: Path | None, dry_run: bool, yes: bool) -> None:
+    """Apply a saved layout: print every action first (mountpoints, the fstab backup, a
+    '# BEGIN tierdeck layout NAME' block added to fstab or replacing the old one, the
+    units, daemon-reload, mount, the mover's timer), then ask you to type the tiered
+    pool's mountpoint.
+
+    A mountpoint already in use is unmounted only by an action the plan shows with a
+    warning. With --root DIR the rules run without this machine's branch facts (the
+    branches belong to the image). `tierdeck layout undo` restores the last fstab."""
+    lay = _load(file)
+    host = LiveHost()
+    top = str(root.resolve()) if root is not None else None
+    try:
+        outputs = layout_outputs(lay, command=shutil.which("tierdeck") or "tierdeck",
+                                 layout_path=str(file.resolve()))  # fmt: skip
+        results = check_layout(lay) if top else _results(lay, False, None)
+        plan = plan_apply(lay, outputs, results, current_state(host, lay, outputs, top),
+                          root=top, stamp=stamp_now())  # fmt: skip
+    except (OutputError, ApplyRefused, ApplyFailed) as exc:
+        _refuse(exc)
+    click.echo(f"apply layout {plan.name} (tiered pool {lay.tiered_pool.mountpoint}):")
+    _echo_actions(plan.actions)
+    if dry_run:
+        return
+    if not yes:
+        _confirm(lay.tiered_pool.mountpoint, "apply")
+    try:
+        execute(host, plan, _step)
+    except (ApplyFailed, LockHeld) as exc:
+        fail(f"apply stopped: {exc} (tierdeck layout undo puts fstab back)", EXIT_FAILED)
+    click.echo(f"applied; undo with: tierdeck layout undo{f' --root {root}' if root else ''}")
+
+
+@layout.command("undo")
+@_ROOT
+@click.option("--yes", is_flag=True, help="Undo without asking (scripts).")
+def undo_cmd(root: Path | None, yes: bool) -> None:
+    """Undo the last `layout apply`: fstab back from its backup, the unit files it
+    wrote removed (or put back as they were). Shows what it will do first, then asks
+    you to type yes. Mounted pools stay mounted: unmount them yourself."""
+    host = LiveHost()
+    try:
+        plan = plan_undo(host, str(root.resolve()) if root is not None else None)
+    except ApplyFailed as exc:
+        _refuse(exc)
+    if plan is None:
+        fail("nothing to undo: no record of an apply beside fstab", EXIT_REFUSED)
+    click.echo("undo the last layout apply:")
+    _echo_actions(plan.actions)
+    if not yes:
+        _confirm("yes", "undo")
+    try:
+        undo(host, plan, _step)
+    except (ApplyFailed, LockHeld) as exc:
+        fail(f"undo stopped: {exc}", EXIT_FAILED)
+    click.echo("undone")

@@ -55,6 +55,10 @@ class ActionKind(StrEnum):
     UNMOUNT = "unmount"
     MOUNT = "mount"
     ENABLE_TIMER = "enable-timer"
+    # undo's
+    RESTORE_FSTAB = "restore-fstab"
+    REMOVE_FILE = "remove-file"
+    RESTORE_UNIT = "restore-unit"
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,7 @@ class ApplyPlan:
     root: str | None
     actions: tuple[ApplyAction, ...]
     fstab_path: str
+    fstab_before: str | None  # as planned from; apply stops if it changed since
     fstab_text: str  # fstab after the apply
     backup: str | None  # None: there was no fstab to back up
     units: Mapping[str, str]  # path (under the root) -> text
@@ -219,5 +224,5 @@ def plan_apply(
     actions.append(ApplyAction(ActionKind.ENABLE_TIMER, f"start the mover's timer {outputs.mover_timer}",
                                argv=("systemctl", "enable", "--now", outputs.mover_timer),
                                skipped=skip))  # fmt: skip
-    return ApplyPlan(name, root, tuple(actions), fstab_path, new, backup, units,
+    return ApplyPlan(name, root, tuple(actions), fstab_path, state.fstab, new, backup, units,
                      posixpath.join(posixpath.dirname(fstab_path), STATE_NAME))  # fmt: skip
