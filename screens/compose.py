@@ -38,7 +38,7 @@ from ..widgets.compose_views import (
     summary_line,
     tiers_line,
 )
-from .confirm import PromptScreen
+from .confirm import ConfirmScreen, PromptScreen
 
 TEXT_FIELDS = ("pool", "slow_pool", "minfreespace", "file_size")
 WIDE = 140  # columns from which the checks stand beside the views
@@ -267,16 +267,29 @@ class ComposeScreen(Screen[None]):
             self.notify(f"Nothing to save yet: {problem}", severity="error")
             return
 
-        def write(answer: str | None) -> None:
-            if not answer:
-                return
-            path = Path(answer).expanduser()
+        def save(path: Path) -> None:
             try:
                 save_layout(path, layout)
             except OSError as exc:
                 self.notify(f"Could not save: {one_line(exc)}", severity="error")
                 return
             self.notify(f"Saved the layout to {path}")
+
+        def write(answer: str | None) -> None:
+            if not answer:
+                return
+            path = Path(answer).expanduser()
+            if not path.exists():
+                save(path)
+                return
+            # A file the user names may hold something else: replacing it is asked.
+            question = f"{path} exists. Replace it with this layout?"
+            self.app.push_screen(
+                ConfirmScreen(
+                    question, title="Replace file", yes="Replace", no="Keep", danger=True
+                ),
+                lambda yes: save(path) if yes else self.notify("Not saved."),
+            )
 
         self.app.push_screen(
             PromptScreen(

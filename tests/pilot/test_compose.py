@@ -13,7 +13,7 @@ from tierdeck.backends.host import RecordedHost
 from tierdeck.core.layout import BranchMode, CreatePolicy
 from tierdeck.core.layout_rules import RuleId, RuleSeverity
 from tierdeck.screens.compose import ComposeScreen
-from tierdeck.screens.confirm import PromptScreen
+from tierdeck.screens.confirm import ConfirmScreen, PromptScreen
 from tierdeck.widgets.compose_views import CandidateTable
 
 from tests.waiting import wait_until
@@ -105,6 +105,22 @@ async def test_pick_branches_fix_rules_and_save(demo_host: RecordedHost, tmp_pat
         await pilot.press("ctrl+a", "ctrl+k", *str(target), "enter")
         await wait_until(pilot, target.exists, "the saved layout")
         assert app.screen is screen
+        assert load_layout(target) == screen.evaluation.layout  # type: ignore[union-attr]
+        # saving again over it asks first; "keep" leaves the file as it was
+        target.write_text("# the user's own notes\n")
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the prompt")
+        await pilot.press("ctrl+a", "ctrl+k", *str(target), "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "replace?")
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.screen is screen, "back, nothing written")
+        assert target.read_text() == "# the user's own notes\n"
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the prompt")
+        await pilot.press("ctrl+a", "ctrl+k", *str(target), "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "replace?")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: target.read_text().startswith("format"), "replaced")
         assert load_layout(target) == screen.evaluation.layout  # type: ignore[union-attr]
 
 
