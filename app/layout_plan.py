@@ -24,7 +24,7 @@ from ..core.layout import (
 from ..core.layout_outputs import LayoutOutputs, pool_options_text
 from ..core.layout_rules import RuleResult
 from ..core.layout_toml import layout_to_toml
-from ..core.mergerfs_policy import BranchFacts as SimBranch
+from ..core.mergerfs_policy import PolicyBranch as SimBranch
 from ..core.models import Inventory, MergerfsPool
 from ..core.units import parse_size
 

@@ -36,7 +36,7 @@ TIB = 2**40
 
 
 def layout_pools():  # type: ignore[no-untyped-def]
-    from tierdeck.core.mergerfs_policy import BranchFacts
+    from tierdeck.core.mergerfs_policy import PolicyBranch
     from tierdeck.core.models import BranchMode
 
     pools = []
@@ -46,7 +46,7 @@ def layout_pools():  # type: ignore[no-untyped-def]
             total = (4 + (i * 7 + pool) % 16) * TIB
             avail = total * ((i * 37 + pool * 11) % 100) // 100
             branches.append(
-                BranchFacts(
+                PolicyBranch(
                     path=f"/mnt/pool{pool}/disk{i}",
                     mode=BranchMode.NC if i % 5 == 4 else BranchMode.RW,
                     avail_bytes=avail,

@@ -98,7 +98,7 @@ _SEVERITY = {CreateErrno.ENOENT: 0, CreateErrno.ENOSPC: 1, CreateErrno.EROFS: 2}
 
 
 @dataclass(frozen=True)
-class BranchFacts:
+class PolicyBranch:
     """One branch of the pool, as mergerfs sees it when a file is created."""
 
     path: str
@@ -190,7 +190,7 @@ _PFRD = frozenset({CreatePolicy.PFRD, CreatePolicy.EPPFRD, CreatePolicy.MSPPFRD}
 
 
 def refusal(
-    branch: BranchFacts, minfreespace: int, *, existing_path: bool, level: int = 0
+    branch: PolicyBranch, minfreespace: int, *, existing_path: bool, level: int = 0
 ) -> Refusal | None:
     """The first of mergerfs's create checks ``branch`` fails, in its order, or None."""
     if branch.mode is not BranchMode.RW:
@@ -210,7 +210,7 @@ def _worse(current: CreateErrno, new: CreateErrno) -> CreateErrno:
 
 
 def _best(
-    eligible: list[BranchFacts], key: Callable[[BranchFacts], int], *, last_on_tie: bool
+    eligible: list[PolicyBranch], key: Callable[[PolicyBranch], int], *, last_on_tie: bool
 ) -> str:
     best = eligible[0]
     for b in eligible[1:]:
@@ -219,7 +219,7 @@ def _best(
     return best.path
 
 
-def _pfrd_shares(eligible: list[BranchFacts]) -> list[tuple[str, float]]:
+def _pfrd_shares(eligible: list[PolicyBranch]) -> list[tuple[str, float]]:
     """Each branch's chance under pfrd: the thresholds ``t`` in [0, sum) that pick it."""
     total = sum(b.avail_bytes for b in eligible)
     out: list[tuple[str, float]] = []
@@ -233,7 +233,7 @@ def _pfrd_shares(eligible: list[BranchFacts]) -> list[tuple[str, float]]:
     return out
 
 
-def _decide(policy: CreatePolicy, eligible: list[BranchFacts]) -> list[tuple[str, float]]:
+def _decide(policy: CreatePolicy, eligible: list[PolicyBranch]) -> list[tuple[str, float]]:
     """The branches the policy returns from the eligible ones, with their chances."""
     if not eligible:
         return []
@@ -258,7 +258,7 @@ def _decide(policy: CreatePolicy, eligible: list[BranchFacts]) -> list[tuple[str
 
 def simulate(
     policy: CreatePolicy,
-    branches: Sequence[BranchFacts],
+    branches: Sequence[PolicyBranch],
     size_bytes: int = 0,
     minfreespace: int = DEFAULT_MINFREESPACE,
 ) -> Placement:
@@ -306,7 +306,7 @@ def simulate(
 
 
 def simulate_all(
-    branches: Sequence[BranchFacts],
+    branches: Sequence[PolicyBranch],
     size_bytes: int = 0,
     minfreespace: int = DEFAULT_MINFREESPACE,
 ) -> dict[CreatePolicy, Placement]:

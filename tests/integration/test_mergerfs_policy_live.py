@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from tierdeck.core.mergerfs_policy import BranchFacts, CreatePolicy, simulate
+from tierdeck.core.mergerfs_policy import CreatePolicy, PolicyBranch, simulate
 from tierdeck.core.models import BranchMode
 
 from tests.conftest import MountDir
@@ -154,7 +154,7 @@ def pool(tmp_path: Path, branch_list: str, options: str) -> Iterator[Path]:
         unmount(mnt)
 
 
-def facts(path: Path, mode: str, parent: str, mtime: int | None) -> BranchFacts:
+def facts(path: Path, mode: str, parent: str, mtime: int | None) -> PolicyBranch:
     """What mergerfs reads of a branch when it creates ``parent``/file: statvfs, the parent."""
     st = os.statvfs(path)
     mode_name, _, own = mode.partition(",")
@@ -164,7 +164,7 @@ def facts(path: Path, mode: str, parent: str, mtime: int | None) -> BranchFacts:
         missing, where = missing + 1, where.parent
     if mtime is not None and missing == 0:
         os.utime(path / parent, (mtime, mtime))
-    return BranchFacts(
+    return PolicyBranch(
         path=str(path),
         mode=BranchMode(mode_name),
         avail_bytes=st.f_bavail * st.f_frsize,

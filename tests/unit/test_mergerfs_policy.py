@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tierdeck.core.mergerfs_policy import (
     DEFAULT_MINFREESPACE,
-    BranchFacts,
     CreateErrno,
     CreatePolicy,
+    PolicyBranch,
     Refusal,
     simulate,
     simulate_all,
@@ -22,15 +22,15 @@ P = CreatePolicy
 RW, RO, NC = BranchMode.RW, BranchMode.RO, BranchMode.NC
 
 
-def br(path: str, avail: int, used: int = 0, mode: BranchMode = RW, **kw: object) -> BranchFacts:
-    return BranchFacts(path, mode, avail * GIB, used * GIB, **kw)  # type: ignore[arg-type]
+def br(path: str, avail: int, used: int = 0, mode: BranchMode = RW, **kw: object) -> PolicyBranch:
+    return PolicyBranch(path, mode, avail * GIB, used * GIB, **kw)  # type: ignore[arg-type]
 
 
 # a: little free, little used; b: most free, most used; c: between on both
 POOL = (br("/a", 10, 5), br("/b", 50, 200), br("/c", 30, 20))
 
 
-def lands(policy: CreatePolicy, branches: tuple[BranchFacts, ...], **kw: int) -> str | None:
+def lands(policy: CreatePolicy, branches: tuple[PolicyBranch, ...], **kw: int) -> str | None:
     return simulate(policy, branches, minfreespace=kw.pop("minfreespace", GIB), **kw).lands_on
 
 
@@ -105,9 +105,9 @@ def test_minfreespace_global_and_per_branch() -> None:
 
 
 def test_default_minfreespace_is_mergerfs_4g_less_one_byte() -> None:
-    just = BranchFacts("/a", RW, DEFAULT_MINFREESPACE, 0)
+    just = PolicyBranch("/a", RW, DEFAULT_MINFREESPACE, 0)
     assert simulate(P.FF, (just,)).lands_on == "/a"
-    short = BranchFacts("/a", RW, DEFAULT_MINFREESPACE - 1, 0)
+    short = PolicyBranch("/a", RW, DEFAULT_MINFREESPACE - 1, 0)
     assert simulate(P.FF, (short,)).error is CreateErrno.ENOSPC
 
 
@@ -136,7 +136,7 @@ def test_ro_nc_and_readonly_filesystems_never_take_new_files() -> None:
     ],
 )
 def test_no_eligible_branch_gives_the_most_serious_errno(
-    pool: tuple[BranchFacts, ...], expected: CreateErrno
+    pool: tuple[PolicyBranch, ...], expected: CreateErrno
 ) -> None:
     for policy in set(CreatePolicy) - {P.EROFS}:
         placement = simulate(policy, pool, minfreespace=GIB)
@@ -189,7 +189,11 @@ def test_pfrd_shares_follow_free_space() -> None:
 
 def test_pfrd_never_picks_what_no_threshold_reaches() -> None:
     # t in [0, sum): a last branch of one byte is never reached; a first empty one is, at t=0
-    pool = (BranchFacts("/a", RW, 0, 0), BranchFacts("/b", RW, 5, 0), BranchFacts("/c", RW, 1, 0))
+    pool = (
+        PolicyBranch("/a", RW, 0, 0),
+        PolicyBranch("/b", RW, 5, 0),
+        PolicyBranch("/c", RW, 1, 0),
+    )
     placement = simulate(P.PFRD, pool, minfreespace=0)
     assert placement.branches == ("/a", "/b")
     assert placement.shares == pytest.approx((1 / 6, 5 / 6))
@@ -237,7 +241,7 @@ def test_simulate_all_answers_every_policy() -> None:
 _modes = st.sampled_from(list(BranchMode))
 _bytes = st.integers(min_value=0, max_value=2**62)
 _branch = st.builds(
-    BranchFacts,
+    PolicyBranch,
     path=st.text(min_size=1, max_size=8),
     mode=_modes,
     avail_bytes=_bytes,
@@ -252,7 +256,7 @@ _branch = st.builds(
 @settings(max_examples=300, deadline=None)
 @given(branches=st.lists(_branch, max_size=8), size=_bytes, minfreespace=_bytes)
 def test_any_pool_gives_eligible_branches_or_a_typed_none(
-    branches: list[BranchFacts], size: int, minfreespace: int
+    branches: list[PolicyBranch], size: int, minfreespace: int
 ) -> None:
     for policy, placement in simulate_all(branches, size, minfreespace).items():
         if not placement.branches:
