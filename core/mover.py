@@ -10,6 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+# The engine's temporary names on a destination branch start with this; the scan of a
+# cache branch skips such names too (a crash's leftover is the engine's to recover).
+TEMP_PREFIX = ".tierdeck-moving."
+
 
 class MoveReason(StrEnum):
     AGE = "age"
