@@ -40,6 +40,8 @@ from ..core.errors import (
 if TYPE_CHECKING:  # asyncio costs 30 ms to import: only the benchmark runner needs it
     import asyncio
 
+    from .mover_scan import BranchScan, OpenFiles
+
 DEFAULT_TIMEOUT = 15.0
 UDEV_DATA = "/run/udev/data"
 UDEV_CONTROL = "/run/udev/control"
@@ -220,6 +222,17 @@ class Host(Protocol):
     def probe_write(self, directory: str, name: str, *, direct: bool) -> OSError | None:
         """Create ``name`` in ``directory``, write one aligned block (O_DIRECT when
         ``direct``), remove it; the error, or None."""
+        ...
+
+    def scan_branch(self, branch: str) -> BranchScan:
+        """The mover's walk of a cache branch (backends/mover_scan.py): its regular
+        files and symlinks by lstat, without following links, crossing into another
+        filesystem or touching atime. Raises HostError if the branch cannot be read."""
+        ...
+
+    def open_files(self) -> OpenFiles:
+        """The regular files open in any process (/proc/*/fd), and how many processes
+        could not be read."""
         ...
 
     def exclusive(self, key: str) -> AbstractContextManager[None]:
@@ -417,6 +430,21 @@ class LiveHost:
 
         return probe_write(directory, name, direct=direct)
 
+    def scan_branch(self, branch: str) -> BranchScan:
+        from .mover_scan import scan_branch
+
+        try:
+            return scan_branch(branch)
+        except PermissionError as exc:
+            raise PermissionDenied(branch) from exc
+        except OSError as exc:
+            raise HostError(f"{branch}: {exc.strerror or exc}") from exc
+
+    def open_files(self) -> OpenFiles:
+        from .mover_scan import open_files
+
+        return open_files()
+
     def exclusive(self, key: str) -> AbstractContextManager[None]:
         from . import locks
 
@@ -506,6 +534,12 @@ class RecordedHost:
 
     def probe_write(self, directory: str, name: str, *, direct: bool) -> OSError | None:
         return None  # no files to open: fio would report the problem itself
+
+    def scan_branch(self, branch: str) -> BranchScan:
+        raise self._refuse(f"cannot walk {branch}: a recording holds no folders")
+
+    def open_files(self) -> OpenFiles:
+        raise self._refuse("cannot list open files")
 
     def exclusive(self, key: str) -> AbstractContextManager[None]:
         return contextlib.nullcontext()

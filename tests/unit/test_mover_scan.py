@@ -1,0 +1,88 @@
+"""backends/mover_scan.py: the walk of a cache branch and the open files, on real files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from tierdeck.backends.host import LiveHost
+from tierdeck.backends.mover_scan import is_noatime, open_files, open_under, scan_branch
+from tierdeck.core.models import Mount
+from tierdeck.core.mover import TEMP_PREFIX
+
+
+def write(path: Path, data: bytes = b"x") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+def test_scan_lists_files_and_links_leaves_specials_and_temp_names(tmp_path: Path) -> None:
+    write(tmp_path / "tv/show/ep1.mkv", b"12345")
+    write(tmp_path / "top.txt")
+    os.symlink("tv/show/ep1.mkv", tmp_path / "link")
+    os.symlink("/nonexistent", tmp_path / "tv/dangling")
+    os.link(tmp_path / "top.txt", tmp_path / "hard")
+    os.mkfifo(tmp_path / "tv/pipe")
+    write(tmp_path / f"tv/{TEMP_PREFIX}abc", b"partial")
+    (tmp_path / "empty").mkdir()
+    scan = scan_branch(str(tmp_path))
+    by_rel = {f.rel: f for f in scan.files}
+    assert sorted(by_rel) == ["hard", "link", "top.txt", "tv/dangling", "tv/show/ep1.mkv"]
+    assert by_rel["tv/show/ep1.mkv"].size == 5 and by_rel["tv/show/ep1.mkv"].branch == str(tmp_path)
+    assert by_rel["link"].is_symlink and by_rel["tv/dangling"].is_symlink
+    assert by_rel["hard"].nlink == 2 and by_rel["top.txt"].nlink == 2
+    assert scan.specials == ("tv/pipe",)
+    assert scan.errors == () and scan.other_fs == ()
+
+
+def test_scan_keeps_atime_and_reports_times(tmp_path: Path) -> None:
+    f = write(tmp_path / "old.bin", b"data")
+    os.utime(f, (1_000_000, 2_000_000))
+    (found,) = scan_branch(str(tmp_path)).files
+    assert (found.atime, found.mtime) == (1_000_000, 2_000_000)
+    assert os.stat(f).st_atime == 1_000_000
+
+
+def test_scan_does_not_enter_another_filesystem(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    write(tmp_path / "mine")
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    if os.system(f"mount -t tmpfs none {inner} 2>/dev/null") != 0:
+        pytest.skip("cannot mount here")
+    try:
+        write(inner / "theirs")
+        scan = scan_branch(str(tmp_path))
+        assert [f.rel for f in scan.files] == ["mine"] and scan.other_fs == ("inner",)
+    finally:
+        os.system(f"umount {inner}")
+
+
+def test_open_files_sees_a_file_held_open(tmp_path: Path) -> None:
+    f = write(tmp_path / "held")
+    with f.open("rb"):
+        assert str(f) in open_files().paths
+    assert str(f) not in open_files().paths
+
+
+def test_open_under_respells_resolved_paths(tmp_path: Path) -> None:
+    got = open_under(["/real/cache/a/b", "/real/cachex/c", "/other"], "/mnt/cache", "/real/cache")
+    assert got == frozenset({"/mnt/cache/a/b"})
+
+
+def test_noatime() -> None:
+    def mount(*options: str) -> Mount:
+        return Mount(1, 0, "8:1", "/", "/mnt/c", "ext4", "/dev/sda1", options, ())
+
+    assert is_noatime(mount("rw", "noatime"))
+    assert not is_noatime(mount("rw", "relatime"))
+
+
+def test_live_host_wraps_a_missing_branch(tmp_path: Path) -> None:
+    from tierdeck.core.errors import HostError
+
+    with pytest.raises(HostError):
+        LiveHost().scan_branch(str(tmp_path / "absent"))
