@@ -257,16 +257,28 @@ _ROOT = click.option(
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE.toml")
 @_ROOT
 @click.option("--dry-run", is_flag=True, help="Print the plan and stop.")
+@click.option(
+    "--no-remount",
+    is_flag=True,
+    help="Never unmount a pool in use: set what mergerfs changes at runtime, leave the "
+    "rest for its next mount.",
+)
 @click.option("--yes", is_flag=True, help="Apply without asking (scripts).")
-def apply_cmd(file: Path, root: Path | None, dry_run: bool, yes: bool) -> None:
+def apply_cmd(file: Path, root: Path | None, dry_run: bool, no_remount: bool, yes: bool) -> None:
     """Apply a saved layout: print every action first (mountpoints, the fstab backup, a
     '# BEGIN tierdeck layout NAME' block added to fstab or replacing the old one, the
     units, daemon-reload, mount, the mover's timer), then ask you to type the tiered
     pool's mountpoint.
 
-    A mountpoint already in use is unmounted only by an action the plan shows with a
-    warning. With --root DIR the rules run without this machine's branch facts (the
-    branches belong to the image). `tierdeck layout undo` restores the last fstab."""
+    A mergerfs pool already running at a mountpoint is changed in place: the options
+    mergerfs takes at runtime (create policy, minfreespace, branches ...) are set through
+    its xattrs, and the fstab block carries them across a remount. An option only a
+    mount takes (fsname), or anything else mounted there, is unmounted only by an
+    action the plan shows with a warning; --no-remount leaves it running instead.
+    Without systemd running (/run/systemd/system absent) the units are written but
+    systemctl is skipped; pools are mounted from fstab. With --root DIR the rules run
+    without this machine's branch facts (the branches belong to the image).
+    `tierdeck layout undo` puts back what the last apply changed."""
     lay = _load(file)
     host = LiveHost()
     top = str(root.resolve()) if root is not None else None
@@ -275,7 +287,7 @@ def apply_cmd(file: Path, root: Path | None, dry_run: bool, yes: bool) -> None:
                                  layout_path=str(file.resolve()))  # fmt: skip
         results = check_layout(lay) if top else _results(lay, False, None)
         plan = plan_apply(lay, outputs, results, current_state(host, lay, outputs, top),
-                          root=top, stamp=stamp_now())  # fmt: skip
+                          root=top, stamp=stamp_now(), no_remount=no_remount)  # fmt: skip
     except (OutputError, ApplyRefused, ApplyFailed) as exc:
         _refuse(exc)
     click.echo(f"apply layout {plan.name} (tiered pool {lay.tiered_pool.mountpoint}):")
@@ -295,9 +307,11 @@ def apply_cmd(file: Path, root: Path | None, dry_run: bool, yes: bool) -> None:
 @_ROOT
 @click.option("--yes", is_flag=True, help="Undo without asking (scripts).")
 def undo_cmd(root: Path | None, yes: bool) -> None:
-    """Undo the last `layout apply`: fstab back from its backup, the unit files it
-    wrote removed (or put back as they were). Shows what it will do first, then asks
-    you to type yes. Mounted pools stay mounted: unmount them yourself."""
+    """Undo the last `layout apply`: the options it set on a running pool set back, the
+    pools it mounted unmounted (no other: a pool it remounted stays), fstab back from
+    its backup, the unit files it wrote removed (or put back as they were), the
+    mountpoints it created removed when empty. Shows what it will do first, then asks
+    you to type yes."""
     host = LiveHost()
     try:
         plan = plan_undo(host, str(root.resolve()) if root is not None else None)

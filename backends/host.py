@@ -219,6 +219,16 @@ class Host(Protocol):
         """Create a folder and its missing parents (mode 0755); nothing if it exists."""
         ...
 
+    def remove_dir(self, path: str) -> bool:
+        """Remove an empty folder; False if it was not there. Raises OSError (ENOTEMPTY:
+        something is in it) for anything else."""
+        ...
+
+    def setxattr(self, path: str, name: str, value: str) -> None:
+        """Set an extended attribute (a running mergerfs pool's option on its control
+        file). Raises OSError with mergerfs's errno (EROFS: only a mount sets it)."""
+        ...
+
     def probe_write(self, directory: str, name: str, *, direct: bool) -> OSError | None:
         """Create ``name`` in ``directory``, write one aligned block (O_DIRECT when
         ``direct``), remove it; the error, or None."""
@@ -425,6 +435,19 @@ class LiveHost:
         except OSError as exc:
             raise _wrap_oserror(exc, path) from exc
 
+    def remove_dir(self, path: str) -> bool:
+        try:
+            os.rmdir(path)
+        except FileNotFoundError:
+            return False
+        return True
+
+    def setxattr(self, path: str, name: str, value: str) -> None:
+        try:
+            os.setxattr(path, name, value.encode("utf-8"))
+        except OSError as exc:
+            raise _wrap_oserror(exc, path) from exc
+
     def probe_write(self, directory: str, name: str, *, direct: bool) -> OSError | None:
         from .probes import probe_write
 
@@ -531,6 +554,12 @@ class RecordedHost:
 
     def make_dirs(self, path: str) -> None:
         raise self._refuse(f"cannot create {path}")
+
+    def remove_dir(self, path: str) -> bool:
+        raise self._refuse(f"cannot remove {path}")
+
+    def setxattr(self, path: str, name: str, value: str) -> None:
+        raise self._refuse(f"cannot set {name} on {path}")
 
     def probe_write(self, directory: str, name: str, *, direct: bool) -> OSError | None:
         return None  # no files to open: fio would report the problem itself

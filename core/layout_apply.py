@@ -8,19 +8,28 @@ so a second apply replaces them and no other line of fstab is ever rewritten.
 
 With a root directory (``--root DIR``, for tests and image builders) every path is under
 it and no system command runs: the plan still lists them, each with why it is skipped.
+Without systemd running (containers, Alpine, image builders: ``/run/systemd/system`` is
+absent) the units are still written but systemctl is skipped, saying why; the pools are
+mounted from fstab (``mount MOUNTPOINT``) either way.
+
+A pool already running at its mountpoint is changed in place where mergerfs allows it
+(core/layout_runtime: options set through its control file's xattrs); only options it
+takes at mount time make the plan unmount it, with a warning, or with ``no_remount``
+leave it running and say which options wait for the next mount.
 """
 
 from __future__ import annotations
 
 import posixpath
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from .errors import TierdeckError
-from .layout import Layout
+from .layout import Branch, Layout, PoolSpec
 from .layout_outputs import LayoutOutputs, escape_path
 from .layout_rules import RuleResult, RuleSeverity
+from .layout_runtime import RuntimeChange, control_path, runtime_diff
 
 __all__ = [
     "FSTAB",
@@ -32,6 +41,7 @@ __all__ = [
     "ApplyRefused",
     "CurrentState",
     "RefusalKind",
+    "SYSTEMD_RUNNING",
     "backup_path",
     "block_name",
     "plan_apply",
@@ -44,6 +54,9 @@ UNIT_DIR = "/etc/systemd/system"
 # Beside fstab, so an apply into --root DIR keeps everything it needs to undo in DIR.
 STATE_NAME = "fstab.tierdeck-state.json"
 _SKIPPED_ROOT = "skipped: --root applies files only, no command runs on this machine"
+SYSTEMD_RUNNING = "/run/systemd/system"  # sd_booted(3)'s test
+_SKIPPED_NO_SYSTEMD = (f"skipped: systemd is not running here ({SYSTEMD_RUNNING} is absent); "
+                       "the unit files are written for a machine that boots with it")  # fmt: skip
 
 
 class ActionKind(StrEnum):
@@ -54,18 +67,21 @@ class ActionKind(StrEnum):
     DAEMON_RELOAD = "daemon-reload"
     UNMOUNT = "unmount"
     MOUNT = "mount"
+    SET_OPTION = "set-option"  # a running pool's option through its xattrs
     ENABLE_TIMER = "enable-timer"
     # undo's
     RESTORE_FSTAB = "restore-fstab"
     REMOVE_FILE = "remove-file"
     RESTORE_UNIT = "restore-unit"
+    REMOVE_DIR = "remove-dir"
 
 
 @dataclass(frozen=True)
 class ApplyAction:
     """One step. ``path`` is the file or folder it writes (under the root), ``argv`` the
     command it runs (empty for file steps); ``skipped`` says why it will not run,
-    ``warning`` what the user must know before confirming (a mount taken down)."""
+    ``warning`` what the user must know before confirming (a mount taken down).
+    ``change``: the option SET_OPTION writes to ``path`` (the pool's control file)."""
 
     kind: ActionKind
     description: str
@@ -73,6 +89,7 @@ class ApplyAction:
     argv: tuple[str, ...] = ()
     skipped: str | None = None
     warning: str | None = None
+    change: RuntimeChange | None = None
 
 
 class RefusalKind(StrEnum):
@@ -93,11 +110,15 @@ class ApplyRefused(TierdeckError):
 class CurrentState:
     """The machine now, paths as the layout names them (not under the root).
     ``fstab`` None: there is none yet. ``mounted`` maps a mountpoint to what is mounted
-    there ("fuse.mergerfs tiered")."""
+    there ("fuse.mergerfs tiered"); ``live`` a running mergerfs pool's options (key ->
+    value, core/layout_runtime.COMPARED_KEYS) by mountpoint, when they could be read.
+    ``systemd``: systemd runs on the machine (False: skip systemctl)."""
 
     fstab: str | None
     existing: frozenset[str] = frozenset()
     mounted: Mapping[str, str] = field(default_factory=dict)
+    live: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    systemd: bool = True
 
 
 @dataclass(frozen=True)
@@ -164,6 +185,46 @@ def _check(results: tuple[RuleResult, ...]) -> None:
                            f"the layout breaks a rule ({names}); nothing was applied")  # fmt: skip
 
 
+def _mounted_pool(
+    pool: PoolSpec, branches: tuple[Branch, ...], state: CurrentState, no_remount: bool
+) -> list[ApplyAction]:
+    """Something is mounted where ``pool`` goes: a running mergerfs pool is changed in
+    place as far as mergerfs allows; anything else, or an option only a mount takes,
+    means a remount (with a warning), unless ``no_remount`` says to leave it running."""
+    mp, what = pool.mountpoint, state.mounted[pool.mountpoint]
+    live = state.live.get(mp)
+    mount = ApplyAction(ActionKind.MOUNT, f"mount {mp} from fstab", argv=("mount", mp))
+    if live is None:  # not mergerfs, or its options could not be read
+        if no_remount:
+            return [replace(mount, skipped=f"skipped: --no-remount; {what} stays mounted "
+                            "there, the layout's pool is mounted from fstab next time")]  # fmt: skip
+        return [_unmount(mp, what, "it is not a mergerfs pool tierdeck can change in place"), mount]
+    diff = runtime_diff(pool, branches, live)
+    if diff.empty:
+        return [replace(mount, skipped=f"skipped: {mp} already runs with the layout's branches "
+                        "and options")]  # fmt: skip
+    later = ", ".join(c.key for c in diff.remount)
+    if diff.remount and not no_remount:
+        return [_unmount(mp, what, f"mergerfs takes {later} only when it mounts"), mount]
+    ctrl = control_path(mp)
+    actions = [ApplyAction(
+        ActionKind.SET_OPTION,
+        f"set {c.key}={c.value} on the running pool {mp} (now {c.before}) through {ctrl}; "
+        "the fstab block has it too, so it lasts after a remount", path=ctrl, change=c)
+        for c in diff.settable]  # fmt: skip
+    if diff.remount:
+        actions.append(replace(mount, skipped=f"skipped: --no-remount; {later} changes at "
+                               f"the next mount of {mp} (from fstab)"))  # fmt: skip
+    return actions
+
+
+def _unmount(mp: str, what: str, why: str) -> ApplyAction:
+    return ApplyAction(ActionKind.UNMOUNT, f"unmount {mp} ({what} is mounted there; {why})",
+                       argv=("umount", mp),
+                       warning=f"{mp} is in use now ({what}): programs using it lose it "
+                       "until the new pool is mounted")  # fmt: skip
+
+
 def plan_apply(
     layout: Layout,
     outputs: LayoutOutputs,
@@ -172,9 +233,11 @@ def plan_apply(
     *,
     root: str | None,
     stamp: str,
+    no_remount: bool = False,
 ) -> ApplyPlan:
     """The actions that apply ``layout``, in order. ``stamp`` names the fstab backup
-    (the caller's clock). ApplyRefused on a rule error or an fstab it cannot edit."""
+    (the caller's clock); ``no_remount`` leaves every mounted pool mounted. ApplyRefused
+    on a rule error or an fstab it cannot edit."""
     _check(results)
     if root is not None and not root.startswith("/"):
         raise ApplyRefused(RefusalKind.BAD_ROOT, f"--root {root}: not an absolute path")
@@ -183,6 +246,7 @@ def plan_apply(
                            "rewrite it")  # fmt: skip
     name = block_name(layout)
     skip = _SKIPPED_ROOT if root is not None else None
+    systemctl_skip = skip or (None if state.systemd else _SKIPPED_NO_SYSTEMD)
     fstab_path = rooted(root, FSTAB)
     actions: list[ApplyAction] = []
     mountpoints = [pool.mountpoint for pool, _ in layout.pools()]
@@ -211,18 +275,15 @@ def plan_apply(
         verb = "replace" if posixpath.join(UNIT_DIR, unit) in state.existing else "write"
         actions.append(ApplyAction(ActionKind.WRITE_UNIT, f"{verb} {path}", path=path))
     actions.append(ApplyAction(ActionKind.DAEMON_RELOAD, "reload systemd's units",
-                               argv=("systemctl", "daemon-reload"), skipped=skip))  # fmt: skip
-    for mp in mountpoints:
-        if mp in state.mounted and root is None:
-            actions.append(ApplyAction(
-                ActionKind.UNMOUNT, f"unmount {mp} ({state.mounted[mp]} is mounted there)",
-                argv=("umount", mp),
-                warning=f"{mp} is in use now ({state.mounted[mp]}): programs using it lose "
-                "it until the new pool is mounted"))  # fmt: skip
-        actions.append(ApplyAction(ActionKind.MOUNT, f"mount {mp} from fstab",
-                                   argv=("mount", mp), skipped=skip))  # fmt: skip
+                               argv=("systemctl", "daemon-reload"), skipped=systemctl_skip))  # fmt: skip
+    for pool, branches in layout.pools():
+        if root is not None or pool.mountpoint not in state.mounted:
+            actions.append(ApplyAction(ActionKind.MOUNT, f"mount {pool.mountpoint} from fstab",
+                                       argv=("mount", pool.mountpoint), skipped=skip))  # fmt: skip
+        else:
+            actions.extend(_mounted_pool(pool, branches, state, no_remount))
     actions.append(ApplyAction(ActionKind.ENABLE_TIMER, f"start the mover's timer {outputs.mover_timer}",
                                argv=("systemctl", "enable", "--now", outputs.mover_timer),
-                               skipped=skip))  # fmt: skip
+                               skipped=systemctl_skip))  # fmt: skip
     return ApplyPlan(name, root, tuple(actions), fstab_path, state.fstab, new, backup, units,
                      posixpath.join(posixpath.dirname(fstab_path), STATE_NAME))  # fmt: skip

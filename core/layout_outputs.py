@@ -27,6 +27,7 @@ __all__ = [
     "mergerfs_size",
     "mount_unit_name",
     "pool_options_text",
+    "typed_options",
 ]
 
 # Where the mover's service reads the layout when the user saved it nowhere else.
@@ -113,17 +114,23 @@ def _flag(value: bool) -> str:
     return "true" if value else "false"
 
 
+def typed_options(options: PoolOptions) -> tuple[tuple[str, str], ...]:
+    """The typed options as mergerfs keys and values (fstab's spelling; apply sets the
+    same values at runtime through the pool's xattrs)."""
+    move = options.moveonenospc
+    return (
+        ("category.create", str(options.create)),
+        ("minfreespace", mergerfs_size(options.minfreespace_bytes)),
+        ("moveonenospc", _flag(move) if isinstance(move, bool) else str(move)),
+        ("cache.files", str(options.cache_files)),
+        ("dropcacheonclose", _flag(options.dropcacheonclose)),
+        ("fsname", options.fsname),
+    )
+
+
 def pool_options_text(options: PoolOptions) -> str:
     """The options field: the untyped options as written, then the typed ones."""
-    move = options.moveonenospc
-    typed = [
-        f"category.create={options.create}",
-        f"minfreespace={mergerfs_size(options.minfreespace_bytes)}",
-        f"moveonenospc={_flag(move) if isinstance(move, bool) else move}",
-        f"cache.files={options.cache_files}",
-        f"dropcacheonclose={_flag(options.dropcacheonclose)}",
-        f"fsname={options.fsname}",
-    ]
+    typed = [f"{key}={value}" for key, value in typed_options(options)]
     return ",".join([*options.other, *typed])
 
 

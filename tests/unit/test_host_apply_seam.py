@@ -1,8 +1,9 @@
-"""The seam calls `layout apply` added: write_atomically and make_dirs on LiveHost
-(typed errors, nothing half written), refused by a recording."""
+"""The seam calls `layout apply` added: write_atomically, make_dirs, remove_dir and
+setxattr on LiveHost (typed errors, nothing half written), refused by a recording."""
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -52,3 +53,33 @@ def test_recording_refuses(tmp_path: Path) -> None:
         host.write_atomically("/etc/fstab", "x")
     with pytest.raises(NotSupported):
         host.make_dirs("/mnt/x")
+
+
+def test_remove_dir_only_when_empty(tmp_path: Path) -> None:
+    folder = tmp_path / "mnt"
+    (folder / "kept").mkdir(parents=True)
+    with pytest.raises(OSError) as info:
+        LiveHost().remove_dir(str(folder))
+    assert info.value.errno == errno.ENOTEMPTY
+    assert LiveHost().remove_dir(str(folder / "kept")) and not (folder / "kept").exists()
+    assert LiveHost().remove_dir(str(folder / "kept")) is False
+
+
+def test_setxattr_writes_a_user_attribute(tmp_path: Path) -> None:
+    target = tmp_path / "f"
+    target.write_text("")
+    try:
+        LiveHost().setxattr(str(target), "user.tierdeck.test", "eplus")
+    except OSError as exc:
+        if exc.errno == errno.ENOTSUP:
+            pytest.skip("this filesystem keeps no user xattrs")
+        raise
+    assert LiveHost().getxattr(str(target), "user.tierdeck.test") == "eplus"
+
+
+def test_recording_refuses_setxattr_and_remove_dir(tmp_path: Path) -> None:
+    host = RecordedHost(HostRecording(tmp_path / "host").write())
+    with pytest.raises(NotSupported):
+        host.setxattr("/mnt/pool/.mergerfs", "user.mergerfs.minfreespace", "1G")
+    with pytest.raises(NotSupported):
+        host.remove_dir("/mnt/x")
