@@ -40,6 +40,7 @@ from ..core.errors import (
 if TYPE_CHECKING:  # asyncio costs 30 ms to import: only the benchmark runner needs it
     import asyncio
 
+    from .mover_files import FileMover
     from .mover_scan import BranchScan, OpenFiles
 
 DEFAULT_TIMEOUT = 15.0
@@ -108,6 +109,7 @@ class HostCapabilities:
     live: bool  # the machine as it is now (a recording is a past state)
     run_benchmarks: bool  # fio may run there, creating and removing its test files
     watch_devices: bool  # udev events arrive when disks come and go
+    move_files: bool = False  # the mover may move files between branches (file_mover)
 
 
 class HostProcess(Protocol):
@@ -245,6 +247,12 @@ class Host(Protocol):
         could not be read."""
         ...
 
+    def file_mover(self, journal_dir: str, *, verify: bool) -> FileMover:
+        """The mover's engine on this host (backends/mover_files.py), journalling in
+        ``journal_dir``; ``verify`` adds a sha256 check of every copy. NotSupported where
+        ``capabilities.move_files`` is False."""
+        ...
+
     def exclusive(self, key: str) -> AbstractContextManager[None]:
         """A machine-wide lock for the block (every tierdeck process on the host);
         raises backends.locks.LockHeld at once when another process holds it."""
@@ -267,7 +275,10 @@ class LiveHost:
     @property
     def capabilities(self) -> HostCapabilities:
         return HostCapabilities(
-            live=True, run_benchmarks=True, watch_devices=udev_database_current()
+            live=True,
+            run_benchmarks=True,
+            watch_devices=udev_database_current(),
+            move_files=True,
         )
 
     @property
@@ -468,6 +479,11 @@ class LiveHost:
 
         return open_files()
 
+    def file_mover(self, journal_dir: str, *, verify: bool) -> FileMover:
+        from .mover_files import LocalFileMover
+
+        return LocalFileMover(journal_dir, verify=verify)
+
     def exclusive(self, key: str) -> AbstractContextManager[None]:
         from . import locks
 
@@ -569,6 +585,9 @@ class RecordedHost:
 
     def open_files(self) -> OpenFiles:
         raise self._refuse("cannot list open files")
+
+    def file_mover(self, journal_dir: str, *, verify: bool) -> FileMover:
+        raise self._refuse("cannot move files")
 
     def exclusive(self, key: str) -> AbstractContextManager[None]:
         return contextlib.nullcontext()

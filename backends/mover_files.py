@@ -1,0 +1,411 @@
+"""The mover's engine: move files from a cache branch to a slow branch, directly (not
+through the mergerfs mount), so that no crash, full disk, cancel or busy file ever
+loses one or leaves it in two places.
+
+Per file the order is: journal the intent (fsynced) -> copy to a temp name beside the
+final path -> data durable -> journal "copied" -> rename into place (never over an
+existing file) -> rename durable -> check the copy and that the source is unchanged ->
+unlink the source -> unlink durable -> drop the journal. Durability is per group of
+files: one ``syncfs`` of each filesystem for the whole group instead of an fsync per
+file, which keeps that order for every file at a fraction of the cost.
+
+Crash recovery is backends/mover_recovery.py (the same code also cleans up after a
+stop); the journal is backends/mover_journal.py; one file's copy is mover_copy.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import os
+import stat
+import threading
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ..core.errors import HostError
+from ..core.mover import (
+    TEMP_PREFIX,
+    MoveOutcome,
+    PlannedMove,
+    RecoveryAction,
+    RecoveryOutcome,
+    SkipReason,
+    StopReason,
+)
+from . import mover_copy as fc
+from .mover_journal import CopiedRecord, Journal, JournalEntry, JournalUnreadable, pending
+from .mover_recovery import recover_journal, settle_in_place
+from .mover_syscalls import rename_noreplace, syncfs
+
+GROUP_FILES = 1000  # a group shares its syncfs calls and its journal
+GROUP_BYTES = 512 * 2**20  # ... and what a crash makes the next run copy again
+
+_NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+
+
+class MoveStopped(HostError):
+    """The run must stop (no space, read-only destination, cancel, an error). Every file
+    is whole in one place; ``outcomes`` are the moves this batch settled first."""
+
+    def __init__(
+        self, reason: StopReason, detail: str, outcomes: tuple[MoveOutcome, ...] = ()
+    ) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+        self.outcomes = outcomes
+
+
+class FileMover(Protocol):
+    """What the host's ``file_mover`` returns (LocalFileMover on this machine)."""
+
+    def recover(self) -> tuple[RecoveryOutcome, ...]:
+        """Finish or undo every journalled move. Raises MoveStopped (journal kept)."""
+        ...
+
+    def move_batch(
+        self,
+        moves: Sequence[PlannedMove],
+        open_paths: frozenset[str],
+        cancel: threading.Event,
+        on_bytes: Callable[[int], None],
+    ) -> tuple[MoveOutcome, ...]:
+        """Move each file (or skip it with a reason), in order. Raises MoveStopped."""
+        ...
+
+
+def stop_reason(exc: OSError) -> StopReason:
+    if exc.errno in _NO_SPACE:
+        return StopReason.NO_SPACE
+    if exc.errno == errno.EROFS:
+        return StopReason.READ_ONLY
+    return StopReason.ERROR
+
+
+class LocalFileMover:
+    """Moves files on this machine; journals in ``journal_dir``; ``verify`` adds a
+    sha256 of the source (as read) against the copy read back from the disk."""
+
+    def __init__(self, journal_dir: str, *, verify: bool = False) -> None:
+        self.journal_dir = journal_dir
+        self.verify = verify
+
+    def recover(self) -> tuple[RecoveryOutcome, ...]:
+        found: list[RecoveryOutcome] = []
+        for path in pending(self.journal_dir):
+            try:
+                found.extend(recover_journal(Journal.load(path)).values())
+            except JournalUnreadable as exc:
+                raise MoveStopped(StopReason.ERROR, str(exc), ()) from exc
+            except OSError as exc:
+                detail = f"recovering the moves of {path}: {_describe(exc)}"
+                raise MoveStopped(stop_reason(exc), detail, ()) from exc
+        return tuple(found)
+
+    def move_batch(
+        self,
+        moves: Sequence[PlannedMove],
+        open_paths: frozenset[str],
+        cancel: threading.Event,
+        on_bytes: Callable[[int], None],
+    ) -> tuple[MoveOutcome, ...]:
+        done: list[MoveOutcome] = []
+        folders: list[tuple[str, os.stat_result]] = []
+        try:
+            for group in _groups(moves):
+                batch = _Group(self, group, open_paths, cancel, on_bytes, folders)
+                try:
+                    done.extend(batch.run())
+                except MoveStopped as stop:
+                    raise MoveStopped(stop.reason, stop.detail, (*done, *stop.outcomes)) from stop
+        finally:
+            _set_folder_times(folders)
+        return tuple(done)
+
+
+def _groups(moves: Sequence[PlannedMove]) -> Iterator[list[PlannedMove]]:
+    group: list[PlannedMove] = []
+    size = 0
+    for move in moves:
+        if group and (len(group) >= GROUP_FILES or size + move.file.size > GROUP_BYTES):
+            yield group
+            group, size = [], 0
+        group.append(move)
+        size += move.file.size
+    if group:
+        yield group
+
+
+def _set_folder_times(folders: list[tuple[str, os.stat_result]]) -> None:
+    # Last: every file renamed into a folder changed its mtime.
+    for path, st in reversed(folders):
+        with contextlib.suppress(OSError):
+            fc.set_times(path, st)
+
+
+def _describe(exc: OSError) -> str:
+    return f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
+
+
+def check_move(move: PlannedMove) -> None:
+    """Refuse a move whose paths could leave its branches (a caller's bug)."""
+    rel = move.file.rel
+    parts = rel.split("/")
+    if rel.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\0" in rel:
+        raise ValueError(f"not a plain relative path: {rel!r}")
+    src, dst = os.path.normpath(move.file.branch), os.path.normpath(move.destination)
+    if not (os.path.isabs(src) and os.path.isabs(dst)) or src == dst:
+        raise ValueError(f"branches must be two absolute paths: {src!r} -> {dst!r}")
+
+
+@dataclass
+class _Copy:
+    """One move of a group from its journal entry to its outcome."""
+
+    index: int  # in the journal
+    position: int  # in the group's moves
+    move: PlannedMove
+    entry: JournalEntry
+    before: os.stat_result
+    record: CopiedRecord | None = None
+    renamed: bool = False
+    sha256: str | None = None
+
+
+@dataclass
+class _Group:
+    mover: LocalFileMover
+    moves: list[PlannedMove]
+    open_paths: frozenset[str]
+    cancel: threading.Event
+    on_bytes: Callable[[int], None]
+    folders: list[tuple[str, os.stat_result]]
+    outcomes: dict[int, MoveOutcome] = field(default_factory=dict)
+    current: str = ""
+
+    def run(self) -> list[MoveOutcome]:
+        copies = self._precheck()
+        if copies:
+            try:
+                journal = Journal.create(self.mover.journal_dir, tuple(c.entry for c in copies))
+            except OSError as exc:
+                detail = f"writing the mover's journal: {_describe(exc)}"
+                raise MoveStopped(stop_reason(exc), detail, tuple(self._ordered())) from exc
+            try:
+                self._move(journal, copies)
+            except fc.Cancelled:
+                raise self._abort(journal, copies, StopReason.CANCELLED, "cancelled") from None
+            except OSError as exc:
+                detail = f"{_describe(exc)} (while moving {self.current})"
+                raise self._abort(journal, copies, stop_reason(exc), detail) from exc
+        return self._ordered()
+
+    def _ordered(self) -> list[MoveOutcome]:
+        return [self.outcomes[i] for i in sorted(self.outcomes)]
+
+    def _skip(self, index: int, reason: SkipReason, detail: str = "") -> None:
+        self.outcomes[index] = MoveOutcome(self.moves[index], False, reason, detail)
+
+    def _precheck(self) -> list[_Copy]:
+        token = uuid.uuid4().hex[:12]
+        real_branches: dict[str, str] = {}
+        copies: list[_Copy] = []
+        for index, move in enumerate(self.moves):
+            if self.cancel.is_set():
+                raise MoveStopped(StopReason.CANCELLED, "cancelled", tuple(self._ordered()))
+            check_move(move)
+            branch = move.file.branch
+            source = os.path.join(branch, move.file.rel)
+            target = os.path.join(move.destination, move.file.rel)
+            real = real_branches.setdefault(branch, os.path.realpath(branch))
+            try:
+                st = os.lstat(source)
+            except FileNotFoundError:
+                self._skip(index, SkipReason.VANISHED)
+                continue
+            if not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+                self._skip(index, SkipReason.SPECIAL, stat.filemode(st.st_mode))
+            elif st.st_nlink > 1:
+                self._skip(index, SkipReason.HARD_LINK, f"{st.st_nlink} links: not moved")
+            elif source in self.open_paths or os.path.join(real, move.file.rel) in self.open_paths:
+                self._skip(index, SkipReason.OPEN)
+            elif os.path.lexists(target):
+                self._skip(index, SkipReason.EXISTS, target)
+            else:
+                temp = os.path.join(os.path.dirname(target), f"{TEMP_PREFIX}{token}.{index}")
+                entry = JournalEntry(move.file.rel, source, target, temp, fc.SourceIdentity.of(st))
+                copies.append(_Copy(len(copies), index, move, entry, st))
+        return copies
+
+    def _move(self, journal: Journal, copies: list[_Copy]) -> None:
+        for copy in copies:
+            if self.cancel.is_set():
+                raise fc.Cancelled
+            self.current = copy.move.file.rel
+            self._copy(copy)
+        live = [c for c in copies if c.record is not None]
+        self._sync({c.move.destination for c in live})
+        self._verify_and_recheck(live)
+        live = [c for c in live if c.record is not None]
+        if self.cancel.is_set():
+            raise fc.Cancelled
+        journal.record_copied({c.index: c.record for c in live if c.record is not None})
+        for copy in live:
+            self.current = copy.move.file.rel
+            try:
+                rename_noreplace(copy.entry.temp, copy.entry.target)
+                copy.renamed = True
+            except FileExistsError:
+                os.unlink(copy.entry.temp)
+                self._outcome(copy, SkipReason.EXISTS, "appeared during the copy")
+        renamed = [c for c in live if c.renamed]
+        self._sync({c.move.destination for c in renamed})
+        self._settle(renamed)
+        journal.remove()
+
+    def _outcome(self, copy: _Copy, skip: SkipReason | None, detail: str = "") -> None:
+        self.outcomes[copy.position] = MoveOutcome(copy.move, skip is None, skip, detail)
+
+    def _copy(self, copy: _Copy) -> None:
+        file = copy.move.file
+        try:
+            self.folders.extend(fc.make_parents(file.branch, copy.move.destination, file.rel))
+        except NotADirectoryError as exc:
+            self._outcome(copy, SkipReason.EXISTS, f"{exc.filename} is not a folder")
+            return
+        if stat.S_ISLNK(copy.before.st_mode):
+            self._copy_symlink(copy)
+        else:
+            self._copy_file(copy)
+
+    def _copy_symlink(self, copy: _Copy) -> None:
+        entry = copy.entry
+        try:
+            link = os.readlink(entry.source)
+        except (FileNotFoundError, OSError) as exc:
+            self._outcome(copy, SkipReason.VANISHED if exc.errno == errno.ENOENT
+                          else SkipReason.CHANGED, str(exc))  # fmt: skip
+            return
+        os.symlink(link, entry.temp)
+        fc.copy_owner_mode_xattrs(entry.source, entry.temp, copy.before)
+        fc.set_times(entry.temp, copy.before)
+        after = os.lstat(entry.source)
+        if fc.SourceIdentity.of(after) != entry.identity or os.readlink(entry.source) != link:
+            os.unlink(entry.temp)
+            self._outcome(copy, SkipReason.CHANGED, "the link changed during the copy")
+            return
+        written = os.lstat(entry.temp)
+        copy.record = CopiedRecord(written.st_ino, written.st_size, written.st_mtime_ns,
+                                   fc.SourceIdentity.of(after))  # fmt: skip
+
+    def _copy_file(self, copy: _Copy) -> None:
+        entry = copy.entry
+        try:
+            src, noatime = fc.open_source(entry.source)
+        except FileNotFoundError:
+            self._outcome(copy, SkipReason.VANISHED)
+            return
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:  # a symlink took its place since the lstat
+                raise
+            self._outcome(copy, SkipReason.CHANGED, "replaced by a symlink")
+            return
+        try:
+            st = os.fstat(src)
+            if fc.SourceIdentity.of(st) != entry.identity:
+                self._outcome(copy, SkipReason.CHANGED, "changed before the copy")
+                return
+            hasher = hashlib.sha256() if self.mover.verify else None
+            self._write_temp(src, st, entry.temp, hasher)
+            if not noatime:  # the read may have set it: put it back (needs ownership)
+                with contextlib.suppress(PermissionError):
+                    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
+            after = os.fstat(src)
+        finally:
+            os.close(src)
+        same = (after.st_size, after.st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+        if not same or (noatime and after.st_ctime_ns != st.st_ctime_ns):
+            os.unlink(entry.temp)
+            self._outcome(copy, SkipReason.CHANGED, "written to during the copy")
+            return
+        written = os.lstat(entry.temp)
+        copy.sha256 = hasher.hexdigest() if hasher is not None else None
+        copy.record = CopiedRecord(written.st_ino, written.st_size, written.st_mtime_ns,
+                                   fc.SourceIdentity.of(after), copy.sha256)  # fmt: skip
+
+    def _write_temp(
+        self, src: int, st: os.stat_result, temp: str, hasher: hashlib._Hash | None
+    ) -> None:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        out = os.open(temp, flags, 0o600)
+        try:
+            fc.copy_data(src, out, st.st_size, sparse=fc.is_sparse(st), hasher=hasher,
+                         cancel=self.cancel, on_bytes=self.on_bytes)  # fmt: skip
+            fc.copy_owner_mode_xattrs(src, out, st)
+            fc.set_times(out, st)
+        finally:
+            os.close(out)
+
+    def _sync(self, branches: set[str]) -> None:
+        for branch in sorted(branches):
+            fd = os.open(branch, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            try:
+                syncfs(fd)
+            finally:
+                os.close(fd)
+
+    def _verify_and_recheck(self, copies: list[_Copy]) -> None:
+        """The durable copies read back (verify), and each source unchanged since."""
+        for copy in copies:
+            self.current = copy.move.file.rel
+            if copy.sha256 is not None and fc.sha256_of(copy.entry.temp) != copy.sha256:
+                raise OSError(errno.EIO, "the copy read back differs from the source (sha256)",
+                              copy.entry.temp)  # fmt: skip
+            assert copy.record is not None
+            try:
+                now = fc.SourceIdentity.of(os.lstat(copy.entry.source))
+            except FileNotFoundError:
+                now = None
+            if now != copy.record.source_after:
+                os.unlink(copy.entry.temp)
+                copy.record = None
+                self._outcome(copy, SkipReason.CHANGED, "changed after the copy")
+
+    def _settle(self, copies: list[_Copy]) -> None:
+        touched: set[str] = set()
+        for copy in copies:
+            assert copy.record is not None
+            self.current = copy.move.file.rel
+            try:
+                source: os.stat_result | None = os.lstat(copy.entry.source)
+            except FileNotFoundError:
+                source = None
+            action, detail = settle_in_place(copy.entry, copy.record, source, touched,
+                                             check_sha=False)  # fmt: skip
+            if action is RecoveryAction.FINISHED:
+                self._outcome(copy, None)
+            else:
+                self._outcome(copy, SkipReason.CHANGED, detail)
+        # the unlinks (and any copy removed) durable before the journal goes
+        self._sync({c.move.file.branch for c in copies} | {c.move.destination for c in copies})
+
+    def _abort(
+        self, journal: Journal, copies: list[_Copy], reason: StopReason, detail: str
+    ) -> MoveStopped:
+        """Stop: finish or undo what the group did, as after a crash."""
+        try:
+            recovered = recover_journal(journal)
+        except OSError as exc:
+            detail += f"; cleanup failed ({_describe(exc)}): the next run finishes it"
+            recovered = {}
+        for copy in copies:
+            done = recovered.get(copy.index)
+            if done is not None and done.action is RecoveryAction.FINISHED:
+                self._outcome(copy, None, done.detail)
+            elif done is not None and done.action is RecoveryAction.UNDONE:
+                self._outcome(copy, SkipReason.CHANGED, done.detail)
+        return MoveStopped(reason, detail, tuple(self._ordered()))
