@@ -1,0 +1,183 @@
+"""`tierdeck layout apply` and `undo` for real (root /) on the lab NAS.
+
+A layout of the lab's btrfs raid1 cache and its two HDD branches, both pools' mountpoints
+under tmp, is applied to this machine's /etc/fstab: the pools must be mounted with the
+layout's options (their live xattrs), and undo must leave fstab byte for byte as before,
+the units gone, the pools it mounted unmounted and its mountpoints removed. A second
+apply to the running pool changes it through its xattrs, without a remount. On this VM
+PID 1 is not systemd, so systemctl is skipped and said so.
+
+The test keeps /etc/fstab's bytes itself and puts them back in a finally, with every
+file apply may have left (units, the record, backups) removed and every pool it mounted
+unmounted, so a failing test cannot leave the machine altered.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tierdeck.core.layout_runtime import RUNTIME_READ_ONLY, RUNTIME_SETTABLE
+
+pytestmark = pytest.mark.integration  # root, the lab NAS, mergerfs, this machine's fstab
+
+FSTAB = Path("/etc/fstab")
+UNIT_DIR = Path("/etc/systemd/system")
+SYSTEMD = Path("/run/systemd/system").exists()
+
+
+def _cli(*args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, "-m", "tierdeck.app.cli", *args],
+                          capture_output=True, text=True, timeout=180)  # fmt: skip
+    if ok:
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done
+
+
+def _xattr(pool: Path, key: str) -> str:
+    return os.getxattr(pool / ".mergerfs", f"user.mergerfs.{key}").decode()
+
+
+def _mounted(path: Path) -> bool:
+    return any(line.split()[4] == str(path) for line in Path("/proc/self/mountinfo").open())
+
+
+def _unmount(path: Path) -> None:
+    for _ in range(3):  # a mount stacked on a mount: each umount takes one off
+        if not _mounted(path):
+            return
+        subprocess.run(["umount", str(path)], capture_output=True, timeout=30)
+    if _mounted(path):
+        subprocess.run(["umount", "-l", str(path)], capture_output=True, timeout=30)
+
+
+def _plan(lab: Path, pools: Path, save: Path, *extra: str, hdd1: str = "NC",
+          minfree: str = "16M") -> dict[str, Any]:  # fmt: skip
+    mnt = lab / "mnt"
+    done = _cli("layout", "plan", "--cache", str(mnt / "cache"), "--slow", str(mnt / "hdd0"),
+                "--slow", f"{mnt / 'hdd1'}={hdd1}", "--pool", str(pools / "tiered"),
+                "--slow-pool", str(pools / "slow"), "--minfreespace", minfree, *extra,
+                "--save", str(save), "--json")  # fmt: skip
+    doc: dict[str, Any] = json.loads(done.stdout)
+    return doc
+
+
+@pytest.fixture
+def machine(tmp_path: Path) -> Iterator[Path]:
+    """/etc/fstab and the unit folder as they were, whatever the test does; the pools'
+    parent folder under tmp (apply creates the mountpoints in it)."""
+    fstab = FSTAB.read_bytes() if FSTAB.exists() else None
+    units = set(os.listdir(UNIT_DIR)) if UNIT_DIR.exists() else set()
+    etc = set(os.listdir("/etc"))
+    pools = tmp_path / "pools"
+    pools.mkdir()
+    try:
+        yield pools
+    finally:
+        for name in ("tiered", "slow"):
+            _unmount(pools / name)
+        if fstab is None:
+            FSTAB.unlink(missing_ok=True)
+        else:
+            FSTAB.write_bytes(fstab)
+        for name in set(os.listdir(UNIT_DIR)) - units if UNIT_DIR.exists() else ():
+            (UNIT_DIR / name).unlink()
+        for name in set(os.listdir("/etc")) - etc:
+            if name.startswith("fstab.tierdeck-"):
+                (Path("/etc") / name).unlink()
+
+
+def test_apply_mounts_the_pools_and_undo_leaves_the_machine_as_it_was(
+    machine: Path, lab_nas: Path, tmp_path: Path
+) -> None:
+    before = FSTAB.read_bytes()
+    units_before = set(os.listdir(UNIT_DIR))
+    plan = _plan(lab_nas, machine, tmp_path / "layout.toml")
+    tiered, slow = machine / "tiered", machine / "slow"
+    done = _cli("layout", "apply", str(tmp_path / "layout.toml"), "--yes")
+    assert f"create the mountpoint {tiered}" in done.stdout
+    if not SYSTEMD:
+        assert "systemd is not running here (/run/systemd/system is absent)" in done.stdout
+    assert _mounted(tiered) and _mounted(slow)
+    mnt = lab_nas / "mnt"
+    assert _xattr(tiered, "branches") == f"{mnt}/cache=RW:{mnt}/hdd0=RW:{mnt}/hdd1=NC"
+    assert _xattr(slow, "branches") == f"{mnt}/hdd0=RW:{mnt}/hdd1=RW"
+    options = plan["layout"]["tiered_pool"]["options"]
+    assert _xattr(tiered, "category.create") == options["create"]
+    assert int(_xattr(tiered, "minfreespace")) == options["minfreespace"] == 16 * 1024**2
+    assert _xattr(tiered, "fsname") == options["fsname"]
+    text = FSTAB.read_text()
+    assert text.startswith(before.decode()) and "# BEGIN tierdeck layout " in text
+    assert set(plan["outputs"]["units"]) <= set(os.listdir(UNIT_DIR))
+
+    _cli("layout", "undo", "--yes")
+    assert FSTAB.read_bytes() == before
+    assert set(os.listdir(UNIT_DIR)) == units_before
+    assert not _mounted(tiered) and not _mounted(slow)
+    assert not tiered.exists() and not slow.exists() and machine.exists()
+    assert not Path("/etc/fstab.tierdeck-state.json").exists()
+
+
+def test_a_running_pool_is_changed_through_its_xattrs(
+    machine: Path, lab_nas: Path, tmp_path: Path
+) -> None:
+    tiered = machine / "tiered"
+    _plan(lab_nas, machine, tmp_path / "first.toml")
+    _cli("layout", "apply", str(tmp_path / "first.toml"), "--yes")
+    pid = _xattr(tiered, "pid")
+    mnt = lab_nas / "mnt"
+
+    # minfreespace, moveonenospc and a branch's mode change at runtime: no remount
+    _plan(lab_nas, machine, tmp_path / "second.toml", "--option", "moveonenospc=lfs",
+          hdd1="RO", minfree="32M")  # fmt: skip
+    done = _cli("layout", "apply", str(tmp_path / "second.toml"), "--yes")
+    assert "set minfreespace=32M on the running pool" in done.stdout
+    assert "umount" not in done.stdout
+    assert int(_xattr(tiered, "minfreespace")) == 32 * 1024**2
+    assert _xattr(tiered, "moveonenospc") == "lfs"
+    assert _xattr(tiered, "branches") == f"{mnt}/cache=RW:{mnt}/hdd0=RW:{mnt}/hdd1=RO"
+    assert _xattr(tiered, "pid") == pid  # the same mergerfs: nothing was remounted
+    after_second = FSTAB.read_bytes()
+
+    # fsname only changes at mount time: with --no-remount it waits, said so
+    _plan(lab_nas, machine, tmp_path / "third.toml", "--option", "moveonenospc=lfs",
+          "--option", "fsname=renamed", hdd1="RO", minfree="48M")  # fmt: skip
+    done = _cli("layout", "apply", str(tmp_path / "third.toml"), "--no-remount", "--yes")
+    assert "--no-remount; fsname changes at the next mount" in done.stdout
+    assert int(_xattr(tiered, "minfreespace")) == 48 * 1024**2
+    assert _xattr(tiered, "fsname") != "renamed" and _xattr(tiered, "pid") == pid
+
+    # undo puts back the last apply's options and leaves the pool it did not mount
+    done = _cli("layout", "undo", "--yes")
+    assert int(_xattr(tiered, "minfreespace")) == 32 * 1024**2
+    assert _mounted(tiered) and _xattr(tiered, "pid") == pid
+    assert "umount" not in done.stdout and FSTAB.read_bytes() == after_second
+
+
+def test_runtime_settable_keys_match_the_installed_mergerfs(
+    machine: Path, lab_nas: Path, tmp_path: Path
+) -> None:
+    """core/layout_runtime's sets, checked against the real mount: each key's own value
+    written back is accepted (settable) or refused with EROFS (read-only)."""
+    _plan(lab_nas, machine, tmp_path / "layout.toml")
+    _cli("layout", "apply", str(tmp_path / "layout.toml"), "--yes")
+    ctrl = machine / "tiered" / ".mergerfs"
+    keys = [k for k in os.listxattr(ctrl) if k.startswith("user.mergerfs.")]
+    taken, refused = set(), set()
+    for name in keys:
+        try:
+            os.setxattr(ctrl, name, os.getxattr(ctrl, name))
+            taken.add(name.removeprefix("user.mergerfs."))
+        except OSError as exc:
+            assert exc.errno == errno.EROFS, (name, exc)
+            refused.add(name.removeprefix("user.mergerfs."))
+    assert taken == RUNTIME_SETTABLE
+    assert refused == RUNTIME_READ_ONLY
+    _cli("layout", "undo", "--yes")
