@@ -16,7 +16,7 @@ from ..backends.host import Host, LiveHost
 from ..backends.locks import LockHeld
 from ..core.errors import ParseError, TierdeckError
 from ..core.layout import Layout, LayoutError
-from ..core.layout_apply import ApplyAction, ApplyRefused, plan_apply
+from ..core.layout_apply import ActionKind, ApplyAction, ApplyRefused, plan_apply
 from ..core.layout_outputs import DEFAULT_LAYOUT_PATH, OutputError, layout_outputs
 from ..core.layout_rules import RuleResult, RuleSeverity, check_layout, has_errors
 from ..core.mergerfs_policy import simulate_all
@@ -243,6 +243,8 @@ def _confirm(expected: str, what: str) -> None:
 def _step(action: ApplyAction) -> None:
     if not action.skipped:
         click.echo(f"  done: {action.description}", err=True)
+    elif action.kind is ActionKind.REMOVE_DIR:  # never skipped in a plan: kept as it ran
+        click.echo(f"  {action.skipped}", err=True)
 
 
 _ROOT = click.option(
@@ -272,9 +274,9 @@ def apply_cmd(file: Path, root: Path | None, dry_run: bool, no_remount: bool, ye
 
     A mergerfs pool already running at a mountpoint is changed in place: the options
     mergerfs takes at runtime (create policy, minfreespace, branches ...) are set through
-    its xattrs, and the fstab block carries them across a remount. An option only a
-    mount takes (fsname), or anything else mounted there, is unmounted only by an
-    action the plan shows with a warning; --no-remount leaves it running instead.
+    its xattrs, and the fstab block carries them across a remount. A pool that needs an
+    option only a mount sets (fsname), or anything else mounted there, is unmounted only
+    by an action the plan shows with a warning; --no-remount leaves it running instead.
     Without systemd running (/run/systemd/system absent) the units are written but
     systemctl is skipped; pools are mounted from fstab. With --root DIR the rules run
     without this machine's branch facts (the branches belong to the image).

@@ -1,6 +1,7 @@
 """tierdeck layout apply/undo into --root tmp_path: the plan printed first, --dry-run
 writing nothing, the typed confirmation, the fstab block and units written, a second
-apply replacing the block, undo putting fstab back byte for byte and removing the units."""
+apply replacing the block, undo putting fstab back byte for byte and removing the units
+and the mountpoints apply created (only while empty)."""
 
 from __future__ import annotations
 
@@ -105,6 +106,19 @@ def test_fresh_root_undo_removes_the_fstab_it_created(layout_file: Path, tmp_pat
     assert (root / "etc/fstab").read_text().startswith("# BEGIN tierdeck layout mnt-tiered\n")
     assert run("layout", "undo", "--root", str(root), "--yes").exit_code == 0
     assert not (root / "etc/fstab").exists()
+    assert not (root / "mnt/tiered").exists() and not (root / "mnt/slow").exists()
+
+
+def test_undo_keeps_a_mountpoint_it_created_once_something_is_in_it(
+    layout_file: Path, root: Path
+) -> None:
+    assert run("layout", "apply", str(layout_file), "--root", str(root), "--yes").exit_code == 0
+    (root / "mnt/slow/film.mkv").write_text("")
+    result = run("layout", "undo", "--root", str(root), "--yes")
+    assert result.exit_code == 0, result.output
+    assert f"remove the mountpoint {root}/mnt/slow apply created, if empty" in result.output
+    assert f"kept {root}/mnt/slow: something is in it" in result.output
+    assert (root / "mnt/slow/film.mkv").exists() and not (root / "mnt/tiered").exists()
 
 
 def test_refusals_exit_2(layout_file: Path, root: Path, tmp_path: Path) -> None:
