@@ -8,6 +8,7 @@ refuses (EPERM: neither owner nor root) the atime is put back after the read ins
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
@@ -153,7 +154,8 @@ def _hash_zeros(hasher: hashlib._Hash, count: int) -> None:
 def sha256_of(path: str) -> str:
     """The file's sha256 read back from the disk: its cached pages are dropped first
     (the data is durable by then), so what is hashed is what was written."""
-    fd, _ = open_source(path)  # O_NOATIME: reading the copy back must not date it either
+    fd, noatime = open_source(path)  # reading the copy back must not date it either
+    st = os.fstat(fd)
     try:
         os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
         hasher = hashlib.sha256()
@@ -161,6 +163,9 @@ def sha256_of(path: str) -> str:
             hasher.update(data)
         return hasher.hexdigest()
     finally:
+        if not noatime:
+            with contextlib.suppress(PermissionError):
+                os.utime(fd, ns=(st.st_atime_ns, st.st_mtime_ns))
         os.close(fd)
 
 

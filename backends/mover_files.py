@@ -320,10 +320,12 @@ class _Group:
                 self._outcome(copy, SkipReason.CHANGED, "changed before the copy")
                 return
             hasher = hashlib.sha256() if self.mover.verify else None
-            self._write_temp(src, st, entry.temp, hasher)
-            if not noatime:  # the read may have set it: put it back (needs ownership)
-                with contextlib.suppress(PermissionError):
-                    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
+            try:
+                self._write_temp(src, st, entry.temp, hasher)
+            finally:
+                if not noatime:  # the read may have set it: put it back, even on a stop
+                    with contextlib.suppress(PermissionError):
+                        os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
             after = os.fstat(src)
         finally:
             os.close(src)

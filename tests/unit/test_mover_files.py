@@ -1,0 +1,313 @@
+"""The mover's engine on real files (tmp_path): every guarantee of the design, one by
+one. What needs a filesystem of a given size or state (ENOSPC, read-only) is in
+tests/integration/test_mover_engine.py; kill -9 at random points in test_mover_crash.py.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+from tierdeck.backends import mover_files
+from tierdeck.backends.mover_files import LocalFileMover, MoveStopped
+from tierdeck.core.mover import (
+    TEMP_PREFIX,
+    MoveOutcome,
+    RecoveryAction,
+    SkipReason,
+    StopReason,
+)
+
+from tests.support.mover_tree import OLD_NS, make_tree, planned, snapshot, state_of
+
+ROOT = os.geteuid() == 0
+
+
+@pytest.fixture
+def tiers(tmp_path: Path) -> tuple[Path, Path, Path]:
+    cache, slow, journal = tmp_path / "cache", tmp_path / "slow", tmp_path / "journal"
+    cache.mkdir()
+    slow.mkdir()
+    return cache, slow, journal
+
+
+def move(mover: LocalFileMover, cache: Path, slow: Path, *, open_paths: frozenset[str] = frozenset(),
+         cancel: threading.Event | None = None, on_bytes=None) -> tuple[MoveOutcome, ...]:  # type: ignore[no-untyped-def]  # fmt: skip
+    return mover.move_batch(planned(cache, slow), open_paths, cancel or threading.Event(),
+                            on_bytes or (lambda n: None))  # fmt: skip
+
+
+def leftovers(*roots: Path) -> list[str]:
+    return [str(p) for root in roots for p in root.rglob(f"{TEMP_PREFIX}*")]
+
+
+@pytest.mark.parametrize("verify", [False, True])
+def test_a_tree_moves_whole_with_its_metadata(tiers: tuple[Path, Path, Path], verify: bool) -> None:
+    cache, slow, journal = tiers
+    make_tree(cache, seed=7)
+    if ROOT:
+        os.chown(cache / "tv" / "show", 1234, 4321)
+        for path in (cache / "tv" / "show").iterdir():
+            os.chown(path, 1234, 4321, follow_symlinks=False)
+    before = snapshot(cache)
+    folders = {
+        p.relative_to(cache): p.stat()
+        for p in cache.rglob("*")
+        if p.is_dir() and not p.is_symlink()
+    }
+    seen: list[int] = []
+    outcomes = move(LocalFileMover(str(journal), verify=verify), cache, slow, on_bytes=seen.append)
+    assert all(o.moved for o in outcomes), outcomes
+    assert snapshot(slow) == before  # content, mode, owner, atime/mtime ns, xattrs, links, holes
+    assert snapshot(cache) == {}
+    assert sum(seen) == sum(o.move.file.size for o in outcomes if not o.move.file.is_symlink) - (8 * 2**20 - 4096 * 2)  # fmt: skip
+    for rel, st in folders.items():  # folders made with the source's metadata ...
+        made = (slow / rel).stat()
+        assert (made.st_mode, made.st_uid, made.st_gid, made.st_mtime_ns) == (st.st_mode, st.st_uid, st.st_gid, st.st_mtime_ns)  # fmt: skip
+        assert (cache / rel).is_dir()  # ... and the emptied source folders left in place
+    assert leftovers(cache, slow) == [] and os.listdir(journal) == []
+
+
+def test_a_sparse_file_stays_sparse(tiers: tuple[Path, Path, Path]) -> None:
+    cache, slow, journal = tiers
+    with open(cache / "vm.img", "wb") as fh:
+        fh.truncate(64 * 2**20)
+        fh.seek(10 * 2**20)
+        fh.write(b"x" * 8192)
+    move(LocalFileMover(str(journal), verify=False), cache, slow)
+    st = (slow / "vm.img").stat()
+    assert st.st_size == 64 * 2**20
+    assert st.st_blocks * 512 <= 64 * 1024  # a few blocks, not 64 MiB
+
+
+def test_reading_to_move_does_not_touch_atime(tiers: tuple[Path, Path, Path]) -> None:
+    cache, slow, journal = tiers
+    (cache / "old.mkv").write_bytes(b"a" * 10_000)
+    os.utime(cache / "old.mkv", ns=(OLD_NS, OLD_NS))  # relatime would update it on a read
+    cancel = threading.Event()
+    with pytest.raises(MoveStopped) as stopped:  # interrupted after the read
+        move(LocalFileMover(str(journal), verify=True), cache, slow, cancel=cancel,
+             on_bytes=lambda n: cancel.set())  # fmt: skip
+    assert stopped.value.reason is StopReason.CANCELLED
+    assert (cache / "old.mkv").stat().st_atime_ns == OLD_NS
+    move(LocalFileMover(str(journal), verify=True), cache, slow)
+    assert (slow / "old.mkv").stat().st_atime_ns == OLD_NS
+
+
+@pytest.mark.skipif(shutil.which("setfacl") is None, reason="setfacl (package acl) not installed")
+def test_acls_are_kept_and_a_default_acl_of_the_destination_not_added(tiers: tuple[Path, Path, Path]) -> None:  # fmt: skip
+    cache, slow, journal = tiers
+    (cache / "share").mkdir()
+    (cache / "share" / "with-acl").write_text("a")
+    (cache / "share" / "plain").write_text("b")
+    subprocess.run(["setfacl", "-m", "u:nobody:rw", str(cache / "share" / "with-acl")], check=True)
+    subprocess.run(["setfacl", "-d", "-m", "u:nobody:rx", str(cache / "share")], check=True)
+    (slow / "share").mkdir()  # already there, with a default ACL the files must not inherit
+    subprocess.run(["setfacl", "-d", "-m", "g:nogroup:rwx", str(slow / "share")], check=True)
+    before = snapshot(cache)
+    move(LocalFileMover(str(journal), verify=False), cache, slow)
+    assert snapshot(slow) == before
+
+    def acl(path: Path) -> str:
+        return subprocess.run(["getfacl", "-cp", str(path)], capture_output=True, text=True, check=True).stdout  # fmt: skip
+
+    assert "user:nobody:rw-" in acl(slow / "share" / "with-acl")
+    assert acl(slow / "share" / "plain") == "user::rw-\ngroup::r--\nother::r--\n\n"
+
+
+def test_what_is_not_moved_says_why_and_stays(tiers: tuple[Path, Path, Path]) -> None:
+    cache, slow, journal = tiers
+    (cache / "a").write_text("linked")
+    os.link(cache / "a", cache / "b")
+    os.mkfifo(cache / "fifo")
+    (cache / "busy").write_text("open")
+    (cache / "dup").write_text("cache version")
+    (slow / "dup").write_text("slow version, not ours")
+    (cache / "gone").write_text("x")
+    moves = planned(cache, slow)
+    (cache / "gone").unlink()
+    outcomes = LocalFileMover(str(journal), verify=False).move_batch(
+        moves, frozenset({str(cache / "busy")}), threading.Event(), lambda n: None)  # fmt: skip
+    assert {o.move.file.rel: o.skip for o in outcomes} == {
+        "a": SkipReason.HARD_LINK, "b": SkipReason.HARD_LINK, "busy": SkipReason.OPEN,
+        "dup": SkipReason.EXISTS, "fifo": SkipReason.SPECIAL, "gone": SkipReason.VANISHED,
+    }  # fmt: skip
+    assert (slow / "dup").read_text() == "slow version, not ours"
+    assert sorted(p.name for p in slow.iterdir()) == ["dup"]
+    assert sorted(p.name for p in cache.iterdir()) == ["a", "b", "busy", "dup", "fifo"]
+
+
+def test_a_file_written_during_the_copy_stays_on_the_cache(tiers: tuple[Path, Path, Path]) -> None:
+    cache, slow, journal = tiers
+    (cache / "growing.log").write_bytes(b"x" * 100_000)
+
+    def append(_: int) -> None:
+        with open(cache / "growing.log", "ab") as fh:
+            fh.write(b"more")
+
+    [outcome] = move(LocalFileMover(str(journal), verify=False), cache, slow, on_bytes=append)
+    assert outcome.skip is SkipReason.CHANGED and not outcome.moved
+    assert (cache / "growing.log").stat().st_size == 100_004
+    assert list(slow.iterdir()) == [] and os.listdir(journal) == []
+
+
+def test_a_source_changed_after_the_rename_keeps_the_source(
+    tiers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check just before the unlink: the copy in place is removed, the source kept."""
+    cache, slow, journal = tiers
+    (cache / "doc.txt").write_text("first")
+    real_rename = mover_files.rename_noreplace
+
+    def rename_then_write(source: str, target: str) -> None:
+        real_rename(source, target)
+        with open(cache / "doc.txt", "a") as fh:
+            fh.write(" and more")
+
+    monkeypatch.setattr(mover_files, "rename_noreplace", rename_then_write)
+    [outcome] = move(LocalFileMover(str(journal), verify=False), cache, slow)
+    assert outcome.skip is SkipReason.CHANGED
+    assert (cache / "doc.txt").read_text() == "first and more"
+    assert list(slow.iterdir()) == [] and os.listdir(journal) == []
+
+
+def test_a_destination_file_appearing_during_the_copy_is_not_replaced(
+    tiers: tuple[Path, Path, Path],
+) -> None:
+    cache, slow, journal = tiers
+    (cache / "race").write_text("ours")
+    [outcome] = move(LocalFileMover(str(journal), verify=False), cache, slow,
+                     on_bytes=lambda n: (slow / "race").write_text("theirs"))  # fmt: skip
+    assert outcome.skip is SkipReason.EXISTS
+    assert (slow / "race").read_text() == "theirs" and (cache / "race").read_text() == "ours"
+    assert leftovers(slow) == []
+
+
+def test_a_copy_that_reads_back_wrong_stops_the_run(
+    tiers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache, slow, journal = tiers
+    (cache / "x").write_text("data")
+    monkeypatch.setattr(mover_files.fc, "sha256_of", lambda path: "0" * 64)
+    with pytest.raises(MoveStopped) as stopped:
+        move(LocalFileMover(str(journal), verify=True), cache, slow)
+    assert stopped.value.reason is StopReason.ERROR and "sha256" in stopped.value.detail
+    assert (cache / "x").read_text() == "data"
+    assert list(slow.iterdir()) == [] and os.listdir(journal) == []
+
+
+def test_cancel_keeps_the_groups_already_moved(
+    tiers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache, slow, journal = tiers
+    monkeypatch.setattr(mover_files, "GROUP_FILES", 2)
+    for index in range(6):
+        (cache / f"f{index}").write_bytes(b"z" * 1000)
+    cancel = threading.Event()
+    counted: list[int] = []
+
+    def after_three(n: int) -> None:
+        counted.append(n)
+        if len(counted) == 3:
+            cancel.set()
+
+    with pytest.raises(MoveStopped) as stopped:
+        move(LocalFileMover(str(journal), verify=False), cache, slow, cancel=cancel, on_bytes=after_three)  # fmt: skip
+    assert stopped.value.reason is StopReason.CANCELLED
+    assert [o.move.file.rel for o in stopped.value.outcomes if o.moved] == ["f0", "f1"]
+    assert sorted(p.name for p in slow.iterdir()) == ["f0", "f1"]
+    assert sorted(p.name for p in cache.iterdir()) == ["f2", "f3", "f4", "f5"]
+    assert os.listdir(journal) == []
+
+
+class Crash(BaseException):
+    """Stands for kill -9: nothing after it runs, no handler sees it."""
+
+
+@pytest.mark.parametrize(
+    ("where", "action", "on_cache", "on_slow"),
+    [
+        ("copy_data", RecoveryAction.TEMP_REMOVED, True, False),  # half a copy
+        ("record_copied", RecoveryAction.TEMP_REMOVED, True, False),  # whole, not journalled
+        ("rename_noreplace", RecoveryAction.TEMP_REMOVED, True, False),  # journalled, not renamed
+        ("settle_in_place", RecoveryAction.FINISHED, False, True),  # renamed, source still there
+    ],
+)
+def test_recovery_after_a_crash_leaves_each_file_once(
+    tiers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch,
+    where: str, action: RecoveryAction, on_cache: bool, on_slow: bool,
+) -> None:  # fmt: skip
+    cache, slow, journal = tiers
+    (cache / "dir").mkdir()
+    (cache / "dir" / "movie.mkv").write_bytes(os.urandom(300_000))
+    os.utime(cache / "dir" / "movie.mkv", ns=(OLD_NS, OLD_NS))
+    before = snapshot(cache)
+
+    def crash(*args: object, **kwargs: object) -> None:
+        raise Crash
+
+    target = mover_files.Journal if where == "record_copied" else mover_files
+    target = mover_files.fc if where == "copy_data" else target
+    monkeypatch.setattr(target, where, crash)
+    with pytest.raises(Crash):
+        move(LocalFileMover(str(journal), verify=True), cache, slow)
+    monkeypatch.undo()
+    assert len(os.listdir(journal)) == 1
+    [recovered] = LocalFileMover(str(journal), verify=True).recover()
+    assert recovered.action is action and recovered.rel == "dir/movie.mkv"
+    assert os.listdir(journal) == [] and leftovers(cache, slow) == []
+    assert snapshot(cache) == (before if on_cache else {})
+    assert snapshot(slow) == (before if on_slow else {})
+
+
+def test_recovery_never_touches_a_destination_file_that_is_not_ours(
+    tiers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache, slow, journal = tiers
+    (cache / "name").write_text("ours")
+
+    def theirs_then_crash(*args: object, **kwargs: object) -> None:
+        (slow / "name").write_text("theirs")
+        raise Crash
+
+    monkeypatch.setattr(mover_files.fc, "copy_data", theirs_then_crash)
+    with pytest.raises(Crash):
+        move(LocalFileMover(str(journal), verify=False), cache, slow)
+    monkeypatch.undo()
+    LocalFileMover(str(journal), verify=False).recover()
+    assert (slow / "name").read_text() == "theirs" and (cache / "name").read_text() == "ours"
+    assert leftovers(slow) == []
+
+
+def test_an_unreadable_journal_stops_recovery(tiers: tuple[Path, Path, Path]) -> None:
+    _, _, journal = tiers
+    journal.mkdir()
+    (journal / "0123.journal").write_text("not json")
+    with pytest.raises(MoveStopped) as stopped:
+        LocalFileMover(str(journal), verify=False).recover()
+    assert stopped.value.reason is StopReason.ERROR and "0123.journal" in stopped.value.detail
+
+
+def test_paths_that_leave_their_branch_are_refused(tiers: tuple[Path, Path, Path]) -> None:
+    cache, slow, journal = tiers
+    (cache / "x").write_text("x")
+    [good] = planned(cache, slow)
+    for rel in ("../x", "/etc/passwd", "a//b", "./x"):
+        bad = type(good)(type(good.file)(str(cache), rel, 1, 0, 0), str(slow), good.reason)
+        with pytest.raises(ValueError):
+            LocalFileMover(str(journal), verify=False).move_batch([bad], frozenset(), threading.Event(), lambda n: None)  # fmt: skip
+
+
+@pytest.mark.skipif(not ROOT, reason="owner needs root")
+def test_owner_is_kept(tiers: tuple[Path, Path, Path]) -> None:
+    cache, slow, journal = tiers
+    (cache / "o").write_text("x")
+    os.chown(cache / "o", 4242, 4343)
+    os.chmod(cache / "o", 0o4750)  # set-uid survives the chown
+    move(LocalFileMover(str(journal), verify=False), cache, slow)
+    st = state_of(slow / "o")
+    assert (st.uid, st.gid, st.mode & 0o7777) == (4242, 4343, 0o4750)
