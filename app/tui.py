@@ -56,7 +56,9 @@ def safe_problems(inv: Inventory) -> tuple[Problem, ...]:
 
 
 class TierdeckApp(App[None]):
-    CSS_PATH = "tierdeck.tcss"
+    # The compose screen's CSS read at start: a screen's first push that brings new CSS
+    # re-parses every stylesheet and restyles every screen (30 ms on the 240-disk host).
+    CSS_PATH = ["tierdeck.tcss", "../screens/compose.tcss"]
     ENABLE_COMMAND_PALETTE = False
 
     # Tooltips are the help page's words (screens/help.py): one source for both.

@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Select, Static, TabbedContent, TabPane, Tabs
+from textual.widgets import Header, Input, Select, Static, TabbedContent, TabPane, Tabs
 
 from ..app.context import context
 from ..app.layout_draft import Draft, Evaluation, candidates, draft_from_pool, evaluate
@@ -28,6 +28,7 @@ from ..app.layout_files import save_layout
 from ..core.errors import one_line
 from ..core.layout import CreatePolicy
 from ..core.models import Inventory, MergerfsPool
+from ..widgets.calm_footer import CalmFooter
 from ..widgets.compose_views import (
     EXPLAIN,
     CandidateTable,
@@ -48,6 +49,8 @@ _FOCUS = {"1": "#compose-mounts", "2": "#opt-pool", "3": "#compose-checks"}
 
 class ComposeScreen(Screen[None]):
     CSS_PATH = "compose.tcss"
+    # Focus goes straight to the mounts: every focus change restyles the page.
+    AUTO_FOCUS = "#compose-mounts"
 
     BINDINGS = [
         Binding(
@@ -118,7 +121,7 @@ class ComposeScreen(Screen[None]):
             # Wide terminals show the checks beside the views instead of as view 3.
             with VerticalScroll(id="compose-side"):
                 yield from self._checks("side")
-        yield Footer()
+        yield CalmFooter()
 
     def _checks(self, where: str) -> ComposeResult:
         yield Static(id=f"{where}-rules", classes="rules")
@@ -159,7 +162,6 @@ class ComposeScreen(Screen[None]):
         self.sub_title = "compose a tier layout"
         self._refresh()
         self._fit()
-        self.query_one(CandidateTable).focus()
 
     def on_resize(self) -> None:
         self._fit()
