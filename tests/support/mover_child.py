@@ -1,0 +1,83 @@
+"""A mover process to kill: moves every file of a cache folder to a slow folder with
+the engine, counting the engine's steps (each call that changes or flushes a file:
+open, write, rename, unlink, fsync, syncfs, xattrs, times ...).
+
+    python -m tests.support.mover_child CACHE SLOW JOURNAL [--verify] [--group-files N]
+                                        [--pause-at K]
+
+With ``--pause-at K`` it stops before its K-th step, prints ``paused K`` on stdout and
+waits (on stdin) to be killed: the killer waits for that line, a condition, never a
+time. Without it (or when the move ends first) it prints ``done STEPS`` and exits 0.
+Used by tests/integration/test_mover_crash.py and bench/mover_soak.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tierdeck.backends import mover_files, mover_recovery  # imports the engine's modules
+
+from tests.support.mover_tree import planned
+
+# Every os call through which the engine changes or flushes something on disk.
+STEPS = ("open", "write", "pwrite", "copy_file_range", "sendfile", "ftruncate", "fsync",
+         "rename", "replace", "link", "unlink", "mkdir", "symlink", "chown", "chmod",
+         "setxattr", "removexattr", "utime")  # fmt: skip
+
+
+class Counter:
+    def __init__(self, pause_at: int | None) -> None:
+        self.steps = 0
+        self.pause_at = pause_at
+
+    def step(self) -> None:
+        self.steps += 1
+        if self.steps == self.pause_at:
+            sys.stdout.write(f"paused {self.steps}\n")
+            sys.stdout.flush()
+            sys.stdin.read()  # until killed
+            os._exit(3)  # the parent closed stdin instead of killing: still no cleanup
+
+    def wrap(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.step()
+            return func(*args, **kwargs)
+
+        return counted
+
+
+def instrument(counter: Counter) -> None:
+    for name in STEPS:
+        setattr(os, name, counter.wrap(getattr(os, name)))
+    mover_files.syncfs = counter.wrap(mover_files.syncfs)  # type: ignore[attr-defined]
+    for module in (mover_files, mover_recovery):
+        module.rename_noreplace = counter.wrap(module.rename_noreplace)  # type: ignore[attr-defined]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("cache", type=Path)
+    parser.add_argument("slow", type=Path)
+    parser.add_argument("journal")
+    parser.add_argument("--verify", action="store_true")
+    parser.add_argument("--group-files", type=int, default=mover_files.GROUP_FILES)
+    parser.add_argument("--pause-at", type=int)
+    args = parser.parse_args(argv)
+    moves = planned(args.cache, args.slow)
+    mover_files.GROUP_FILES = args.group_files
+    mover = mover_files.LocalFileMover(args.journal, verify=args.verify)
+    counter = Counter(args.pause_at)
+    instrument(counter)
+    mover.move_batch(moves, frozenset(), threading.Event(), lambda n: None)
+    sys.stdout.write(f"done {counter.steps}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
