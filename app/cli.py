@@ -122,6 +122,7 @@ class LazyGroup(click.Group):
         "compare": "tierdeck.app.cli_compare:compare",
         "history": "tierdeck.app.cli_history:history",
         "layout": "tierdeck.app.cli_layout:layout",
+        "mover": "tierdeck.app.cli_mover:mover",
     }
 
     def make_context(self, *args: Any, **kwargs: Any) -> click.Context:

@@ -9,16 +9,33 @@ No click, no Textual: the CLI (app/cli_mover.py) and the mover view both call
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import logging
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 from ..backends.host import Host
+from ..backends.locks import LockHeld
+from ..backends.mover_files import FileMover, MoveStopped
 from ..core.errors import TierdeckError
 from ..core.layout import Layout
-from ..core.mover import MoveOutcome, PlannedMove, RecoveryOutcome, StopReason
+from ..core.layout_rules import BranchFacts, RuleId, RuleSeverity, check_layout
+from ..core.models import Inventory
+from ..core.mover import MoveOutcome, PlannedMove, RecoveryOutcome, StopReason, Unplaced
+from ..core.units import format_bytes
+from .history import HistoryError, HistoryStore, default_history_path
+from .inventory import collect_inventory
+from .layout_facts import branch_facts
+from .mover_history import MoverHistory, MoverHistoryError, MoverRecord, SkippedFile
+from .mover_plan import forecast
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -54,6 +71,10 @@ class MoverReport:
     message: str
     forecast_seconds: float | None  # from history bandwidth; None when none was measured
     noatime_branches: tuple[str, ...]  # cache branches mounted noatime while age_basis is atime
+    # Additions to the design's fields: why there is no forecast (or where it came
+    # from), and selected files no slow branch had room for (never attempted).
+    forecast_note: str = ""
+    unplaced: tuple[Unplaced, ...] = ()
 
     @property
     def files_moved(self) -> int:
@@ -89,6 +110,18 @@ class MoverRefused(TierdeckError):
 
 ProgressCallback = Callable[[MoverProgress], None]
 
+# The rules whose errors mean a run would lose data or fill the wrong disk.
+_REFUSING = frozenset({RuleId.MOVER_SOURCE, RuleId.MOVER_DESTINATION, RuleId.BRANCH_MOUNTED})
+BATCH_FILES = 256  # open files are looked up again before each batch
+BATCH_BYTES = 4 * 2**30
+TICK = 0.2  # seconds between progress reports (the contract asks for at most 0.25)
+
+
+def journal_dir(layout_path: Path) -> Path:
+    """Where the engine journals this layout's moves: beside the history, one folder
+    per layout file, so the next run of the same layout finds what a crash left."""
+    return default_history_path().parent / "mover-journal" / layout_path.stem
+
 
 def run_mover(
     host: Host,
@@ -98,10 +131,241 @@ def run_mover(
     *,
     on_progress: ProgressCallback,
     cancel: threading.Event,
+    history: MoverHistory | None = None,
+    bench_history: HistoryStore | None = None,
 ) -> MoverReport:
-    """Run the mover once for ``layout`` (its file at ``layout_path`` names the lock).
+    """Run the mover once for ``layout`` (its file at ``layout_path`` names the lock,
+    the journal and the records). Blocks; call from a worker thread in a UI.
 
-    Raises :class:`MoverRefused` before touching anything. Not implemented yet: the
-    body lands with the engine (backends/mover_files.py); until then it raises.
+    Raises :class:`MoverRefused` before touching anything (recorded as a refusal).
+    Any stop after that (no space, read-only, cancel, an error) is in the report.
     """
-    raise NotImplementedError("run_mover lands with the engine (issue 10)")
+    started = time.time()
+    try:
+        return _run(host, layout, layout_path, options, started, on_progress, cancel,
+                    history, bench_history)  # fmt: skip
+    except MoverRefused as refused:
+        _record_refusal(history, layout_path, options, started, refused)
+        raise
+
+
+def _run(
+    host: Host,
+    layout: Layout,
+    layout_path: Path,
+    options: MoverOptions,
+    started: float,
+    on_progress: ProgressCallback,
+    cancel: threading.Event,
+    history: MoverHistory | None,
+    bench_history: HistoryStore | None,
+) -> MoverReport:
+    if not (host.capabilities.live and host.capabilities.move_files):
+        raise MoverRefused(RefusalKind.NOT_LIVE, "this host cannot move files (a recording?)")
+    inv = collect_inventory(host)
+    paths = (*layout.cache, *(b.path for b in layout.slow))
+    facts = branch_facts(inv, host, paths)
+    errors = [r for r in check_layout(layout, facts)
+              if r.severity is RuleSeverity.ERROR and r.rule in _REFUSING]  # fmt: skip
+    if errors:
+        raise MoverRefused(RefusalKind.RULES, "; ".join(f"{r.rule}: {r.message}" for r in errors))
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(host.exclusive(f"mover-{layout_path.stem}"))
+        except LockHeld:
+            raise MoverRefused(RefusalKind.LOCKED, f"another mover runs {layout_path}") from None
+        report = _locked(host, layout, layout_path, options, started, inv, facts, on_progress,
+                         cancel, bench_history)  # fmt: skip
+    _record(history, layout_path, report)
+    return report
+
+
+def _locked(
+    host: Host,
+    layout: Layout,
+    layout_path: Path,
+    options: MoverOptions,
+    started: float,
+    inv: Inventory,
+    facts: Mapping[str, BranchFacts],
+    on_progress: ProgressCallback,
+    cancel: threading.Event,
+    bench_history: HistoryStore | None,
+) -> MoverReport:
+    name = layout_path.stem
+    recovered: tuple[RecoveryOutcome, ...] = ()
+
+    def report(**kw: Any) -> MoverReport:
+        base: dict[str, Any] = {
+            "layout_name": name, "started": started, "finished": time.time(),
+            "dry_run": options.dry_run, "planned": (), "outcomes": (), "recovered": recovered,
+            "stopped": None, "message": "", "forecast_seconds": None, "noatime_branches": (),
+        }  # fmt: skip
+        return MoverReport(**{**base, **kw})
+
+    engine: FileMover | None = None
+    try:
+        if not options.dry_run:
+            journal = journal_dir(layout_path)
+            host.make_dirs(str(journal))
+            engine = host.file_mover(str(journal), verify=options.verify)
+            recovered = engine.recover()
+        bench = bench_history if bench_history is not None else _bench_history()
+        fc = forecast(host, layout, inv, facts, started,
+                      min_age_days=options.min_age_days, history=bench)  # fmt: skip
+    except MoveStopped as stop:
+        return report(stopped=stop.reason, message=f"recovery stopped: {stop.detail}")
+    except TierdeckError as exc:
+        return report(stopped=StopReason.ERROR, message=str(exc))
+    plan = fc.plan
+    planned = report(
+        planned=plan.moves, forecast_seconds=fc.seconds, forecast_note=fc.note,
+        noatime_branches=fc.noatime_branches, unplaced=plan.unplaced,
+    )  # fmt: skip
+    if engine is None:  # a dry run stops at the forecast
+        return dataclasses.replace(planned, message=_summary(planned))
+    outcomes, stopped, detail = _execute(host, engine, plan.moves, on_progress, cancel)
+    done = dataclasses.replace(planned, outcomes=outcomes, stopped=stopped, finished=time.time())
+    message = _summary(done) + (f"; stopped: {detail}" if detail else "")
+    return dataclasses.replace(done, message=message)
+
+
+def _bench_history() -> HistoryStore | None:
+    try:
+        return HistoryStore()
+    except HistoryError:
+        return None  # the forecast says so; the move does not need it
+
+
+class _Progress:
+    """Bytes and files done, reported from a ticker thread so a slow file still gets
+    a report every TICK seconds."""
+
+    def __init__(self, moves: Sequence[PlannedMove], callback: ProgressCallback) -> None:
+        self.moves = moves
+        self.callback = callback
+        self.total = sum(m.file.size for m in moves)
+        self.bytes_done = 0  # copied, as the engine reports it
+        self.settled_bytes = 0  # of files the engine finished with (moved or skipped)
+        self.files_done = 0
+        self.started = time.monotonic()
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+
+    def on_bytes(self, n: int) -> None:
+        with self.lock:
+            self.bytes_done += n
+
+    def settle(self, outcomes: Sequence[MoveOutcome]) -> None:
+        with self.lock:
+            self.files_done += len(outcomes)
+            self.settled_bytes += sum(o.move.file.size for o in outcomes)
+            self.bytes_done = max(self.bytes_done, self.settled_bytes)
+
+    def snapshot(self) -> MoverProgress:
+        with self.lock:
+            done = min(self.bytes_done, self.total)
+            files = self.files_done
+        elapsed = time.monotonic() - self.started
+        rate = done / elapsed if elapsed > 0.5 and done else None
+        eta = (self.total - done) / rate if rate else None
+        current = self.moves[files].file.rel if files < len(self.moves) else None
+        return MoverProgress(files, len(self.moves), done, self.total, rate, eta, current)
+
+    def tick(self) -> None:
+        while not self.stop.wait(TICK):
+            self.callback(self.snapshot())
+
+
+def _batches(moves: Sequence[PlannedMove]) -> list[Sequence[PlannedMove]]:
+    out: list[Sequence[PlannedMove]] = []
+    start, size = 0, 0
+    for i, m in enumerate(moves):
+        if i > start and (i - start >= BATCH_FILES or size + m.file.size > BATCH_BYTES):
+            out.append(moves[start:i])
+            start, size = i, 0
+        size += m.file.size
+    if start < len(moves):
+        out.append(moves[start:])
+    return out
+
+
+def _execute(
+    host: Host,
+    engine: FileMover,
+    moves: Sequence[PlannedMove],
+    on_progress: ProgressCallback,
+    cancel: threading.Event,
+) -> tuple[tuple[MoveOutcome, ...], StopReason | None, str]:
+    progress = _Progress(moves, on_progress)
+    ticker = threading.Thread(target=progress.tick, name="mover-progress", daemon=True)
+    ticker.start()
+    outcomes: list[MoveOutcome] = []
+    stopped: StopReason | None = None
+    detail = ""
+    try:
+        for batch in _batches(moves):
+            if cancel.is_set():
+                stopped, detail = StopReason.CANCELLED, "cancelled"
+                break
+            try:
+                opened = host.open_files().paths
+                done = engine.move_batch(batch, opened, cancel, progress.on_bytes)
+            except MoveStopped as stop:
+                outcomes.extend(stop.outcomes)
+                stopped, detail = stop.reason, stop.detail
+                break
+            except TierdeckError as exc:
+                stopped, detail = StopReason.ERROR, str(exc)
+                break
+            outcomes.extend(done)
+            progress.settle(done)
+    finally:
+        progress.stop.set()
+        ticker.join()
+    on_progress(progress.snapshot())
+    return tuple(outcomes), stopped, detail
+
+
+def _summary(report: MoverReport) -> str:
+    if report.dry_run:
+        size = sum(m.file.size for m in report.planned)
+        text = f"would move {len(report.planned)} files, {format_bytes(size)}"
+    else:
+        text = f"moved {report.files_moved} files, {format_bytes(report.bytes_moved)}"
+        if report.skipped:
+            text += f"; skipped {len(report.skipped)}"
+    if report.unplaced:
+        text += f"; {len(report.unplaced)} selected files fit on no slow branch"
+    if report.recovered:
+        text += f"; recovered {len(report.recovered)} moves a crash left"
+    return text
+
+
+def _record(history: MoverHistory | None, layout_path: Path, report: MoverReport) -> None:
+    skipped = tuple(SkippedFile(o.move.file.rel, o.skip, o.detail)
+                    for o in report.skipped if o.skip is not None)  # fmt: skip
+    planned_bytes = sum(m.file.size for m in report.planned)
+    _store(history, MoverRecord(
+        report.layout_name, str(layout_path.absolute()), report.started,
+        report.finished - report.started, report.dry_run, len(report.planned), planned_bytes,
+        report.files_moved, report.bytes_moved, skipped, len(report.recovered),
+        report.stopped, None, report.message,
+    ))  # fmt: skip
+
+
+def _record_refusal(history: MoverHistory | None, layout_path: Path, options: MoverOptions,
+                    started: float, refused: MoverRefused) -> None:  # fmt: skip
+    _store(history, MoverRecord(
+        layout_path.stem, str(layout_path.absolute()), started, time.time() - started,
+        options.dry_run, 0, 0, 0, 0, (), 0, None, str(refused.kind), refused.detail,
+    ))  # fmt: skip
+
+
+def _store(history: MoverHistory | None, record: MoverRecord) -> None:
+    # A record that cannot be written must not turn a finished move into a failure:
+    # the report (and the journal, systemd's log) still say what happened.
+    try:
+        (history or MoverHistory()).add(record)
+    except MoverHistoryError as exc:
+        log.warning("mover run not recorded: %s", exc)

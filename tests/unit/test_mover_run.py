@@ -1,0 +1,222 @@
+"""app/mover.run_mover on real branches: small tmpfs mounts standing in for a cache and
+two slow disks (root only; skipped elsewhere). The lab NAS tests
+(tests/integration/test_mover_lab.py) do the same on btrfs and the slow pool's disks."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tierdeck.app.layout_files import save_layout
+from tierdeck.app.mover import (
+    MoverOptions,
+    MoverProgress,
+    MoverRefused,
+    RefusalKind,
+    run_mover,
+)
+from tierdeck.app.mover_history import MoverHistory
+from tierdeck.backends.host import LiveHost
+from tierdeck.core.layout import Branch, Layout, default_layout
+from tierdeck.core.mover import MoveReason, SkipReason, StopReason
+
+OLD = 1_600_000_000
+MIB = 1024**2
+
+
+@dataclasses.dataclass
+class Tiers:
+    root: Path
+    cache: Path
+    slow: tuple[Path, Path]
+    layout: Layout
+    layout_path: Path
+
+
+def _mount(path: Path, size: str) -> None:
+    path.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tierdeck-test", str(path)],
+                   check=True, capture_output=True)  # fmt: skip
+
+
+@pytest.fixture
+def tiers(tmp_path: Path, data_dir: Path) -> Iterator[Tiers]:
+    if os.geteuid() != 0:
+        pytest.skip("mounting tmpfs branches needs root")
+    mounted: list[Path] = []
+    try:
+        for name, size in (("cache", "16m"), ("d1", "4m"), ("d2", "4m")):
+            _mount(tmp_path / name, size)
+            mounted.append(tmp_path / name)
+    except subprocess.CalledProcessError:
+        pytest.skip("cannot mount tmpfs here")
+    layout = default_layout(
+        (str(tmp_path / "cache"),),
+        (Branch(str(tmp_path / "d1")), Branch(str(tmp_path / "d2"))),
+        str(tmp_path / "pool"),
+        str(tmp_path / "slow"),
+    )
+    # minfreespace 0: the default 4 GiB is more than these small disks hold.
+    slow_pool = layout.slow_pool
+    assert slow_pool is not None
+    options = dataclasses.replace(slow_pool.options, minfreespace_bytes=0)
+    layout = dataclasses.replace(layout, slow_pool=dataclasses.replace(slow_pool, options=options))
+    path = tmp_path / "media.toml"
+    save_layout(path, layout)
+    try:
+        yield Tiers(tmp_path, tmp_path / "cache", (tmp_path / "d1", tmp_path / "d2"), layout, path)
+    finally:
+        for m in reversed(mounted):
+            subprocess.run(["umount", "-l", str(m)], check=False)
+
+
+def put(t: Tiers, rel: str, size: int, *, age_days: float = 30) -> str:
+    path = t.cache / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = os.urandom(size)
+    path.write_bytes(data)
+    stamp = OLD if age_days >= 30 else int(__import__("time").time() - age_days * 86400)
+    os.utime(path, (stamp, stamp))
+    return hashlib.sha256(data).hexdigest()
+
+
+def where(t: Tiers, rel: str) -> list[str]:
+    places = [t.cache, *t.slow]
+    return [p.name for p in places if os.path.lexists(p / rel)]
+
+
+def run(t: Tiers, **kw: object) -> tuple[object, list[MoverProgress]]:
+    seen: list[MoverProgress] = []
+    report = run_mover(LiveHost(), t.layout, t.layout_path, MoverOptions(**kw),  # type: ignore[arg-type]
+                       on_progress=seen.append, cancel=threading.Event())  # fmt: skip
+    return report, seen
+
+
+def test_dry_run_forecasts_and_touches_nothing(tiers: Tiers) -> None:
+    put(tiers, "tv/old.mkv", MIB)
+    put(tiers, "tv/new.mkv", MIB, age_days=0)
+    report, _ = run(tiers, dry_run=True)
+    assert [(m.file.rel, m.reason) for m in report.planned] == [("tv/old.mkv", MoveReason.AGE)]
+    assert report.planned[0].destination in {str(p) for p in tiers.slow}
+    assert report.outcomes == () and report.forecast_note
+    assert where(tiers, "tv/old.mkv") == ["cache"]
+    (rec,) = MoverHistory().list()
+    assert rec.dry_run and rec.files_planned == 1
+
+
+def test_age_run_moves_old_files_once_with_their_content(tiers: Tiers) -> None:
+    sums = {rel: put(tiers, rel, 300 * 1024) for rel in ("a/1", "a/2", "b/c/3")}
+    put(tiers, "young", 1000, age_days=0)
+    report, seen = run(tiers)
+    assert report.ok and report.files_moved == 3, report.message
+    for rel, digest in sums.items():
+        (place,) = where(tiers, rel)
+        assert place in ("d1", "d2")
+        got = (tiers.root / place / rel).read_bytes()
+        assert hashlib.sha256(got).hexdigest() == digest
+    assert where(tiers, "young") == ["cache"]
+    assert (tiers.cache / "b/c").is_dir()  # empty source folders stay for mergerfs
+    assert seen and seen[-1].files_done == 3 and seen[-1].bytes_done == 900 * 1024
+    (rec,) = MoverHistory().list()
+    assert (rec.files_moved, rec.bytes_moved, rec.stopped) == (3, 900 * 1024, None)
+
+
+def test_open_file_skipped_then_moved_when_closed(tiers: Tiers) -> None:
+    put(tiers, "held.bin", 1000)
+    with (tiers.cache / "held.bin").open("rb"):
+        report, _ = run(tiers)
+    assert [(o.move.file.rel, o.skip) for o in report.skipped] == [("held.bin", SkipReason.OPEN)]
+    assert where(tiers, "held.bin") == ["cache"]
+    report, _ = run(tiers)
+    assert report.files_moved == 1 and len(where(tiers, "held.bin")) == 1
+
+
+def test_full_slow_tier_leaves_the_rest_on_the_cache(tiers: Tiers) -> None:
+    # 2 x 4 MiB of slow tier: twelve 1 MiB files cannot all go.
+    sums = {f"f{i:02}": put(tiers, f"f{i:02}", MIB) for i in range(12)}
+    report, _ = run(tiers)
+    assert report.unplaced or report.stopped is StopReason.NO_SPACE
+    for rel, digest in sums.items():
+        (place,) = where(tiers, rel)  # exactly one copy, whole
+        got = (tiers.root / place / rel).read_bytes()
+        assert hashlib.sha256(got).hexdigest() == digest
+
+
+def test_refusals(tiers: Tiers) -> None:
+    pool_source = dataclasses.replace(
+        tiers.layout,
+        mover=dataclasses.replace(tiers.layout.mover, destination=str(tiers.root / "pool")),
+    )
+    with pytest.raises(MoverRefused) as refused:
+        run_mover(LiveHost(), pool_source, tiers.layout_path, MoverOptions(),
+                  on_progress=lambda p: None, cancel=threading.Event())  # fmt: skip
+    assert refused.value.kind is RefusalKind.RULES
+    unmounted = dataclasses.replace(tiers.layout, slow=(Branch(str(tiers.root / "nodisk")),),
+                                    mover=dataclasses.replace(tiers.layout.mover,
+                                    destination=str(tiers.root / "nodisk")), slow_pool=None)  # fmt: skip
+    (tiers.root / "nodisk").mkdir()
+    with pytest.raises(MoverRefused) as refused:
+        run_mover(LiveHost(), unmounted, tiers.layout_path, MoverOptions(),
+                  on_progress=lambda p: None, cancel=threading.Event())  # fmt: skip
+    assert refused.value.kind is RefusalKind.RULES and "branch-mounted" in refused.value.detail
+    host = LiveHost()
+    with host.exclusive(f"mover-{tiers.layout_path.stem}"), pytest.raises(MoverRefused) as refused:
+        run(tiers)
+    assert refused.value.kind is RefusalKind.LOCKED
+    assert [r.refused for r in MoverHistory().list()] == ["locked", "rules", "rules"]
+
+
+def test_cancel_before_moving_stops_cleanly(tiers: Tiers) -> None:
+    put(tiers, "x", 1000)
+    cancel = threading.Event()
+    cancel.set()
+    report = run_mover(LiveHost(), tiers.layout, tiers.layout_path, MoverOptions(),
+                       on_progress=lambda p: None, cancel=cancel)  # fmt: skip
+    assert report.stopped is StopReason.CANCELLED and where(tiers, "x") == ["cache"]
+
+
+class FillingHost(LiveHost):
+    """Fills both slow disks when the run asks for open files the second time: the
+    slow tier runs out of space between two batches, after the forecast fit."""
+
+    def __init__(self, tiers: Tiers) -> None:
+        super().__init__()
+        self.tiers = tiers
+        self.calls = 0
+
+    def open_files(self):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        if self.calls == 2:
+            for disk in self.tiers.slow:
+                with (disk / "filler").open("wb") as f:
+                    try:
+                        while True:
+                            f.write(b"\0" * 65536)
+                    except OSError:
+                        pass
+        return super().open_files()
+
+
+def test_slow_tier_filling_up_mid_run_stops_with_nothing_lost(
+    tiers: Tiers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("tierdeck.app.mover.BATCH_FILES", 2)
+    sums = {f"f{i}": put(tiers, f"f{i}", 256 * 1024) for i in range(6)}
+    report = run_mover(FillingHost(tiers), tiers.layout, tiers.layout_path, MoverOptions(),
+                       on_progress=lambda p: None, cancel=threading.Event())  # fmt: skip
+    assert report.stopped is StopReason.NO_SPACE, report.message
+    assert report.files_moved == 2 and "stopped" in report.message
+    for rel, digest in sums.items():
+        (place,) = where(tiers, rel)
+        got = (tiers.root / place / rel).read_bytes()
+        assert hashlib.sha256(got).hexdigest() == digest
+    for disk in tiers.slow:
+        assert not [n for n in os.listdir(disk) if n.startswith(".tierdeck-moving.")]
+    (rec,) = MoverHistory().list()
+    assert rec.stopped is StopReason.NO_SPACE and rec.failed
