@@ -24,7 +24,7 @@ from ..core.models import Inventory
 from ..core.units import format_bytes
 from .cli import EXIT_FAILED, EXIT_REFUSED, _host_options, fail, make_host, once
 from .inventory import collect_inventory
-from .layout_apply import ApplyFailed, current_state, execute, plan_undo, stamp_now, undo
+from .layout_apply import ApplyFailed, current_state, execute, stamp_now
 from .layout_facts import branch_facts
 from .layout_files import load_layout, save_layout
 from .layout_plan import (
@@ -34,6 +34,7 @@ from .layout_plan import (
     plan_to_dict,
     simulation_branches,
 )
+from .layout_undo import plan_undo, undo
 
 _MARK = {RuleSeverity.ERROR: "ERROR", RuleSeverity.WARNING: "warn", RuleSeverity.OK: "ok"}
 

@@ -7,18 +7,17 @@ mountpoints it created, the pools it mounted where nothing was mounted, and the 
 it set on a running pool with their earlier values. The record is written before fstab
 is, and again after each mount and option set, so an apply that fails half way can be
 undone, and undo unmounts only what apply mounted.
-No click, no Textual: the CLI prints and asks, this module reads and writes.
+No click, no Textual: the CLI prints and asks, this module reads and writes; undo is
+app/layout_undo.py.
 """
 
 from __future__ import annotations
 
-import errno
 import json
 import posixpath
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
 from ..backends.host import Host
 from ..backends.mounts import MOUNTINFO, call_with_timeout, parse_mountinfo
@@ -26,7 +25,6 @@ from ..core.errors import HostError, ParseError, TierdeckError
 from ..core.layout import Layout
 from ..core.layout_apply import (
     FSTAB,
-    STATE_NAME,
     SYSTEMD_RUNNING,
     UNIT_DIR,
     ActionKind,
@@ -36,7 +34,7 @@ from ..core.layout_apply import (
     rooted,
 )
 from ..core.layout_outputs import LayoutOutputs
-from ..core.layout_runtime import COMPARED_KEYS, XATTR_PREFIX, RuntimeChange, control_path
+from ..core.layout_runtime import COMPARED_KEYS, XATTR_PREFIX, control_path
 
 STATE_FORMAT = "tierdeck.apply-state/1"
 LOCK_KEY = "layout-apply"  # one apply or undo at a time on a machine
@@ -54,7 +52,7 @@ class ApplyFailed(TierdeckError):
         self.action = action
 
 
-def _read(host: Host, path: str) -> str | None:
+def read_optional(host: Host, path: str) -> str | None:
     try:
         return host.read_text(path)
     except FileNotFoundError:
@@ -66,7 +64,7 @@ def stamp_now() -> str:
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
 
 
-def _mounted(host: Host) -> dict[str, tuple[str, str]]:
+def mounted_now(host: Host) -> dict[str, tuple[str, str]]:
     """mountpoint -> (fs type, source), the last mount at each (the one in use)."""
     try:
         mounts = parse_mountinfo(host.read_text(MOUNTINFO))
@@ -104,12 +102,12 @@ def current_state(
     mountpoints = [pool.mountpoint for pool, _ in layout.pools()]
     targets = [*mountpoints, *(posixpath.join(UNIT_DIR, u) for u in outputs.units)]
     existing = frozenset(p for p in targets if host.exists(rooted(root, p)))
-    fstab = _read(host, rooted(root, FSTAB))
+    fstab = read_optional(host, rooted(root, FSTAB))
     if root is not None:
         return CurrentState(fstab, existing)
     mounted: dict[str, str] = {}
     live: dict[str, dict[str, str]] = {}
-    for mp, (fs_type, source) in _mounted(host).items():
+    for mp, (fs_type, source) in mounted_now(host).items():
         if mp in mountpoints:
             mounted[mp] = f"{fs_type} {source}"
             options = _live_options(host, mp) if fs_type == MERGERFS else None
@@ -142,7 +140,7 @@ def _do(host: Host, plan: ApplyPlan, action: ApplyAction, record: _Record) -> No
     elif action.kind is ActionKind.BACKUP_FSTAB:
         host.write_atomically(path, plan.fstab_before or "")
     elif action.kind is ActionKind.WRITE_FSTAB:
-        if _read(host, plan.fstab_path) != plan.fstab_before:
+        if read_optional(host, plan.fstab_path) != plan.fstab_before:
             raise ApplyFailed(action, "fstab changed since the plan was made; nothing "
                               "written to it, run apply again")  # fmt: skip
         host.make_dirs(posixpath.dirname(path))
@@ -164,7 +162,7 @@ def execute(host: Host, plan: ApplyPlan, on_step: Callable[[ApplyAction], None])
     at the first that fails (ApplyFailed naming it)."""
     with host.exclusive(LOCK_KEY):
         # What each unit held before, read before anything is written.
-        record = _Record({path: _read(host, path) for path in plan.units})
+        record = _Record({path: read_optional(host, path) for path in plan.units})
         unmounted: set[str] = set()
         for action in plan.actions:
             if not action.skipped:
@@ -182,125 +180,3 @@ def execute(host: Host, plan: ApplyPlan, on_step: Callable[[ApplyAction], None])
                     record.mounted.append(mountpoint)
                     record.save(host, plan)
             on_step(action)
-
-
-@dataclass(frozen=True)
-class UndoPlan:
-    state_path: str
-    fstab_path: str
-    backup: str | None
-    units: dict[str, str | None]  # path -> the text to put back, None: remove it
-    actions: tuple[ApplyAction, ...]
-
-
-def _load_record(text: str, state_path: str) -> dict[str, Any]:
-    try:
-        state = json.loads(text)
-        if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
-            raise ValueError(f"not {STATE_FORMAT}")
-        state["units"] = dict(state["units"])
-        state.setdefault("backup", None)
-        for key, empty in (("created", []), ("mounted", []), ("runtime", {})):
-            if not isinstance(state.setdefault(key, empty), type(empty)):
-                raise ValueError(f"{key}: not a {type(empty).__name__}")
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise ApplyFailed(None, f"{state_path}: not tierdeck's record of an apply ({exc})") from exc
-    return state
-
-
-def _runtime_undo(runtime: dict[str, dict[str, str | None]]) -> list[ApplyAction]:
-    actions = []
-    for ctrl, before in runtime.items():
-        for key, value in before.items():
-            if value is not None:
-                actions.append(ApplyAction(
-                    ActionKind.SET_OPTION, f"set {key} back to {value} on the running pool "
-                    f"({ctrl})", path=ctrl, change=RuntimeChange(key, value, None)))  # fmt: skip
-    return actions
-
-
-def _unmounts(host: Host, mounted: list[str], root: str | None) -> list[ApplyAction]:
-    """Unmount the pools apply mounted, newest first; one already gone is said so."""
-    if not mounted or root is not None:
-        return []
-    now = _mounted(host)
-    return [ApplyAction(ActionKind.UNMOUNT, f"unmount {mp} (apply mounted it)", argv=("umount", mp),
-                        skipped=None if now.get(mp, ("",))[0] == MERGERFS else
-                        f"skipped: no mergerfs pool is mounted at {mp} now")
-            for mp in reversed(mounted)]  # fmt: skip
-
-
-def plan_undo(host: Host, root: str | None) -> UndoPlan | None:
-    """What undo will do, from the last apply's record; None when there is none."""
-    fstab_path = rooted(root, FSTAB)
-    state_path = posixpath.join(posixpath.dirname(fstab_path), STATE_NAME)
-    text = _read(host, state_path)
-    if text is None:
-        return None
-    state = _load_record(text, state_path)
-    backup, units = state["backup"], state["units"]
-    actions = [*_runtime_undo(state["runtime"]), *_unmounts(host, state["mounted"], root)]
-    if backup is None:
-        actions.append(ApplyAction(ActionKind.REMOVE_FILE,
-                                   f"remove {fstab_path} (there was none before)", fstab_path))  # fmt: skip
-    else:
-        if not host.exists(backup):
-            raise ApplyFailed(None, f"the backup {backup} is gone; fstab left as it is")
-        actions.append(ApplyAction(ActionKind.RESTORE_FSTAB,
-                                   f"restore {fstab_path} from {backup}", fstab_path))  # fmt: skip
-    for path, before in units.items():
-        if before is None:
-            actions.append(ApplyAction(ActionKind.REMOVE_FILE, f"remove {path}", path))
-        else:
-            actions.append(ApplyAction(ActionKind.RESTORE_UNIT,
-                                       f"put back the earlier {path}", path))  # fmt: skip
-    skip = "skipped: --root applies files only" if root is not None else None
-    if skip is None and not host.exists(SYSTEMD_RUNNING):
-        skip = f"skipped: systemd is not running here ({SYSTEMD_RUNNING} is absent)"
-    actions.append(ApplyAction(ActionKind.DAEMON_RELOAD, "reload systemd's units",
-                               argv=("systemctl", "daemon-reload"), skipped=skip))  # fmt: skip
-    for path in reversed(state["created"]):
-        actions.append(ApplyAction(ActionKind.REMOVE_DIR,
-                                   f"remove the mountpoint {path} apply created, if empty", path))  # fmt: skip
-    return UndoPlan(state_path, fstab_path, backup, units, tuple(actions))
-
-
-def _undo_one(host: Host, plan: UndoPlan, action: ApplyAction) -> ApplyAction:
-    """Do one undo step; the action as done (a folder kept says why)."""
-    path = action.path or ""
-    if action.kind is ActionKind.RESTORE_FSTAB and plan.backup is not None:
-        host.write_atomically(plan.fstab_path, host.read_text(plan.backup))
-    elif action.kind is ActionKind.RESTORE_UNIT:
-        host.write_atomically(path, plan.units[path] or "")
-    elif action.kind is ActionKind.REMOVE_FILE:
-        host.remove(path)
-    elif action.kind is ActionKind.REMOVE_DIR:
-        try:
-            host.remove_dir(path)
-        except OSError as exc:
-            if exc.errno != errno.ENOTEMPTY:
-                raise
-            return replace(action, skipped=f"kept {path}: something is in it")
-    elif action.kind is ActionKind.SET_OPTION and action.change is not None:
-        host.setxattr(path, XATTR_PREFIX + action.change.key, action.change.value)
-    else:
-        host.run(action.argv, timeout=COMMAND_TIMEOUT).check()
-    return action
-
-
-def undo(host: Host, plan: UndoPlan, on_step: Callable[[ApplyAction], None]) -> None:
-    """Put back what the last apply changed: the options it set on a running pool, the
-    pools it mounted unmounted (no other), fstab and the units as it found them, the
-    mountpoints it created removed when empty; then forget that apply (a second undo
-    has nothing to do). The fstab backup is kept. Stops at the first step that fails,
-    before fstab when an unmount fails (a busy pool), so undo can run again."""
-    with host.exclusive(LOCK_KEY):
-        for action in plan.actions:
-            done = action
-            if not action.skipped:
-                try:
-                    done = _undo_one(host, plan, action)
-                except (OSError, HostError) as exc:
-                    raise ApplyFailed(action, str(exc)) from exc
-            on_step(done)
-        host.remove(plan.state_path)

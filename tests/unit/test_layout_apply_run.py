@@ -12,7 +12,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
-from tierdeck.app.layout_apply import ApplyFailed, current_state, execute, plan_undo, undo
+from tierdeck.app.layout_apply import ApplyFailed, current_state, execute
+from tierdeck.app.layout_undo import plan_undo, undo
 from tierdeck.backends.host import CommandResult
 from tierdeck.core.layout import Branch, default_layout
 from tierdeck.core.layout_apply import ActionKind, ApplyAction, plan_apply
