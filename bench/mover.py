@@ -1,0 +1,162 @@
+"""How fast does the mover move? Throughput against ``rsync -a --remove-source-files``
+moving the same data between the same branches, timed in turns in this script.
+
+Branches: a cache folder and a slow folder on this machine's disk, each bind-mounted
+onto itself (the mover refuses a branch that is not a mountpoint). Before every timed
+move the data is copied onto the cache from a pristine set, flushed (sync) and dropped
+from the page cache, so each tool reads from the disk as a mover at night would.
+
+- tierdeck: ``tierdeck mover run --layout L --min-age-days 0`` in a fresh process (the
+  scan, the open-files check of every process, the journal, syncfs durability, the run's
+  record in the history: what the systemd timer pays);
+- rsync -a --remove-source-files (the issue's reference; it never fsyncs);
+- rsync -a --fsync --remove-source-files, for scale: rsync made durable per file.
+
+Data sets: 2,000 small files (1-64 KiB, 40 folders) and 3 large files (128 MiB each).
+Printed: the ratio rsync time / tierdeck time per round (above 1.0: tierdeck faster),
+median and range. Goal (issue 10): at least 1.0x rsync, every guarantee kept.
+
+Usage (root): .venv/bin/python bench/mover.py [--rounds N] [--dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SETS = {
+    "2000 small files": lambda rng: [
+        (f"d{i % 40:02d}/f{i:04d}", rng.randint(1024, 65536)) for i in range(2000)
+    ],  # fmt: skip
+    "3 large files": lambda rng: [(f"big/f{i}", 128 * 2**20) for i in range(3)],
+}
+
+
+def make_pristine(folder: Path, files: list[tuple[str, int]], rng: random.Random) -> None:
+    block = rng.randbytes(2**20)
+    for rel, size in files:
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "wb") as fh:
+            for offset in range(0, size, len(block)):
+                fh.write(block[: min(len(block), size - offset)])
+        os.utime(path, (1_600_000_000, 1_600_000_000))
+
+
+def empty(folder: Path) -> None:
+    for entry in folder.iterdir():
+        shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+
+
+def fresh_cache(pristine: Path, cache: Path, slow: Path) -> None:
+    empty(cache)
+    empty(slow)
+    subprocess.run(["cp", "-a", f"{pristine}/.", str(cache)], check=True)
+    subprocess.run(["sync"], check=True)
+    Path("/proc/sys/vm/drop_caches").write_text("3\n")
+
+
+def check_moved(pristine: Path, cache: Path, slow: Path, tool: str) -> None:
+    def files(root: Path) -> dict[str, int]:
+        return {p.relative_to(root).as_posix(): p.stat().st_size for p in root.rglob("*") if p.is_file()}  # fmt: skip
+
+    if files(slow) != files(pristine) or files(cache):
+        raise SystemExit(f"{tool} did not move everything")
+
+
+def tools(layout: Path, cache: Path, slow: Path) -> dict[str, list[str]]:
+    return {
+        "tierdeck": [
+            sys.executable,
+            "-m",
+            "tierdeck.app.cli",
+            "mover",
+            "run",
+            "--layout",
+            str(layout),
+            "--min-age-days",
+            "0",
+        ],  # fmt: skip
+        "rsync": ["rsync", "-a", "--remove-source-files", f"{cache}/", f"{slow}/"],
+        "rsync --fsync": [
+            "rsync",
+            "-a",
+            "--fsync",
+            "--remove-source-files",
+            f"{cache}/",
+            f"{slow}/",
+        ],  # fmt: skip
+    }
+
+
+def write_layout(path: Path, cache: Path, slow: Path) -> None:
+    from tierdeck.app.layout_files import save_layout
+    from tierdeck.core.layout import Branch, default_layout
+
+    layout = default_layout((str(cache),), (Branch(str(slow)),), str(path.parent / "pool"))
+    save_layout(path, layout)
+
+
+def measure(rounds: int, work: Path) -> dict[str, dict[str, list[float]]]:
+    cache, slow, pristine_root = work / "cache", work / "slow", work / "pristine"
+    layout = work / "bench.toml"
+    results: dict[str, dict[str, list[float]]] = {}
+    env = {**os.environ, "TIERDECK_DATA_DIR": str(work / "data")}
+    for folder in (cache, slow):
+        folder.mkdir()
+        subprocess.run(["mount", "--bind", str(folder), str(folder)], check=True)
+    try:
+        write_layout(layout, cache, slow)
+        commands = tools(layout, cache, slow)
+        for name, build in SETS.items():
+            rng = random.Random(10)
+            pristine = pristine_root / name.replace(" ", "-")
+            make_pristine(pristine, build(rng), rng)
+            times: dict[str, list[float]] = {tool: [] for tool in commands}
+            order = list(commands)
+            for _ in range(rounds):
+                for tool in order:
+                    fresh_cache(pristine, cache, slow)
+                    start = time.perf_counter()
+                    subprocess.run(commands[tool], check=True, env=env, stdout=subprocess.DEVNULL)
+                    times[tool].append(time.perf_counter() - start)
+                    check_moved(pristine, cache, slow, tool)
+                order = order[1:] + order[:1]  # alternate who goes first
+            results[name] = times
+            shutil.rmtree(pristine)
+    finally:
+        for folder in (cache, slow):
+            subprocess.run(["umount", str(folder)], check=False)
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--dir", default="/var/tmp", help="a folder on the disk to measure")
+    args = parser.parse_args()
+    if os.geteuid() != 0:
+        raise SystemExit("bench/mover.py needs root (bind mounts, drop_caches)")
+    with tempfile.TemporaryDirectory(prefix="tierdeck-mover-bench.", dir=args.dir) as work:
+        results = measure(args.rounds, Path(work))
+    print(f"mover throughput against rsync, {args.rounds} alternating rounds, caches dropped")
+    for name, times in results.items():
+        print(f"{name}:")
+        for reference in ("rsync", "rsync --fsync"):
+            ratios = [r / t for r, t in zip(times[reference], times["tierdeck"], strict=True)]
+            print(f"  vs {reference:<14}: {statistics.median(ratios):5.2f}x "
+                  f"(range {min(ratios):.2f}-{max(ratios):.2f}; above 1: tierdeck faster)")  # fmt: skip
+        scale = ", ".join(f"{tool} {statistics.median(t):.2f} s" for tool, t in times.items())
+        print(f"  (for scale, medians: {scale})")
+
+
+if __name__ == "__main__":
+    main()
