@@ -34,6 +34,10 @@ from .inventory import collect_inventory
 from .layout_facts import branch_facts
 from .mover_history import MoverHistory, MoverHistoryError, MoverRecord, SkippedFile
 from .mover_plan import forecast
+from .mover_progress import MoverProgress, ProgressMeter
+
+__all__ = ["MoverOptions", "MoverProgress", "MoverRefused", "MoverReport", "RefusalKind",
+           "run_mover"]  # fmt: skip
 
 log = logging.getLogger(__name__)
 
@@ -43,19 +47,6 @@ class MoverOptions:
     min_age_days: int | None = None  # overrides the layout's
     dry_run: bool = False
     verify: bool = False  # sha256 of every copy against its source: reads each file twice
-
-
-@dataclass(frozen=True)
-class MoverProgress:
-    """Sent to ``on_progress`` at least every 0.25 s while moving."""
-
-    files_done: int
-    files_total: int
-    bytes_done: int
-    bytes_total: int
-    rate_bps: float | None
-    eta_seconds: float | None
-    current: str | None  # the file being moved (branch-relative), None between files
 
 
 @dataclass(frozen=True)
@@ -237,46 +228,6 @@ def _bench_history() -> HistoryStore | None:
         return None  # the forecast says so; the move does not need it
 
 
-class _Progress:
-    """Bytes and files done, reported from a ticker thread so a slow file still gets
-    a report every TICK seconds."""
-
-    def __init__(self, moves: Sequence[PlannedMove], callback: ProgressCallback) -> None:
-        self.moves = moves
-        self.callback = callback
-        self.total = sum(m.file.size for m in moves)
-        self.bytes_done = 0  # copied, as the engine reports it
-        self.settled_bytes = 0  # of files the engine finished with (moved or skipped)
-        self.files_done = 0
-        self.started = time.monotonic()
-        self.lock = threading.Lock()
-        self.stop = threading.Event()
-
-    def on_bytes(self, n: int) -> None:
-        with self.lock:
-            self.bytes_done += n
-
-    def settle(self, outcomes: Sequence[MoveOutcome]) -> None:
-        with self.lock:
-            self.files_done += len(outcomes)
-            self.settled_bytes += sum(o.move.file.size for o in outcomes)
-            self.bytes_done = max(self.bytes_done, self.settled_bytes)
-
-    def snapshot(self) -> MoverProgress:
-        with self.lock:
-            done = min(self.bytes_done, self.total)
-            files = self.files_done
-        elapsed = time.monotonic() - self.started
-        rate = done / elapsed if elapsed > 0.5 and done else None
-        eta = (self.total - done) / rate if rate else None
-        current = self.moves[files].file.rel if files < len(self.moves) else None
-        return MoverProgress(files, len(self.moves), done, self.total, rate, eta, current)
-
-    def tick(self) -> None:
-        while not self.stop.wait(TICK):
-            self.callback(self.snapshot())
-
-
 def _batches(moves: Sequence[PlannedMove]) -> list[Sequence[PlannedMove]]:
     out: list[Sequence[PlannedMove]] = []
     start, size = 0, 0
@@ -297,7 +248,7 @@ def _execute(
     on_progress: ProgressCallback,
     cancel: threading.Event,
 ) -> tuple[tuple[MoveOutcome, ...], StopReason | None, str]:
-    progress = _Progress(moves, on_progress)
+    progress = ProgressMeter(moves, on_progress, TICK)
     ticker = threading.Thread(target=progress.tick, name="mover-progress", daemon=True)
     ticker.start()
     outcomes: list[MoveOutcome] = []

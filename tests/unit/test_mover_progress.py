@@ -1,0 +1,55 @@
+"""app/mover_progress.ProgressMeter: reports on a ticker while a slow file copies."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from tierdeck.app.mover_progress import MoverProgress, ProgressMeter
+from tierdeck.core.mover import CachedFile, MoveOutcome, MoveReason, PlannedMove
+
+from tests.waiting import wait_until_sync
+
+
+def move(rel: str, size: int) -> PlannedMove:
+    return PlannedMove(CachedFile("/c", rel, size, 0.0, 0.0), "/d", MoveReason.AGE)
+
+
+def test_reports_every_tick_while_bytes_flow() -> None:
+    moves = [move("a", 1000), move("b", 3000)]
+    seen: list[tuple[float, MoverProgress]] = []
+    meter = ProgressMeter(moves, lambda p: seen.append((time.monotonic(), p)), 0.05)
+    ticker = threading.Thread(target=meter.tick)
+    ticker.start()
+    try:
+        meter.on_bytes(500)
+        wait_until_sync(lambda: len(seen) >= 4, "four reports", 5)
+    finally:
+        meter.stop.set()
+        ticker.join()
+    gaps = [b[0] - a[0] for a, b in zip(seen, seen[1:], strict=False)]
+    assert max(gaps) < 0.25
+    last = seen[-1][1]
+    assert (last.files_done, last.files_total, last.bytes_done, last.bytes_total) == (
+        0,
+        2,
+        500,
+        4000,
+    )
+    assert last.current == "a"
+
+
+def test_settle_counts_skipped_files_whole_and_rate_eta() -> None:
+    moves = [move("a", 1000), move("b", 3000)]
+    meter = ProgressMeter(moves, lambda p: None, 1.0)
+    meter.started -= 10  # as if 10 s ago
+    meter.on_bytes(200)  # the engine copied a little of a before skipping it
+    meter.settle([MoveOutcome(moves[0], False)])
+    snap = meter.snapshot()
+    assert (snap.files_done, snap.bytes_done, snap.current) == (1, 1000, "b")
+    assert snap.rate_bps is not None and 99 < snap.rate_bps < 101
+    assert snap.eta_seconds is not None and 29 < snap.eta_seconds < 31
+    meter.on_bytes(3000)
+    meter.settle([MoveOutcome(moves[1], True)])
+    done = meter.snapshot()
+    assert (done.files_done, done.bytes_done, done.current) == (2, 4000, None)
