@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from .errors import TierdeckError
 from .layout import Branch, Layout, PoolOptions, PoolSpec
+from .mover import destination_of
 
 __all__ = [
     "DEFAULT_LAYOUT_PATH",
@@ -194,7 +195,9 @@ def _mount_unit(pool: PoolSpec, branches: tuple[Branch, ...], what: str) -> str:
 
 def _mover_service(layout: Layout, command: str, layout_path: str) -> str:
     mover = layout.mover
-    needs = " ".join(_unit_word(p) for p in (*mover.source, mover.destination))
+    # The mover writes to the slow branches directly, not through the slow pool: those
+    # are the mounts it needs (an unmounted branch would take files onto the root disk).
+    needs = " ".join(_unit_word(p) for p in (*mover.source, *destination_of(layout).branches))
     exec_start = " ".join(_unit_word(w) for w in (command, "mover", "run", "--layout", layout_path))
     return (
         f"{_HEADER}"

@@ -71,3 +71,19 @@ def test_history_empty(data_dir: Path) -> None:
         "schema": "tierdeck.mover-history/1",
         "runs": [],
     }
+
+
+def test_the_layout_service_command_is_this_cli(tmp_path: Path, data_dir: Path) -> None:
+    from tierdeck.core.layout import Branch, default_layout
+    from tierdeck.core.layout_outputs import layout_outputs
+
+    lay = default_layout(("/cache",), (Branch("/mnt/d1"),), "/mnt/pool")
+    missing = tmp_path / "media.toml"
+    out = layout_outputs(lay, command="tierdeck", layout_path=str(missing))
+    exec_start = next(line for line in out.units[out.mover_service].splitlines()
+                      if line.startswith("ExecStart="))  # fmt: skip
+    argv = exec_start.removeprefix("ExecStart=").split()
+    assert argv[:4] == ["tierdeck", "mover", "run", "--layout"]
+    result = run(*argv[1:])
+    # the options parse; the file is what is missing (exit 2, one line)
+    assert result.exit_code == 2 and str(missing) in result.stderr

@@ -120,6 +120,8 @@ def test_units_of_the_seed_layout() -> None:
     assert out.mover_service == "tierdeck-mover-mnt-cached.service"
     assert 'ExecStart=/usr/bin/tierdeck mover run --layout "/etc/t/my %%lay.toml"\n' in service
     assert "Type=oneshot\n" in service
+    # the mover writes to the slow branches, not through the slow pool
+    assert "RequiresMountsFor=/cache /mnt/disk1 /mnt/disk2\n" in service
     timer = out.units[out.mover_timer]
     assert out.mover_timer == "tierdeck-mover-mnt-cached.timer"
     assert "OnCalendar=hourly\n" in timer
