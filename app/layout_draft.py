@@ -3,7 +3,8 @@
 A ``Draft`` may be incomplete (no cache yet, a minfreespace being typed): ``Layout``
 refuses those, so the screen edits a Draft and ``evaluate`` turns it into what the
 screen draws (the Layout or why there is none yet, the rule results, each create
-policy's answer for a file size, the fstab lines of core/layout_outputs). No Textual here: screens/compose.py only draws.
+policy's answer for a file size, the fstab lines of core/layout_outputs, the cache's fill
+against the mover's watermarks). No Textual here: screens/compose.py only draws.
 """
 
 from __future__ import annotations
@@ -14,11 +15,14 @@ from dataclasses import dataclass, field
 from ..backends.host import Host
 from ..core.errors import ParseError
 from ..core.layout import (
+    AgeBasis,
     Branch,
     BranchMode,
     CreatePolicy,
     Layout,
     LayoutError,
+    LayoutErrorKind,
+    MoverPolicy,
     PoolOptions,
     PoolSpec,
     default_layout,
@@ -31,11 +35,26 @@ from ..core.models import Disk, DiskKind, Inventory, MergerfsPool, Mount
 from ..core.relations import relation_map
 from ..core.units import parse_size
 from .layout_facts import branch_facts
+from .layout_fill import CacheFill, cache_fills
 from .layout_plan import pool_options_of, simulation_branches
 
 # Filesystems that cannot hold a tier: in RAM, read-only images, or pools themselves.
 _NOT_BRANCHES = frozenset({"tmpfs", "ramfs", "devtmpfs", "squashfs", "fuse.mergerfs", "overlay"})
 _MODES = (BranchMode.RW, BranchMode.NC, BranchMode.RO)
+# The Draft's text fields, as the screen's Inputs are named (opt-NAME).
+TEXT_FIELDS = ("pool", "slow_pool", "minfreespace", "file_size", "min_age", "fill_high",
+               "fill_low", "exclude", "schedule")  # fmt: skip
+# The field to show a LayoutError under, by its key (LayoutError.key).
+FIELD_OF_KEY = {
+    "tiered_pool.mountpoint": "pool",
+    "slow_pool.mountpoint": "slow_pool",
+    "slow_pool": "slow_pool",
+    "minfreespace": "minfreespace",
+    "min_age_days": "min_age",
+    "fill_high_pct": "fill_high",
+    "fill_low_pct": "fill_low",
+    "schedule": "schedule",
+}
 
 
 @dataclass(frozen=True)
@@ -59,6 +78,13 @@ class Draft:
     create: CreatePolicy = CreatePolicy.FF
     minfreespace: str = "4G"
     file_size: str = "1G"
+    # The mover (core/layout.MoverPolicy), as typed; its defaults are the model's.
+    min_age: str = "1"
+    age_basis: AgeBasis = AgeBasis.ATIME
+    fill_high: str = "80"
+    fill_low: str = "60"
+    exclude: str = ""  # globs separated by spaces
+    schedule: str = "hourly"
     # The options the screen does not edit (moveonenospc, cache.files ...), kept from
     # the pool the draft started from.
     base: PoolOptions = field(default_factory=lambda: PoolOptions(fsname="tiered"))
@@ -96,15 +122,24 @@ class Draft:
 
     def typed(self, name: str, text: str) -> Draft:
         """The draft with one of its text fields (an Input's) set to ``text``."""
-        if name == "pool":
-            return dataclasses.replace(self, pool=text)
-        if name == "slow_pool":
-            return dataclasses.replace(self, slow_pool=text)
-        if name == "minfreespace":
-            return dataclasses.replace(self, minfreespace=text)
-        if name == "file_size":
-            return dataclasses.replace(self, file_size=text)
-        raise KeyError(name)
+        if name not in TEXT_FIELDS:
+            raise KeyError(name)
+        changes: dict[str, object] = {name: text}
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    def mover(self, destination: str) -> MoverPolicy:
+        """The mover as typed, from the cache branches to ``destination``. LayoutError
+        (with the MoverPolicy key at fault) when a number or the schedule is wrong."""
+        return MoverPolicy(
+            source=self.cache,
+            destination=destination,
+            min_age_days=_whole(self.min_age, "min_age_days"),
+            age_basis=self.age_basis,
+            fill_high_pct=_whole(self.fill_high, "fill_high_pct"),
+            fill_low_pct=_whole(self.fill_low, "fill_low_pct"),
+            exclude=tuple(self.exclude.split()),
+            schedule=self.schedule.strip(),
+        )
 
     def layout(self) -> Layout:
         """The Layout this draft stands for. LayoutError (or ParseError for a size)
@@ -113,7 +148,20 @@ class Draft:
         slow_pool = self.slow_pool.strip() or None
         base = default_layout(self.cache, self.slow, self.pool.strip(), slow_pool)
         options = dataclasses.replace(self.base, create=self.create, minfreespace_bytes=minfree)
-        return dataclasses.replace(base, tiered_pool=PoolSpec(base.tiered_pool.mountpoint, options))
+        return dataclasses.replace(
+            base,
+            tiered_pool=PoolSpec(base.tiered_pool.mountpoint, options),
+            mover=self.mover(base.mover.destination),
+        )
+
+
+def _whole(text: str, key: str) -> int:
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise LayoutError(
+            LayoutErrorKind.BAD_VALUE, key, f"{text!r} is not a whole number"
+        ) from None
 
 
 def draft_from_pool(pool: MergerfsPool) -> Draft:
@@ -180,6 +228,7 @@ class Evaluation:
 
     layout: Layout | None
     problem: str | None
+    problem_field: str | None = None  # the Draft field at fault, for an inline error
     results: tuple[RuleResult, ...] = ()
     placements: dict[SimPolicy, Placement] = field(default_factory=dict)
     chosen: SimPolicy | None = None
@@ -187,20 +236,34 @@ class Evaluation:
     size_problem: str | None = None  # the file size typed is not a size
     fstab: tuple[str, ...] = ()
     fstab_problem: str | None = None  # a path fstab or systemd cannot hold
+    fills: tuple[CacheFill, ...] = ()  # the cache branches' fill now
+    mover: MoverPolicy | None = None  # the mover as typed, even without a layout yet
+
+
+def _mover_as_typed(draft: Draft) -> MoverPolicy | None:
+    try:
+        return draft.mover(destination="")
+    except LayoutError:
+        return None
 
 
 def evaluate(draft: Draft, inv: Inventory, host: Host) -> Evaluation:
+    fills = cache_fills(inv, draft.cache)
     try:
         layout = draft.layout()
-    except (LayoutError, ParseError) as exc:
-        return Evaluation(None, str(exc))
+    except LayoutError as exc:
+        field_ = FIELD_OF_KEY.get(exc.key or "")
+        return Evaluation(None, str(exc), field_, fills=fills, mover=_mover_as_typed(draft))
+    except ParseError as exc:  # only minfreespace is parsed as a size in layout()
+        return Evaluation(None, str(exc), "minfreespace", fills=fills, mover=_mover_as_typed(draft))
     facts = branch_facts(inv, host, [b.path for b in layout.tiered_branches()])
     results = check_layout(layout, facts)
     try:
         fstab, fstab_problem = layout_outputs(layout).fstab, None
     except OutputError as exc:
         fstab, fstab_problem = (), str(exc)
-    out = Evaluation(layout, None, results, fstab=fstab, fstab_problem=fstab_problem)
+    out = Evaluation(layout, None, None, results, fstab=fstab, fstab_problem=fstab_problem,
+                     fills=fills, mover=layout.mover)  # fmt: skip
     try:
         size = parse_size(draft.file_size.strip(), "file size")
     except ParseError as exc:

@@ -29,7 +29,7 @@ _BTRFS_LEVEL = {"RAID1": Redundancy.MIRROR, "RAID1C3": Redundancy.MIRROR,
 _RAM = frozenset({"tmpfs", "ramfs"})  # gone at reboot: no copy survives anything
 
 
-def _mount_of(inv: Inventory, path: str) -> Mount | None:
+def mount_of(inv: Inventory, path: str) -> Mount | None:
     """The mount a path is on: the longest mountpoint that holds it (the last one
     mounted there when two share a mountpoint, as the kernel shows the top one)."""
     path = posixpath.normpath(path)
@@ -105,7 +105,7 @@ def branch_facts(inv: Inventory, host: Host, paths: Iterable[str]) -> dict[str, 
     """Facts for each path (cache and slow branches), keyed by the path as given."""
     facts: dict[str, BranchFacts] = {}
     for path in paths:
-        mount = _mount_of(inv, path)
+        mount = mount_of(inv, path)
         facts[path] = BranchFacts(
             path=path,
             exists=_exists(host, path, mount),

@@ -5,15 +5,16 @@ there (its branches become the slow tier, its live options the tiered pool's). T
 screen edits an app/layout_draft.Draft; every change re-runs ``evaluate`` (the rules of
 core/layout_rules and the simulator of core/mergerfs_policy) and redraws. Three views,
 one at a time so each has the whole 80x24 screen, with the verdict above them on every
-view: 1 the inventory's mounts as candidate branches, 2 the options, 3 the checks, each
-create policy's answer for a file size, and the fstab preview. From 140 columns the
-checks stand beside views 1 and 2 instead.
+view: 1 the inventory's mounts as candidate branches, 2 the options (the pools', the
+mover's with the cache's fill against its watermarks: widgets/compose_options), 3 the
+checks, each create policy's answer for a file size, and the fstab preview. From 140
+columns the checks stand beside views 1 and 2 instead. Saving asks for a file
+(compose_save).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 from textual import on
 from textual.app import ComposeResult
@@ -23,25 +24,28 @@ from textual.screen import Screen
 from textual.widgets import Header, Input, Select, Static, TabbedContent, TabPane, Tabs
 
 from ..app.context import context
-from ..app.layout_draft import Draft, Evaluation, candidates, draft_from_pool, evaluate
-from ..app.layout_files import save_layout
-from ..core.errors import one_line
-from ..core.layout import CreatePolicy
+from ..app.layout_draft import (
+    TEXT_FIELDS,
+    Draft,
+    Evaluation,
+    candidates,
+    draft_from_pool,
+    evaluate,
+)
+from ..core.layout import AgeBasis, CreatePolicy
 from ..core.models import Inventory, MergerfsPool
 from ..widgets.calm_footer import CalmFooter
+from ..widgets.compose_options import OptionsForm
 from ..widgets.compose_views import (
-    EXPLAIN,
     CandidateTable,
-    create_explanation,
     fstab_renderable,
     rules_renderable,
     simulation_renderable,
     summary_line,
     tiers_line,
 )
-from .confirm import ConfirmScreen, PromptScreen
+from .compose_save import ask_and_save
 
-TEXT_FIELDS = ("pool", "slow_pool", "minfreespace", "file_size")
 WIDE = 140  # columns from which the checks stand beside the views
 VIEWS = {"1": "tab-branches", "2": "tab-options", "3": "tab-checks"}
 _FOCUS = {"1": "#compose-mounts", "2": "#opt-pool", "3": "#compose-checks"}
@@ -61,7 +65,11 @@ class ComposeScreen(Screen[None]):
             "x", "tier('none')", "Remove", tooltip="take the highlighted mount out of its tier"
         ),
         Binding(
-            "m", "mode", "Mode", show=False, tooltip="slow branch mode: RW, NC (no new files), RO"
+            "m",
+            "mode",
+            "Mode",
+            show=False,  # the footer is full at 80 columns: the tiers line says it
+            tooltip="the highlighted slow branch's mode: RW, NC (no new files), RO",
         ),
         Binding(
             "p",
@@ -82,13 +90,14 @@ class ComposeScreen(Screen[None]):
             show=False,
             tooltip="view: rule results, where a new file lands, fstab",
         ),
+        # Keys that open other screens from here go below (the mover's view, issue 10).
         Binding("escape", "back", "Back", tooltip="back to the dashboard (nothing is saved)"),
     ]
     HELP_TITLE = "tierdeck keys: compose a tier layout"
     HELP_NOTES = (
         ("up / down", "mounts: move; checks: scroll"),
         ("tab / shift+tab", "next / previous field (options view)"),
-        ("enter", "options: open the create policy list; pick with up/down, enter"),
+        ("enter", "options: open a list (create policy, age basis); pick with up/down, enter"),
         ("escape (in a field)", "leave the field for the tab bar; 1-3 switch views again"),
         ("escape", "close this help"),
     )
@@ -114,8 +123,8 @@ class ComposeScreen(Screen[None]):
                 with TabPane("1 Branches", id="tab-branches"):
                     yield CandidateTable(id="compose-mounts")
                     yield Static(id="compose-tiers")
-                with TabPane("2 Options", id="tab-options"), VerticalScroll(id="compose-options"):
-                    pass  # the fields: built when first shown (_mount_fields)
+                with TabPane("2 Options", id="tab-options"):
+                    yield OptionsForm(id="compose-options")  # fields built when first shown
                 with TabPane("3 Checks", id="tab-checks"), VerticalScroll(id="compose-checks"):
                     yield from self._checks("compose")
             # Wide terminals show the checks beside the views instead of as view 3.
@@ -128,35 +137,10 @@ class ComposeScreen(Screen[None]):
         yield Static(id=f"{where}-fstab", classes="fstab")  # short: above the 20 policies
         yield Static(id=f"{where}-sim", classes="sim")
 
-    async def _mount_fields(self) -> None:
-        """The options' fields, built the first time their view is shown: a Select and
-        four Inputs cost the screen's first paint time a user on view 1 does not need."""
-        if not self.query("#opt-pool"):
-            await self.query_one("#compose-options").mount_all(list(self._fields()))
-
     async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id == "tab-options":
-            await self._mount_fields()
-
-    def _fields(self) -> ComposeResult:
-        """Each field under its one-line explanation (which doubles as its label)."""
-        d = self.draft
-        yield Static(EXPLAIN["pool"], classes="explain")
-        yield Input(d.pool, id="opt-pool", compact=True)
-        yield Static(EXPLAIN["slow_pool"], classes="explain")
-        yield Input(d.slow_pool, id="opt-slow_pool", compact=True)
-        yield Static(create_explanation(d.create), id="explain-create", classes="explain")
-        yield Select(
-            [(p.value, p) for p in CreatePolicy],
-            value=d.create,
-            allow_blank=False,
-            id="opt-create",
-            compact=True,
-        )
-        yield Static(EXPLAIN["minfreespace"], classes="explain")
-        yield Input(d.minfreespace, id="opt-minfreespace", compact=True)
-        yield Static(EXPLAIN["file_size"], classes="explain")
-        yield Input(d.file_size, id="opt-file_size", compact=True)
+            await self.query_one(OptionsForm).build(self.draft)
+            self._refresh()
 
     def on_mount(self) -> None:
         self.sub_title = "compose a tier layout"
@@ -194,8 +178,7 @@ class ComposeScreen(Screen[None]):
             shown = draw(evaluation)
             for box in self.query(f".{name}").results(Static):
                 box.update(shown)
-        for label in self.query("#explain-create").results(Static):
-            label.update(create_explanation(self.draft.create))
+        self.query_one(OptionsForm).show(self.draft, evaluation)
 
     def _edit(self, draft: Draft) -> None:
         self.draft = draft
@@ -213,6 +196,11 @@ class ComposeScreen(Screen[None]):
     def _policy(self, event: Select.Changed) -> None:
         if isinstance(event.value, CreatePolicy) and event.value is not self.draft.create:
             self._edit(dataclasses.replace(self.draft, create=event.value))
+
+    @on(Select.Changed, "#opt-age_basis")
+    def _age_basis(self, event: Select.Changed) -> None:
+        if isinstance(event.value, AgeBasis) and event.value is not self.draft.age_basis:
+            self._edit(dataclasses.replace(self.draft, age_basis=event.value))
 
     # -- keys -------------------------------------------------------------------------
 
@@ -240,18 +228,9 @@ class ComposeScreen(Screen[None]):
         self._pool_index = (self._pool_index + 1) % len(pools)
         pool = pools[self._pool_index]
         self.draft = draft_from_pool(pool)
-        self._set_fields()
+        self.query_one(OptionsForm).set_values(self.draft)
         self._refresh()
         self.notify(f"Started from the pool {pool.mountpoint}: add its cache with c.")
-
-    def _set_fields(self) -> None:
-        d = self.draft
-        if not self.query("#opt-pool"):
-            return  # not built yet: they will start from the draft
-        with self.prevent(Input.Changed, Select.Changed):
-            for name in TEXT_FIELDS:
-                self.query_one(f"#opt-{name}", Input).value = getattr(d, name)
-            self.query_one("#opt-create", Select).value = d.create
 
     async def action_view(self, key: str) -> None:
         if key == "3" and self.wide:
@@ -259,7 +238,7 @@ class ComposeScreen(Screen[None]):
             return
         self.query_one(TabbedContent).active = VIEWS[key]
         if key == "2":
-            await self._mount_fields()
+            await self.query_one(OptionsForm).build(self.draft)
         self.query_one(_FOCUS[key]).focus()
 
     def action_save(self) -> None:
@@ -268,40 +247,7 @@ class ComposeScreen(Screen[None]):
             problem = self.evaluation.problem if self.evaluation else None
             self.notify(f"Nothing to save yet: {problem}", severity="error")
             return
-
-        def save(path: Path) -> None:
-            try:
-                save_layout(path, layout)
-            except OSError as exc:
-                self.notify(f"Could not save: {one_line(exc)}", severity="error")
-                return
-            self.notify(f"Saved the layout to {path}")
-
-        def write(answer: str | None) -> None:
-            if not answer:
-                return
-            path = Path(answer).expanduser()
-            if not path.exists():
-                save(path)
-                return
-            # A file the user names may hold something else: replacing it is asked.
-            question = f"{path} exists. Replace it with this layout?"
-            self.app.push_screen(
-                ConfirmScreen(
-                    question, title="Replace file", yes="Replace", no="Keep", danger=True
-                ),
-                lambda yes: save(path) if yes else self.notify("Not saved."),
-            )
-
-        self.app.push_screen(
-            PromptScreen(
-                "Save the layout (TOML) to:",
-                title="Save layout",
-                value="tierdeck-layout.toml",
-                validate=lambda text: None if text.strip() else "a file name, please",
-            ),
-            write,
-        )
+        ask_and_save(self, layout)
 
     def action_back(self) -> None:
         # From a field, escape leaves the field (to the tab bar, where 1-3 work again)

@@ -8,7 +8,8 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from ..app.layout_draft import Candidate, Draft, Evaluation
-from ..core.layout import CreatePolicy
+from ..app.layout_fill import CacheFill, FillState
+from ..core.layout import AgeBasis, CreatePolicy, MoverPolicy
 from ..core.layout_rules import RuleSeverity, create_policy_placement
 from ..core.mergerfs_policy import Placement
 from ..core.units import format_bytes
@@ -28,6 +29,15 @@ EXPLAIN = {
     "minfreespace": "minfreespace: a branch with less free space takes no new file. "
     "Keep it below the cache's size.",
     "file_size": "File size for the simulator (checks view): where would such a file land?",
+    "min_age": "Mover: minimum age in days. Below the high watermark only files older "
+    "than this leave the cache.",
+    "age_basis": "Age basis: atime (last read: files still being read stay cached) "
+    "or mtime (last written).",
+    "fill_high": "High watermark, % full: above it the oldest files move whatever their age.",
+    "fill_low": "Low watermark, % full: the mover stops there once it has started by fill.",
+    "exclude": "Never moved: globs relative to a cache branch, separated by spaces "
+    "(*.partial incoming/*).",
+    "schedule": "When the mover runs: a systemd OnCalendar= value (hourly, daily, *:0/15).",
 }
 
 
@@ -41,6 +51,46 @@ _PLACEMENT = {
 def create_explanation(policy: CreatePolicy) -> str:
     """The create policy field's label: what it is, and what this policy does here."""
     return f"{EXPLAIN['create']} {policy}: {_PLACEMENT[create_policy_placement(policy)]}."
+
+
+def age_basis_explanation(basis: AgeBasis, fills: tuple[CacheFill, ...]) -> str:
+    """The age basis field's label, saying which cache mounts keep no atime."""
+    out = EXPLAIN["age_basis"]
+    noatime = [f.path for f in fills if f.noatime]
+    if noatime:
+        out += f" {', '.join(noatime)}: mounted noatime, so atime is when a file was written"
+        out += "; reads do not keep it cached." if basis is AgeBasis.ATIME else "."
+    return out
+
+
+def _fill_line(fill: CacheFill, mover: MoverPolicy) -> Text:
+    state = fill.state(mover)
+    if state is FillState.UNKNOWN or fill.used_pct is None:
+        return Text(f"{fill.path}: how full is unknown (no usage figures for its mount)", "dim")
+    days = "day" if mover.min_age_days == 1 else "days"
+    out = Text.assemble((f"{fill.path} {fill.used_pct:.0f} % full", "bold"), ": ")
+    if state is FillState.ABOVE_HIGH:
+        out.append(f"above the {mover.fill_high_pct} % high watermark", style="bold yellow")
+        out.append(
+            f", the mover moves the oldest files, whatever their age, until it is down to "
+            f"{mover.fill_low_pct} %"
+        )
+    else:
+        out.append(f"below the {mover.fill_high_pct} % high watermark", style="green")
+        out.append(
+            f", the mover moves only files older than {mover.min_age_days} {days} "
+            f"({mover.age_basis})"
+        )
+    return out
+
+
+def fill_renderable(evaluation: Evaluation) -> Text:
+    """The cache branches' fill now against the watermarks as typed."""
+    if not evaluation.fills:
+        return Text("The cache's fill shows here once it has a branch (view 1, c).", "dim")
+    if evaluation.mover is None:
+        return Text("")  # a number being typed is wrong: its field says why
+    return Text("\n").join(_fill_line(f, evaluation.mover) for f in evaluation.fills)
 
 
 class CandidateTable(DataTable[Text | str]):
@@ -85,6 +135,8 @@ def tiers_line(draft: Draft) -> Text:
     out.append("  slow: ", style="bold")
     slow = ", ".join(f"{b.path}={b.mode.value}" for b in draft.slow)
     out.append(slow or "none yet (s)", style="" if draft.slow else "dim")
+    if draft.slow:
+        out.append("  (m: mode)", style="dim")
     return out
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.pilot import Pilot
+from textual.widget import Widget
 from textual.widgets import Input, Select, TabbedContent
 from tierdeck.app.layout_files import load_layout
 from tierdeck.app.tui import TierdeckApp
@@ -198,3 +199,54 @@ async def test_wide_terminals_show_the_checks_beside_the_views(demo_host: Record
         assert screen.query_one("#compose-side").has_focus
         assert screen.query_one(TabbedContent).active == "tab-branches"
         assert "the mover starts at 80%" in shown_text(screen.query_one("#side-rules"))
+
+
+async def seen(pilot: Pilot[None], widget: Widget) -> str:
+    """What ``widget`` shows once scrolled into view, as a user would look for it."""
+    widget.scroll_visible(animate=False, immediate=True)
+    await pilot.pause()
+    return shown_text(widget)
+
+
+async def test_a_low_watermark_at_the_high_one_is_an_inline_error(
+    demo_host: RecordedHost,
+) -> None:
+    app = demo_app(demo_host)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_compose(pilot, app, "3", "down")  # the seed's pool: slow tier
+        await highlight(pilot, screen, "/cache")
+        await pilot.press("c", "2")
+        error = screen.query_one("#error-fill_low")
+        fill = screen.query_one("#compose-fill")
+        assert not error.display
+        assert "below the 80 % high watermark" in await seen(pilot, fill)
+        await type_into(pilot, screen, "fill_low", "80")
+        assert "fill_low_pct: must be 0..fill_high_pct-1" in await seen(pilot, error)
+        assert "not a layout yet" in shown_text(screen.query_one("#compose-summary"))
+        assert await seen(pilot, fill) == ""
+        await type_into(pilot, screen, "fill_high", "90")  # fixed from the other side
+        assert not error.display
+        assert "below the 90 % high watermark" in await seen(pilot, fill)
+        assert screen.evaluation is not None and screen.evaluation.layout is not None
+        assert screen.evaluation.layout.mover.fill_low_pct == 80
+
+
+async def test_cycling_a_slow_branch_mode_changes_the_fstab_preview(
+    demo_host: RecordedHost,
+) -> None:
+    app = demo_app(demo_host)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_compose(pilot, app, "3", "down")
+        await highlight(pilot, screen, "/cache")
+        await pilot.press("c", "3")
+        fstab = screen.query_one("#compose-fstab")
+        assert "/cache=RW:/mnt/disk1=RW:/mnt/disk2=RW " in await seen(pilot, fstab)
+        for mode in ("NC", "RO", "RW"):
+            await pilot.press("1")
+            await highlight(pilot, screen, "/mnt/disk2")
+            await pilot.press("m", "3")
+            assert f"/cache=RW:/mnt/disk1=RW:/mnt/disk2={mode} " in await seen(pilot, fstab)
+        await pilot.press("1", "ctrl+home")
+        await highlight(pilot, screen, "/cache")
+        await pilot.press("m")  # a cache branch has no mode of its own: nothing changes
+        assert screen.draft.cache == ("/cache",) and screen.draft.tier_of("/cache") == "cache"
