@@ -15,6 +15,8 @@ declare -A TOOLS=(
   [mkfs.ext4]=e2fsprogs [getfattr]=attr [udevadm]=udev [lsscsi]=lsscsi
   [losetup]=mount [lsblk]=util-linux [fusermount3]=fuse3
 )
+# The mover's tests set ACLs; bench/mover.py measures against rsync.
+[ $want_test = 1 ] && TOOLS+=([setfacl]=acl [rsync]=rsync)
 missing_pkgs=()
 for tool in "${!TOOLS[@]}"; do
   command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] || [ -x "/sbin/$tool" ] \
