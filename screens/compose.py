@@ -32,7 +32,7 @@ from ..app.layout_draft import (
     draft_from_pool,
     evaluate,
 )
-from ..core.layout import AgeBasis, CreatePolicy
+from ..core.layout import AgeBasis, CreatePolicy, Layout
 from ..core.models import Inventory, MergerfsPool
 from ..widgets.calm_footer import CalmFooter
 from ..widgets.compose_options import OptionsForm
@@ -44,7 +44,7 @@ from ..widgets.compose_views import (
     summary_line,
     tiers_line,
 )
-from .compose_save import ask_and_save
+from .compose_save import ask_and_save, ask_and_write_output
 
 WIDE = 140  # columns from which the checks stand beside the views
 VIEWS = {"1": "tab-branches", "2": "tab-options", "3": "tab-checks"}
@@ -80,6 +80,13 @@ class ComposeScreen(Screen[None]):
         Binding("ctrl+s", "save", "Save", tooltip="save the layout as TOML to a file you name"),
         Binding(
             "w", "save", "Save", show=False, tooltip="save the layout as TOML to a file you name"
+        ),
+        Binding(
+            "o",
+            "write_output",
+            "Write",
+            show=False,  # the footer is full at 80 columns: the help lists it
+            tooltip="write the fstab lines, a unit or the TOML to a file you name",
         ),
         Binding("1", "view('1')", "Branches", show=False, tooltip="view: the mounts to pick from"),
         Binding("2", "view('2')", "Options", show=False, tooltip="view: pools and options"),
@@ -241,13 +248,20 @@ class ComposeScreen(Screen[None]):
             await self.query_one(OptionsForm).build(self.draft)
         self.query_one(_FOCUS[key]).focus()
 
-    def action_save(self) -> None:
+    def _layout_or_say(self) -> Layout | None:
         layout = self.evaluation.layout if self.evaluation else None
         if layout is None:
             problem = self.evaluation.problem if self.evaluation else None
-            self.notify(f"Nothing to save yet: {problem}", severity="error")
-            return
-        ask_and_save(self, layout)
+            self.notify(f"Nothing to write yet: {problem}", severity="error")
+        return layout
+
+    def action_save(self) -> None:
+        if layout := self._layout_or_say():
+            ask_and_save(self, layout)
+
+    def action_write_output(self) -> None:
+        if layout := self._layout_or_say():
+            ask_and_write_output(self, layout)
 
     def action_back(self) -> None:
         # From a field, escape leaves the field (to the tab bar, where 1-3 work again)

@@ -12,7 +12,9 @@ from tierdeck.app.layout_files import load_layout
 from tierdeck.app.tui import TierdeckApp
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.layout import BranchMode, CreatePolicy
+from tierdeck.core.layout_outputs import layout_outputs
 from tierdeck.core.layout_rules import RuleId, RuleSeverity
+from tierdeck.screens.choice import ChoiceScreen
 from tierdeck.screens.compose import ComposeScreen
 from tierdeck.screens.confirm import ConfirmScreen, PromptScreen
 from tierdeck.widgets.compose_views import CandidateTable
@@ -123,6 +125,17 @@ async def test_pick_branches_fix_rules_and_save(demo_host: RecordedHost, tmp_pat
         await pilot.press("y")
         await wait_until(pilot, lambda: target.read_text().startswith("format"), "replaced")
         assert load_layout(target) == screen.evaluation.layout  # type: ignore[union-attr]
+        # o: any output to a file; the second choice is the fstab lines, as apply writes them
+        fstab = tmp_path / "fstab-lines"
+        await pilot.press("o")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the outputs")
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the prompt")
+        assert app.screen.query_one(Input).value == "tierdeck-fstab"
+        await pilot.press("ctrl+a", "ctrl+k", *str(fstab), "enter")
+        await wait_until(pilot, fstab.exists, "the fstab lines")
+        layout = screen.evaluation.layout  # type: ignore[union-attr]
+        assert fstab.read_text().splitlines() == list(layout_outputs(layout).fstab)
 
 
 async def test_start_from_the_seed_pool_and_fix_its_policy(demo_host: RecordedHost) -> None:
@@ -166,7 +179,7 @@ async def test_p_cycles_pools_and_save_refuses_a_half_layout(demo_host: Recorded
         screen = await open_compose(pilot, app)
         await pilot.press("ctrl+s")
         assert not isinstance(app.screen, PromptScreen)
-        assert notes(app)[-1].startswith("Nothing to save yet: layout: cache: at least one")
+        assert notes(app)[-1].startswith("Nothing to write yet: layout: cache: at least one")
         await pilot.press("p")
         assert screen.draft.pool == "/mnt/cached"
         await pilot.press("2")  # the fields are built from the draft when first shown
