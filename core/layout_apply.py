@@ -200,9 +200,14 @@ def _mounted_pool(
                             "there, the layout's pool is mounted from fstab next time")]  # fmt: skip
         return [_unmount(mp, what, "it is not a mergerfs pool tierdeck can change in place"), mount]
     diff = runtime_diff(pool, branches, live)
+    # Untyped options are never written at runtime (see core/layout_runtime): say so
+    # wherever the pool keeps running, so nobody expects allow_other & co. to be live.
+    untyped = ", ".join(pool.options.other)
+    waits = (f"; its other options ({untyped}) are never set at runtime and take effect "
+             "at its next mount") if untyped else ""  # fmt: skip
     if diff.empty:
         return [replace(mount, skipped=f"skipped: {mp} already runs with the layout's branches "
-                        "and options")]  # fmt: skip
+                        f"and options{waits}")]  # fmt: skip
     later = ", ".join(c.key for c in diff.remount)
     if diff.remount and not no_remount:
         return [_unmount(mp, what, f"mergerfs takes {later} only when it mounts"), mount]
@@ -214,7 +219,9 @@ def _mounted_pool(
         for c in diff.settable]  # fmt: skip
     if diff.remount:
         actions.append(replace(mount, skipped=f"skipped: --no-remount; {later} changes at "
-                               f"the next mount of {mp} (from fstab)"))  # fmt: skip
+                               f"the next mount of {mp} (from fstab){waits}"))  # fmt: skip
+    elif waits:
+        actions.append(replace(mount, skipped=f"skipped: {mp} keeps running{waits}"))
     return actions
 
 

@@ -4,6 +4,8 @@ control file, remount with a warning, or wait with --no-remount)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tierdeck.core.layout import Branch, CreatePolicy, PoolOptions, PoolSpec, default_layout
 from tierdeck.core.layout_apply import ActionKind, CurrentState, plan_apply
 from tierdeck.core.layout_outputs import layout_outputs
@@ -67,7 +69,17 @@ def test_plan_sets_runtime_options_without_unmounting() -> None:
     sets = [a for a in actions if a.kind is ActionKind.SET_OPTION]
     assert len(sets) == 1 and sets[0].path == "/mnt/tiered/.mergerfs"
     assert "fstab block has it too" in sets[0].description and "now mfs" in sets[0].description
-    assert not [a for a in actions if a.kind in (ActionKind.UNMOUNT, ActionKind.MOUNT)]
+    assert not [a for a in actions if a.kind is ActionKind.UNMOUNT]
+    # the pool keeps running: the untyped allow_other is said to wait for its next mount
+    (mount,) = [a for a in actions if a.kind is ActionKind.MOUNT]
+    assert mount.skipped and "(allow_other) are never set at runtime" in mount.skipped
+    # with no untyped option there is nothing to wait for, and no skipped mount to read
+    bare_pool = PoolSpec("/mnt/tiered", PoolOptions(fsname="tiered", other=()))
+    bare = replace(LAYOUT, tiered_pool=bare_pool)
+    state = CurrentState("a\n", frozenset({"/mnt/tiered"}), MOUNTED,
+                         {"/mnt/tiered": {**LIVE, "category.create": "mfs"}}, True)  # fmt: skip
+    bare_plan = plan_apply(bare, layout_outputs(bare), (), state, root=None, stamp="T")
+    assert not [a for a in bare_plan.actions if a.kind is ActionKind.MOUNT]
 
 
 def test_plan_for_a_pool_already_as_the_layout_says_does_nothing_to_it() -> None:
