@@ -215,6 +215,13 @@ def _locked(
     )  # fmt: skip
     if engine is None:  # a dry run stops at the forecast
         return dataclasses.replace(planned, message=_summary(planned))
+    try:
+        # The engine makes the folders under a destination, not the destination itself
+        # (a folder of the slow pool the branch may not have yet).
+        for folder in sorted({m.destination for m in plan.moves}):
+            host.make_dirs(folder)
+    except (TierdeckError, OSError) as exc:
+        return dataclasses.replace(planned, stopped=StopReason.ERROR, message=str(exc))
     outcomes, stopped, detail = _execute(host, engine, plan.moves, on_progress, cancel)
     done = dataclasses.replace(planned, outcomes=outcomes, stopped=stopped, finished=time.time())
     message = _summary(done) + (f"; stopped: {detail}" if detail else "")

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
-from ..backends.host import Host
+from ..backends.host import FsUsage, Host
 from ..backends.mover_scan import BranchScan, is_noatime
 from ..core.bench_models import RunResult
 from ..core.errors import HostError
@@ -49,7 +49,7 @@ def _mount(inv: Inventory, facts: Mapping[str, BranchFacts], path: str) -> Mount
     return next((m for m in reversed(inv.mounts) if m.mountpoint == top), None)
 
 
-def _missing_dirs(host: Host) -> MissingDirs:
+def _missing_dirs(host: Host, layout: Layout) -> MissingDirs:
     @cache
     def exists(path: str) -> bool:
         try:
@@ -57,13 +57,26 @@ def _missing_dirs(host: Host) -> MissingDirs:
         except HostError:
             return False
 
-    def missing(branch: str, parent: str) -> int:
+    def missing(dest: str, parent: str) -> int:
         count, d = 0, parent
-        while d and not exists(posixpath.join(branch, d)):
+        while d and not exists(posixpath.join(dest, d)):
             count, d = count + 1, posixpath.dirname(d)
+        if not d:
+            # Up to the destination folder (a folder of the slow pool): mergerfs sees
+            # its levels missing on a branch too, up to the branch itself.
+            root, d = _branch_of(layout, dest), dest
+            while d != root and d != "/" and not exists(d):
+                count, d = count + 1, posixpath.dirname(d)
         return count
 
     return missing
+
+
+def _space(host: Host, path: str) -> FsUsage:
+    try:
+        return host.statvfs(path)
+    except OSError as exc:  # host errors are TierdeckErrors already: the run stops on either
+        raise HostError(f"cannot read the free space of {path}: {exc}") from exc
 
 
 def forecast(
@@ -81,22 +94,24 @@ def forecast(
     scans = tuple(host.scan_branch(b) for b in layout.mover.source)
     usage = {}
     for b in layout.mover.source:
-        fs = host.statvfs(b)
+        fs = _space(host, b)
         usage[b] = CacheUsage(b, fs.used_bytes, fs.avail_bytes)
     files = [f for s in scans for f in s.files]
     selected = select_files(files, layout.mover, usage, now, min_age_days=min_age_days)
     dest = destination_of(layout)
     space = {}
     for p in dest.branches:
-        fs = host.statvfs(p)
-        mount = _mount(inv, facts, _branch_of(layout, p))
+        # The branch itself: the destination may be a folder not made on it yet.
+        branch = _branch_of(layout, p)
+        fs = _space(host, branch)
+        mount = _mount(inv, facts, branch)
         ro = mount is not None and "ro" in mount.options
         space[p] = SlowSpace(p, fs.avail_bytes, fs.used_bytes, readonly_fs=ro)
     plan = place(
         selected,
         dest,
         space,
-        missing_dirs=_missing_dirs(host),
+        missing_dirs=_missing_dirs(host, layout),
         rng=random.Random(int(now)),
     )
     seconds, note = _duration(plan, layout, facts, history)

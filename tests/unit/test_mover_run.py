@@ -220,3 +220,51 @@ def test_slow_tier_filling_up_mid_run_stops_with_nothing_lost(
         assert not [n for n in os.listdir(disk) if n.startswith(".tierdeck-moving.")]
     (rec,) = MoverHistory().list()
     assert rec.stopped is StopReason.NO_SPACE and rec.failed
+
+
+def test_destination_folder_missing_on_the_branches_is_created(tiers: Tiers) -> None:
+    # The mover moves into a folder of the slow pool that no slow branch has yet: the
+    # branches' free space is their own (statvfs of the branch), and the folder is made.
+    pool = tiers.layout.slow_pool
+    assert pool is not None
+    layout = dataclasses.replace(
+        tiers.layout,
+        mover=dataclasses.replace(tiers.layout.mover, destination=f"{pool.mountpoint}/media"),
+    )
+    save_layout(tiers.layout_path, layout)
+    tiers = dataclasses.replace(tiers, layout=layout)
+    digest = put(tiers, "tv/old.mkv", 300 * 1024)
+    report, _ = run(tiers, dry_run=True)
+    assert report.stopped is None, report.message  # type: ignore[attr-defined]
+    assert [m.destination for m in report.planned] in (  # type: ignore[attr-defined]
+        [str(d / "media")] for d in tiers.slow
+    )
+    assert not any((d / "media").exists() for d in tiers.slow)  # a dry run makes nothing
+    report, _ = run(tiers)
+    assert report.ok and report.files_moved == 1, report.message  # type: ignore[attr-defined]
+    (place,) = [d for d in tiers.slow if (d / "media/tv/old.mkv").exists()]
+    assert hashlib.sha256((place / "media/tv/old.mkv").read_bytes()).hexdigest() == digest
+    assert not (tiers.cache / "tv/old.mkv").exists()
+
+
+def test_path_preserving_policy_sees_the_destination_folder(tiers: Tiers) -> None:
+    # epmfs into the pool's "media", which only d2 has: mergerfs would create there,
+    # though d1 has more room (its "media" missing counts like any missing parent).
+    from tierdeck.core.mergerfs_policy import CreatePolicy
+
+    pool = tiers.layout.slow_pool
+    assert pool is not None
+    epmfs = dataclasses.replace(
+        pool, options=dataclasses.replace(pool.options, create=CreatePolicy.EPMFS)
+    )
+    layout = dataclasses.replace(
+        tiers.layout, slow_pool=epmfs,
+        mover=dataclasses.replace(tiers.layout.mover, destination=f"{pool.mountpoint}/media"),
+    )  # fmt: skip
+    save_layout(tiers.layout_path, layout)
+    tiers = dataclasses.replace(tiers, layout=layout)
+    (tiers.slow[1] / "media").mkdir()
+    (tiers.slow[1] / "filler").write_bytes(b"\1" * MIB)
+    put(tiers, "tv/old.mkv", 1000)
+    report, _ = run(tiers, dry_run=True)
+    assert [m.destination for m in report.planned] == [str(tiers.slow[1] / "media")]  # type: ignore[attr-defined]
