@@ -13,9 +13,9 @@ import errno
 import hashlib
 import os
 import stat
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 CHUNK = 16 * 2**20  # between two looks at the cancel flag
 _ZEROS = bytes(2**20)
@@ -23,6 +23,12 @@ _ZEROS = bytes(2**20)
 # the new file although the source has none. Others (security.selinux) are the
 # destination's policy and stay.
 _INHERITED = ("system.posix_acl_access", "system.posix_acl_default")
+
+
+class Flag(Protocol):
+    """Looked at between two chunks: a threading.Event, or one that also says halt."""
+
+    def is_set(self) -> bool: ...
 
 
 class Cancelled(Exception):
@@ -64,7 +70,7 @@ def copy_data(
     *,
     sparse: bool,
     hasher: hashlib._Hash | None,
-    cancel: threading.Event,
+    cancel: Flag,
     on_bytes: Callable[[int], None],
 ) -> None:
     """Copy ``size`` bytes; with ``sparse`` only the data segments (SEEK_DATA/SEEK_HOLE),
@@ -77,7 +83,8 @@ def copy_data(
         offset = end
     if hasher is not None:
         _hash_zeros(hasher, size - offset)
-    os.ftruncate(dst, size)  # a trailing hole, and the size when the file ends in one
+    if sparse:  # a trailing hole: the size is set, not written
+        os.ftruncate(dst, size)
 
 
 def _segments(fd: int, size: int) -> list[tuple[int, int]]:
@@ -102,7 +109,7 @@ def _copy_range(
     start: int,
     end: int,
     hasher: hashlib._Hash | None,
-    cancel: threading.Event,
+    cancel: Flag,
     on_bytes: Callable[[int], None],
 ) -> None:
     offset = start
@@ -193,13 +200,17 @@ def copy_xattrs(source: str | int, target: str | int, *, follow: bool = True) ->
                 continue
             raise
         os.setxattr(target, name, value, follow_symlinks=follow)
-    for name in _INHERITED:
-        if name not in names:
-            try:
+    inherited = [n for n in _INHERITED if n not in names]
+    if inherited:  # one listing of the copy rather than a removal tried per name
+        try:
+            present = os.listxattr(target, follow_symlinks=follow)
+        except OSError as exc:
+            if exc.errno != errno.EOPNOTSUPP:  # no xattrs there: none inherited either
+                raise
+            present = []
+        for name in inherited:
+            if name in present:
                 os.removexattr(target, name, follow_symlinks=follow)
-            except OSError as exc:
-                if exc.errno not in (errno.ENODATA, errno.EOPNOTSUPP):
-                    raise
 
 
 def set_times(target: str | int, st: os.stat_result) -> None:
@@ -207,17 +218,23 @@ def set_times(target: str | int, st: os.stat_result) -> None:
     os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns), follow_symlinks=follow)
 
 
-def make_parents(src_branch: str, dst_branch: str, rel: str) -> list[tuple[str, os.stat_result]]:
+def make_parents(
+    src_branch: str, dst_branch: str, rel: str, known: set[str] | None = None
+) -> list[tuple[str, os.stat_result]]:
     """Create the folders above ``rel`` missing on the destination branch, each with its
     source folder's owner, mode and xattrs; returns them (with the source's stat) so the
     caller sets their times once the files are in (a rename into a folder changes its
     mtime). An existing folder is left as it is. Raises NotADirectoryError when a
-    non-folder stands where a folder is needed."""
+    non-folder stands where a folder is needed. ``known`` holds folders already seen
+    to exist (it is added to), so a batch looks at each folder once."""
     created: list[tuple[str, os.stat_result]] = []
+    known = set() if known is None else known
     parts = rel.split("/")[:-1]
     for depth in range(1, len(parts) + 1):
         prefix = "/".join(parts[:depth])
         target = os.path.join(dst_branch, prefix)
+        if target in known:
+            continue
         try:
             existing = os.lstat(target)
         except FileNotFoundError:
@@ -225,13 +242,15 @@ def make_parents(src_branch: str, dst_branch: str, rel: str) -> list[tuple[str, 
         if existing is not None:
             if not stat.S_ISDIR(existing.st_mode):
                 raise NotADirectoryError(errno.ENOTDIR, "not a folder", target)
+            known.add(target)
             continue
         source = os.path.join(src_branch, prefix)
         st = os.lstat(source)
         try:
             os.mkdir(target, 0o700)
         except FileExistsError:
-            continue  # another writer made it meanwhile: theirs
+            continue  # another writer made it meanwhile: theirs (looked at again next time)
+        known.add(target)
         fd = os.open(target, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
             copy_owner_mode_xattrs(source, fd, st)

@@ -46,6 +46,7 @@ GROUP_FILES = 1000  # a group shares its syncfs calls and its journal
 GROUP_BYTES = 512 * 2**20  # ... and what a crash makes the next run copy again
 
 SETTLE_THREADS = 8
+COPY_THREADS = 4
 _NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
 
 
@@ -153,6 +154,20 @@ def _describe(exc: OSError) -> str:
     return f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
 
 
+class _Halt:
+    """The run's cancel flag, or this group's own stop after a failed copy."""
+
+    def __init__(self, cancel: threading.Event) -> None:
+        self.cancel = cancel
+        self.stopped = threading.Event()
+
+    def is_set(self) -> bool:
+        return self.stopped.is_set() or self.cancel.is_set()
+
+    def stop(self) -> None:
+        self.stopped.set()
+
+
 def check_move(move: PlannedMove) -> None:
     """Refuse a move whose paths could leave its branches (a caller's bug)."""
     rel = move.file.rel
@@ -223,7 +238,9 @@ class _Group:
             branch = move.file.branch
             source = os.path.join(branch, move.file.rel)
             target = os.path.join(move.destination, move.file.rel)
-            real = real_branches.setdefault(branch, os.path.realpath(branch))
+            real = real_branches.get(branch)
+            if real is None:  # once per branch: realpath lstats every level of it
+                real = real_branches[branch] = os.path.realpath(branch)
             try:
                 st = os.lstat(source)
             except FileNotFoundError:
@@ -244,11 +261,7 @@ class _Group:
         return copies
 
     def _move(self, journal: Journal, copies: list[_Copy]) -> None:
-        for copy in copies:
-            if self.cancel.is_set():
-                raise fc.Cancelled
-            self.current = copy.move.file.rel
-            self._copy(copy)
+        self._copy_all(self._make_folders(copies))
         live = [c for c in copies if c.record is not None]
         self._sync({c.move.destination for c in live})
         self._verify_and_recheck(live)
@@ -272,17 +285,58 @@ class _Group:
     def _outcome(self, copy: _Copy, skip: SkipReason | None, detail: str = "") -> None:
         self.outcomes[copy.position] = MoveOutcome(copy.move, skip is None, skip, detail)
 
-    def _copy(self, copy: _Copy) -> None:
-        file = copy.move.file
-        try:
-            self.folders.extend(fc.make_parents(file.branch, copy.move.destination, file.rel))
-        except NotADirectoryError as exc:
-            self._outcome(copy, SkipReason.EXISTS, f"{exc.filename} is not a folder")
-            return
-        if stat.S_ISLNK(copy.before.st_mode):
-            self._copy_symlink(copy)
-        else:
-            self._copy_file(copy)
+    def _make_folders(self, copies: list[_Copy]) -> list[_Copy]:
+        """The folders above each copy, in order, in this thread; the copies that have
+        theirs."""
+        known: set[str] = set()
+        ready: list[_Copy] = []
+        for copy in copies:
+            if self.cancel.is_set():
+                raise fc.Cancelled
+            file = copy.move.file
+            self.current = file.rel
+            try:
+                made = fc.make_parents(file.branch, copy.move.destination, file.rel, known)
+            except NotADirectoryError as exc:
+                self._outcome(copy, SkipReason.EXISTS, f"{exc.filename} is not a folder")
+                continue
+            self.folders.extend(made)
+            ready.append(copy)
+        return ready
+
+    def _copy_all(self, copies: list[_Copy]) -> None:
+        """The copies in COPY_THREADS threads: a small file's copy is mostly waiting (a
+        cold read, the inode's creation) and the waits overlap. The first failure halts
+        the others (before their next file or chunk) and is raised only once every
+        thread has stopped, so none still writes a temp file when the group is undone."""
+        halt = _Halt(self.cancel)
+
+        def copy_one(copy: _Copy) -> None:
+            if halt.is_set():
+                raise fc.Cancelled
+            try:
+                if stat.S_ISLNK(copy.before.st_mode):
+                    self._copy_symlink(copy)
+                else:
+                    self._copy_file(copy, halt)
+            except BaseException:
+                if not halt.is_set():
+                    self.current = copy.move.file.rel
+                halt.stop()
+                raise
+
+        failures: list[BaseException] = []
+        with ThreadPoolExecutor(COPY_THREADS, thread_name_prefix="mover-copy") as pool:
+            try:
+                for future in [pool.submit(copy_one, c) for c in copies]:
+                    try:
+                        future.result()
+                    except BaseException as exc:  # Crash in the tests stands for kill -9
+                        failures.append(exc)
+            finally:
+                halt.stop()  # this thread interrupted: the queued copies do not start
+        if failures:
+            raise next((f for f in failures if not isinstance(f, fc.Cancelled)), failures[0])
 
     def _copy_symlink(self, copy: _Copy) -> None:
         entry = copy.entry
@@ -304,7 +358,7 @@ class _Group:
         copy.record = CopiedRecord(written.st_ino, written.st_size, written.st_mtime_ns,
                                    fc.SourceIdentity.of(after))  # fmt: skip
 
-    def _copy_file(self, copy: _Copy) -> None:
+    def _copy_file(self, copy: _Copy, halt: fc.Flag) -> None:
         entry = copy.entry
         try:
             src, noatime = fc.open_source(entry.source)
@@ -323,7 +377,7 @@ class _Group:
                 return
             hasher = hashlib.sha256() if self.mover.verify else None
             try:
-                self._write_temp(src, st, entry.temp, hasher)
+                written = self._write_temp(src, st, entry.temp, hasher, halt)
             finally:
                 if not noatime:  # the read may have set it: put it back, even on a stop
                     with contextlib.suppress(PermissionError):
@@ -336,21 +390,23 @@ class _Group:
             os.unlink(entry.temp)
             self._outcome(copy, SkipReason.CHANGED, "written to during the copy")
             return
-        written = os.lstat(entry.temp)
         copy.sha256 = hasher.hexdigest() if hasher is not None else None
         copy.record = CopiedRecord(written.st_ino, written.st_size, written.st_mtime_ns,
                                    fc.SourceIdentity.of(after), copy.sha256)  # fmt: skip
 
     def _write_temp(
-        self, src: int, st: os.stat_result, temp: str, hasher: hashlib._Hash | None
-    ) -> None:
+        self, src: int, st: os.stat_result, temp: str, hasher: hashlib._Hash | None,
+        halt: fc.Flag,
+    ) -> os.stat_result:  # fmt: skip
+        """The temp file written whole with the source's metadata; its stat."""
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         out = os.open(temp, flags, 0o600)
         try:
             fc.copy_data(src, out, st.st_size, sparse=fc.is_sparse(st), hasher=hasher,
-                         cancel=self.cancel, on_bytes=self.on_bytes)  # fmt: skip
+                         cancel=halt, on_bytes=self.on_bytes)  # fmt: skip
             fc.copy_owner_mode_xattrs(src, out, st)
             fc.set_times(out, st)
+            return os.fstat(out)
         finally:
             os.close(out)
 

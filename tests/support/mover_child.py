@@ -35,14 +35,18 @@ class Counter:
     def __init__(self, pause_at: int | None) -> None:
         self.steps = 0
         self.pause_at = pause_at
+        # The engine copies in threads: one step at a time, and the pause holds the
+        # lock, so every other thread stops at its next step too.
+        self.lock = threading.Lock()
 
     def step(self) -> None:
-        self.steps += 1
-        if self.steps == self.pause_at:
-            sys.stdout.write(f"paused {self.steps}\n")
-            sys.stdout.flush()
-            sys.stdin.read()  # until killed
-            os._exit(3)  # the parent closed stdin instead of killing: still no cleanup
+        with self.lock:
+            self.steps += 1
+            if self.steps == self.pause_at:
+                sys.stdout.write(f"paused {self.steps}\n")
+                sys.stdout.flush()
+                sys.stdin.read()  # until killed
+                os._exit(3)  # the parent closed stdin instead of killing: still no cleanup
 
     def wrap(self, func: Callable[..., Any]) -> Callable[..., Any]:
         def counted(*args: Any, **kwargs: Any) -> Any:

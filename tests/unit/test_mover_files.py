@@ -224,6 +224,38 @@ def test_cancel_keeps_the_groups_already_moved(
     assert os.listdir(journal) == []
 
 
+def test_one_copy_failing_halts_the_others_and_each_file_stays_once(
+    tiers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Copies run in threads: the first failure (here ENOSPC on the 10th file) stops the
+    rest, and the group is undone only once no thread still writes."""
+    cache, slow, journal = tiers
+    for index in range(40):
+        (cache / f"d{index % 4}").mkdir(exist_ok=True)
+        (cache / f"d{index % 4}" / f"f{index:02d}").write_bytes(os.urandom(5000))
+    before = snapshot(cache)
+    real_copy = mover_files.fc.copy_data
+    calls: list[int] = []
+    lock = threading.Lock()
+
+    def copy_data(*args: object, **kwargs: object) -> None:
+        with lock:
+            calls.append(1)
+            failing = len(calls) == 10
+        if failing:
+            raise OSError(28, "No space left on device")
+        real_copy(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(mover_files.fc, "copy_data", copy_data)
+    with pytest.raises(MoveStopped) as stopped:
+        move(LocalFileMover(str(journal), verify=False), cache, slow)
+    assert stopped.value.reason is StopReason.NO_SPACE
+    assert stopped.value.outcomes == ()  # nothing of the group was renamed
+    assert len(calls) < 40  # the queued copies did not start
+    assert snapshot(cache) == before and leftovers(cache, slow) == []
+    assert [p for p in slow.rglob("*") if p.is_file()] == [] and os.listdir(journal) == []
+
+
 class Crash(BaseException):
     """Stands for kill -9: nothing after it runs, no handler sees it."""
 
