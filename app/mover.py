@@ -103,7 +103,7 @@ ProgressCallback = Callable[[MoverProgress], None]
 
 # The rules whose errors mean a run would lose data or fill the wrong disk.
 _REFUSING = frozenset({RuleId.MOVER_SOURCE, RuleId.MOVER_DESTINATION, RuleId.BRANCH_MOUNTED})
-BATCH_FILES = 256  # open files are looked up again before each batch
+BATCH_FILES = 1000  # open files are looked up again before each batch (~0.3 s of small files)
 BATCH_BYTES = 4 * 2**30
 TICK = 0.2  # seconds between progress reports (the contract asks for at most 0.25)
 

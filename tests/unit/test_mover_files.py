@@ -256,6 +256,37 @@ def test_one_copy_failing_halts_the_others_and_each_file_stays_once(
     assert [p for p in slow.rglob("*") if p.is_file()] == [] and os.listdir(journal) == []
 
 
+def test_a_failed_settle_in_the_background_stops_the_next_group_too(
+    tiers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A group's sources are unlinked while the next group copies: when that unlink
+    fails, the next group is undone as after a crash, and each file is once."""
+    cache, slow, journal = tiers
+    monkeypatch.setattr(mover_files, "GROUP_FILES", 2)
+    for index in range(6):
+        (cache / f"f{index}").write_bytes(os.urandom(3000))
+    before = snapshot(cache)
+    real_settle = mover_files.settle_in_place
+
+    def settle_fails_once(*args: object, **kwargs: object) -> tuple[RecoveryAction, str]:
+        if not failed:
+            failed.append(1)
+            raise OSError(5, "Input/output error")
+        return real_settle(*args, **kwargs)  # type: ignore[arg-type]
+
+    failed: list[int] = []
+    monkeypatch.setattr(mover_files, "settle_in_place", settle_fails_once)
+    with pytest.raises(MoveStopped) as stopped:
+        move(LocalFileMover(str(journal), verify=False), cache, slow)
+    assert stopped.value.reason is StopReason.ERROR
+    moved = {o.move.file.rel for o in stopped.value.outcomes if o.moved}
+    assert moved <= {"f0", "f1", "f2", "f3"}  # never the third group
+    on_cache, on_slow = snapshot(cache), snapshot(slow)
+    assert set(on_cache) | set(on_slow) == set(before) and not set(on_cache) & set(on_slow)
+    assert {**on_cache, **on_slow} == before
+    assert set(on_slow) == moved and leftovers(cache, slow) == [] and os.listdir(journal) == []
+
+
 class Crash(BaseException):
     """Stands for kill -9: nothing after it runs, no handler sees it."""
 
