@@ -6,6 +6,8 @@ machine. Detail panes follow the highlighted row of the focused table or tree.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on
@@ -28,6 +30,11 @@ from ..widgets.mergerfs_tables import (
 from ..widgets.mergerfs_tables import pool_detail as mergerfs_detail
 from ..widgets.pool_tree import PoolItem, PoolTree, pool_detail, relation_key
 from ..widgets.problem_list import problems_renderable
+
+if TYPE_CHECKING:  # the mover's modules load when m is pressed, not with the dashboard
+    from pathlib import Path
+
+    from ..core.layout import Layout
 
 SECTION_FOCUS = {
     "disks": "#disk-table",
@@ -61,6 +68,14 @@ class DashboardScreen(Screen[None]):
             show=False,
             tooltip="compose a cache/slow tier layout; from the highlighted mergerfs pool on "
             "the mergerfs tab",
+        ),
+        Binding(
+            "m",
+            "mover",
+            "Mover",
+            show=False,
+            tooltip="the mover of a layout file: its forecast, a move with live progress, the "
+            "last run's report",
         ),
     ]
     HELP_TITLE = "tierdeck keys: dashboard"
@@ -166,6 +181,16 @@ class DashboardScreen(Screen[None]):
         on_pools = self.query_one("#sections", TabbedContent).active == "mergerfs"
         pool = self.query_one(MergerfsPoolTable).selected_pool if on_pools else None
         self.app.push_screen(ComposeScreen(self.inventory, pool))
+
+    def action_mover(self) -> None:
+        """m: the mover view, for a layout file the user names."""
+        from .mover import MoverScreen
+        from .mover_support import ask_layout, default_layout_file
+
+        def opened(path: Path, layout: Layout) -> None:
+            self.app.push_screen(MoverScreen(layout, path))
+
+        ask_layout(self.app, opened, default_layout_file())
 
     # -- data -------------------------------------------------------------------------
 

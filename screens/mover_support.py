@@ -1,0 +1,109 @@
+"""The mover view's parts that are not the screen: its phases, the messages its worker
+thread posts, the move question, and the dashboard's way in (a layout file asked for,
+checked as it is typed)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from textual.message import Message
+
+from ..app.layout_files import load_layout
+from ..app.mover import MoverProgress, MoverReport
+from ..core.errors import one_line
+from ..core.layout import Layout, LayoutError
+from ..core.units import format_bytes
+from ..widgets.mover_views import planned_bytes
+from .confirm import PromptScreen
+
+# The compose screen's save proposes this name: the likeliest file when none is known.
+DEFAULT_LAYOUT_FILE = "tierdeck-layout.toml"
+
+RunMover = Callable[..., MoverReport]  # app.mover.run_mover's signature
+LastRun = Callable[[], MoverReport | None]
+
+
+class Phase(Enum):
+    FORECASTING = "forecasting (dry run)…"
+    READY = "forecast ready: m moves these files"
+    MOVING = "moving files: c cancels"
+    STOPPING = "stopping after the current file…"
+    DONE = "done"
+    FAILED = "could not run"
+
+
+@dataclass
+class MoverProgressed(Message):
+    progress: MoverProgress
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, MoverProgressed)  # only the newest matters
+
+
+@dataclass
+class MoverFinished(Message):
+    report: MoverReport
+
+
+@dataclass
+class MoverFailed(Message):
+    error: str  # one line: a refusal (rules, lock, a recording) or a crash
+
+
+@dataclass
+class LastRunLoaded(Message):
+    report: MoverReport | None
+
+
+def move_question(forecast: MoverReport) -> str:
+    count, size = len(forecast.planned), format_bytes(planned_bytes(forecast.planned))
+    return (
+        f"Move {count} file{'s' if count != 1 else ''} ({size}) from the cache to the slow "
+        "tier now?\n\nEach is copied branch to branch, synced, verified, and only then "
+        "removed from the cache. The cache is scanned again first: the files moved may "
+        "differ a little from the forecast."
+    )
+
+
+def default_layout_file() -> str:
+    """What the layout prompt proposes."""
+    return DEFAULT_LAYOUT_FILE
+
+
+def read_layout(text: str) -> tuple[Path, Layout] | str:
+    """The layout file the user typed, or why it is not one (one line)."""
+    if not text.strip():
+        return "a layout file (TOML), please"
+    path = Path(text.strip()).expanduser()
+    try:
+        return path, load_layout(path)
+    except (LayoutError, OSError) as exc:
+        return one_line(exc)
+
+
+def ask_layout(app: Any, opened: Callable[[Path, Layout], None], default: str) -> None:
+    """The dashboard's way in: a prompt for a layout file, checked on enter (the error
+    shows under the field), then ``opened`` with the file's layout."""
+
+    def check(text: str) -> str | None:
+        found = read_layout(text)
+        return found if isinstance(found, str) else None
+
+    def answered(text: str | None) -> None:
+        found = read_layout(text) if text else None
+        if isinstance(found, tuple):
+            opened(*found)
+
+    app.push_screen(
+        PromptScreen(
+            "The mover of which layout (TOML file, e.g. saved by l on the dashboard)?",
+            title="Mover",
+            value=default,
+            validate=check,
+        ),
+        answered,
+    )
