@@ -1,7 +1,6 @@
 """A kill -9 of the engine while it moves a symlink must not make the link look recently
-used: with age_basis atime the next run would then keep it on the cache (found by
-bench/mover_soak.py: after some kills of ``tierdeck mover run`` a symlink stayed on the
-cache, its atime today).
+used: with age_basis atime the next run would then keep it on the cache (found while
+building bench/mover_soak.py, which counts such links apart from its failures).
 
 The engine reads the link with readlink(2), which sets the link's atime (relatime: its
 atime was older than a day), and does not put it back; there is no O_NOATIME for
