@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from .mover_syscalls import start_writeback
+
 CHUNK = 16 * 2**20  # between two looks at the cancel flag
 _ZEROS = bytes(2**20)
 # The only xattrs removed from a copy: ACLs the destination folder's default ACL gave
@@ -127,6 +129,8 @@ def _copy_range(
             done = _kernel_copy(src, dst, offset, want)
         if done == 0:  # the source shrank under us: the identity check will say so
             return
+        if end - start > CHUNK:  # a big file: its writing starts while the rest is read
+            start_writeback(dst, offset, done)
         offset += done
         on_bytes(done)
 
