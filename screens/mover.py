@@ -25,6 +25,7 @@ from textual.widgets import Footer, Header, ProgressBar, Static, TabbedContent, 
 
 from ..app.context import context
 from ..app.mover import MoverOptions, MoverProgress, MoverRefused, MoverReport, run_mover
+from ..app.mover_history import MoverRecord
 from ..core.errors import one_line
 from ..core.layout import Layout
 from ..widgets.mover_views import (
@@ -32,6 +33,7 @@ from ..widgets.mover_views import (
     forecast_renderable,
     planned_bytes,
     progress_text,
+    record_renderable,
     report_renderable,
 )
 from .mover_support import (
@@ -42,6 +44,7 @@ from .mover_support import (
     MoverProgressed,
     Phase,
     RunMover,
+    last_move,
     move_question,
 )
 
@@ -75,7 +78,7 @@ class MoverScreen(Screen[None]):
     forecast: var[MoverReport | None] = var(None)
     report: var[MoverReport | None] = var(None)
     """This view's run, once it ended."""
-    last_run: var[MoverReport | None] = var(None)
+    last_run: var[MoverRecord | None] = var(None)
     """The newest recorded run, shown until this view runs one."""
     progress: var[MoverProgress | None] = var(None)
 
@@ -91,7 +94,7 @@ class MoverScreen(Screen[None]):
         self.tier_layout = layout
         self.layout_path = layout_path
         self._run = run
-        self._last_run = last_run
+        self._last_run = last_run or (lambda: last_move(layout_path))
         self._cancel = threading.Event()
         self._quit_after = False
 
@@ -145,20 +148,20 @@ class MoverScreen(Screen[None]):
 
     @work(thread=True, group="mover-history", exit_on_error=False)
     def _load_last_run(self) -> None:
-        if self._last_run is None:
-            return
         try:
-            report = self._last_run()
+            record = self._last_run()
         except Exception as exc:  # noqa: BLE001 - a broken history must not hide the view
-            self.post_message(MoverFailed(f"the mover history could not be read: {one_line(exc)}"))
+            self.post_message(LastRunLoaded(None, error=one_line(exc)))
             return
-        self.post_message(LastRunLoaded(report))
+        self.post_message(LastRunLoaded(record))
 
     # -- messages ---------------------------------------------------------------------
 
     def on_last_run_loaded(self, message: LastRunLoaded) -> None:
-        self.last_run = message.report
+        self.last_run = message.record
         self._draw_report()
+        if message.error:
+            self.notify(f"The mover history could not be read: {message.error}", severity="error")
 
     def on_mover_progressed(self, message: MoverProgressed) -> None:
         if self.phase not in (Phase.MOVING, Phase.STOPPING):
@@ -229,9 +232,9 @@ class MoverScreen(Screen[None]):
     def _draw_report(self) -> None:
         box = self.query_one("#mover-report", Static)
         if self.report is not None:
-            box.update(report_renderable(self.report, title="This run:"))
+            box.update(report_renderable(self.report))
         elif self.last_run is not None:
-            box.update(report_renderable(self.last_run, title="Last run:"))
+            box.update(record_renderable(self.last_run))
         else:
             box.update(Text("No mover run recorded for this layout yet.", style="dim"))
 

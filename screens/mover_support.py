@@ -14,6 +14,7 @@ from textual.message import Message
 
 from ..app.layout_files import load_layout
 from ..app.mover import MoverProgress, MoverReport
+from ..app.mover_history import MoverHistory, MoverHistoryError, MoverRecord
 from ..core.errors import one_line
 from ..core.layout import Layout, LayoutError
 from ..core.units import format_bytes
@@ -24,7 +25,7 @@ from .confirm import PromptScreen
 DEFAULT_LAYOUT_FILE = "tierdeck-layout.toml"
 
 RunMover = Callable[..., MoverReport]  # app.mover.run_mover's signature
-LastRun = Callable[[], MoverReport | None]
+LastRun = Callable[[], MoverRecord | None]
 
 
 class Phase(Enum):
@@ -56,7 +57,8 @@ class MoverFailed(Message):
 
 @dataclass
 class LastRunLoaded(Message):
-    report: MoverReport | None
+    record: MoverRecord | None
+    error: str | None = None  # why the history could not be read
 
 
 def move_question(forecast: MoverReport) -> str:
@@ -69,9 +71,24 @@ def move_question(forecast: MoverReport) -> str:
     )
 
 
+RECORDS_LOOKED_AT = 200  # each forecast is recorded too: the last move is among these
+
+
+def last_move(layout_path: Path) -> MoverRecord | None:
+    """The newest recorded run of this layout file that was not a dry run (the view's
+    own forecasts are recorded too), or None. MoverHistoryError as the history says."""
+    runs = MoverHistory().list(str(layout_path.absolute()), limit=RECORDS_LOOKED_AT)
+    return next((r for r in runs if not r.dry_run), None)
+
+
 def default_layout_file() -> str:
-    """What the layout prompt proposes."""
-    return DEFAULT_LAYOUT_FILE
+    """What the layout prompt proposes: the layout of the newest recorded mover run,
+    else the name the compose screen saves to."""
+    try:
+        runs = MoverHistory().list(limit=1)
+    except MoverHistoryError:
+        runs = []
+    return runs[0].layout_path if runs else DEFAULT_LAYOUT_FILE
 
 
 def read_layout(text: str) -> tuple[Path, Layout] | str:

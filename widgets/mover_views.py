@@ -14,7 +14,8 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from ..app.mover import MoverProgress, MoverReport
-from ..core.mover import MoveOutcome, PlannedMove, RecoveryAction, StopReason
+from ..app.mover_history import MoverRecord, SkippedFile
+from ..core.mover import PlannedMove, RecoveryAction, StopReason, Unplaced
 from ..core.units import fmt_clock, fmt_rate, format_bytes
 
 _STOP = {
@@ -48,10 +49,8 @@ def forecast_renderable(report: MoverReport) -> RenderableType:
     on what basis, and the noatime caveat."""
     moves = report.planned
     if not moves:
-        head = Text.assemble(
-            ("Nothing to move now", "bold"), f" ({report.message})" if report.message else ""
-        )
-        return Group(head, *_noatime_lines(report))
+        head = Text("Nothing to move now.", style="bold")
+        return Group(head, *_unplaced_lines(report.unplaced), *_noatime_lines(report))
     total = planned_bytes(moves)
     reasons = Counter(m.reason.value for m in moves)
     why = ", ".join(f"{n} by {reason}" for reason, n in sorted(reasons.items()))
@@ -60,23 +59,33 @@ def forecast_renderable(report: MoverReport) -> RenderableType:
         (f"{_count(len(moves), 'file')}, {format_bytes(total)}", "bold cyan"),
         f" ({why})",
     )
-    return Group(head, forecast_time(report, total), *_noatime_lines(report))
-
-
-def forecast_time(report: MoverReport, total: int) -> Text:
-    seconds = report.forecast_seconds
-    if seconds is None:
-        return Text(
-            "Time: unknown, no benchmark in the history measured the slow disks "
-            "(b on the dashboard measures them).",
-            style="dim",
-        )
-    rate = f" at {fmt_rate(total / seconds)}" if seconds > 0 else ""
-    return Text.assemble(
-        "Time: about ",
-        (fmt_clock(seconds), "bold"),
-        f"{rate}: the history's best write on those disks.",
+    return Group(
+        head, forecast_time(report), *_unplaced_lines(report.unplaced), *_noatime_lines(report)
     )
+
+
+def forecast_time(report: MoverReport) -> Text:
+    """The forecast's time and its basis (the history's bandwidth), or why there is none."""
+    note = report.forecast_note
+    if report.forecast_seconds is None:
+        why = note or "no benchmark in the history measured the slow disks"
+        return Text(f"Time: unknown ({why}; b on the dashboard measures them).", style="dim")
+    return Text.assemble(
+        "Time: about ", (fmt_clock(report.forecast_seconds), "bold"), f" ({note})" if note else ""
+    )
+
+
+def _unplaced_lines(unplaced: tuple[Unplaced, ...]) -> list[Text]:
+    if not unplaced:
+        return []
+    size = format_bytes(sum(u.file.size for u in unplaced))
+    return [
+        Text(
+            f"! {_count(len(unplaced), 'selected file')} ({size}) fit on no slow branch: "
+            "they stay on the cache.",
+            style="yellow",
+        )
+    ]
 
 
 def _noatime_lines(report: MoverReport) -> list[Text]:
@@ -130,51 +139,88 @@ def progress_text(progress: MoverProgress) -> Text:
     return out
 
 
-def _skip_lines(skipped: tuple[MoveOutcome, ...]) -> list[Text]:
+def _skip_lines(skipped: tuple[SkippedFile, ...]) -> list[Text]:
     if not skipped:
         return []
-    kinds = Counter(o.skip.value for o in skipped if o.skip is not None)
+    kinds = Counter(str(s.reason) for s in skipped)
     head = Text.assemble(
         (f"Skipped {_count(len(skipped), 'file')}: ", "bold yellow"),
         ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())),
         " (left on the cache, whole)",
     )
     lines = [head]
-    for outcome in skipped[:SKIPPED_ROWS]:
-        kind = outcome.skip.value if outcome.skip is not None else "?"
-        line = Text.assemble("  ", (kind, "yellow"), " ", outcome.move.file.rel)
-        if outcome.detail:
-            line.append(f" ({outcome.detail})", style="dim")
+    for item in skipped[:SKIPPED_ROWS]:
+        line = Text.assemble("  ", (str(item.reason), "yellow"), " ", item.rel)
+        if item.detail:
+            line.append(f" ({item.detail})", style="dim")
         lines.append(line)
     if len(skipped) > SKIPPED_ROWS:
         lines.append(Text(f"  … and {len(skipped) - SKIPPED_ROWS} more", style="dim"))
     return lines
 
 
-def report_renderable(report: MoverReport, *, title: str) -> RenderableType:
-    """A finished run: what moved, what was skipped and why, why it stopped."""
-    took = fmt_clock(report.finished - report.started)
+def _run_lines(title: str, record: MoverRecord) -> list[RenderableType]:
+    """What a run did, from its record: the report of this view's run and the last
+    recorded run read the same way."""
     head = Text.assemble(
-        (title, "bold"), f" {_when(report.started)}, layout {report.layout_name}, took {took}"
+        (title, "bold"),
+        f" {_when(record.started)}, layout {record.layout_name}, took {fmt_clock(record.duration)}",
     )
-    if report.dry_run:
+    if record.dry_run:
         head.append(" (dry run)", style="dim")
+    if record.refused is not None:
+        refused = Text.assemble(("Refused ", "bold red"), f"({record.refused}): ", record.message)
+        return [head, refused, Text("Nothing was touched.", style="dim")]
     moved = Text.assemble(
         ("Moved ", "bold"),
-        (f"{_count(report.files_moved, 'file')}, {format_bytes(report.bytes_moved)}", "bold green"),
-        f" of {_count(len(report.planned), 'file')} planned",
+        (f"{_count(record.files_moved, 'file')}, {format_bytes(record.bytes_moved)}", "bold green"),
+        f" of {_count(record.files_planned, 'file')} planned",
     )
     lines: list[RenderableType] = [head, moved]
-    if report.stopped is not None:
-        why = _STOP[report.stopped]
-        stop = Text.assemble(("Stopped: ", "bold red"), why)
-        if report.message:
-            stop.append(f": {report.message}")
-        stop.append(". Every file is whole, in one place.", style="dim")
-        lines.append(stop)
-    elif report.message:
-        lines.append(Text(report.message, style="dim"))
-    lines.extend(_skip_lines(report.skipped))
+    if record.stopped is not None:
+        lines.append(
+            Text.assemble(
+                ("Stopped: ", "bold red"),
+                _STOP[record.stopped],
+                (". Every file is whole, in one place.", "dim"),
+            )
+        )
+        if record.message:
+            lines.append(Text(record.message, style="dim"))
+    lines.extend(_skip_lines(record.skipped))
+    return lines
+
+
+def record_renderable(record: MoverRecord, *, title: str = "Last run:") -> RenderableType:
+    lines = _run_lines(title, record)
+    if record.recovered:
+        lines.append(Text(f"Recovered {_count(record.recovered, 'move')} a crash had left."))
+    return Group(*lines)
+
+
+def report_renderable(report: MoverReport, *, title: str = "This run:") -> RenderableType:
+    """A run of this view: its record's lines, and each recovery by name."""
+    skipped = tuple(
+        SkippedFile(o.move.file.rel, o.skip, o.detail) for o in report.skipped if o.skip
+    )
+    record = MoverRecord(
+        layout_name=report.layout_name,
+        layout_path="",
+        started=report.started,
+        duration=report.finished - report.started,
+        dry_run=report.dry_run,
+        files_planned=len(report.planned),
+        bytes_planned=planned_bytes(report.planned),
+        files_moved=report.files_moved,
+        bytes_moved=report.bytes_moved,
+        skipped=skipped,
+        recovered=len(report.recovered),
+        stopped=report.stopped,
+        refused=None,
+        message=report.message,
+    )
+    lines = _run_lines(title, record)
+    lines.extend(_unplaced_lines(report.unplaced))
     for rec in report.recovered:
         lines.append(Text.assemble(("Recovered ", "bold"), rec.rel, ": ", _RECOVERED[rec.action]))
     return Group(*lines)

@@ -4,19 +4,22 @@ bar and figures as files move, cancel, a refusal, and the help page."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, ProgressBar, Static, TabbedContent
 from tierdeck.app.layout_files import save_layout
 from tierdeck.app.mover import MoverRefused, RefusalKind
+from tierdeck.app.mover_history import MoverHistory
 from tierdeck.app.tui import TierdeckApp
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.mover import StopReason
 from tierdeck.screens.confirm import ConfirmScreen, PromptScreen
 from tierdeck.screens.mover import MoverScreen, Phase
-from tierdeck.screens.mover_support import DEFAULT_LAYOUT_FILE
+from tierdeck.screens.mover_support import DEFAULT_LAYOUT_FILE, last_move
 from tierdeck.widgets.mover_views import PlanTable
 
 from tests.snapshot_apps.mover import (
@@ -34,6 +37,14 @@ from .test_help import check_page, open_help
 from .waiting import screen_text, shown_text, wait_for_inventory
 
 SIZE = (80, 24)
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The mover's records (the dashboard's proposed layout) in a folder of the test's."""
+    folder = tmp_path / "data"
+    monkeypatch.setenv("TIERDECK_DATA_DIR", str(folder))
+    return folder
 
 
 async def opened(pilot: Pilot[None]) -> MoverScreen:
@@ -65,7 +76,8 @@ async def test_opens_on_the_forecast_and_the_last_run() -> None:
         assert app.scripted.calls[0].dry_run
         forecast = shown_text(screen.query_one("#mover-forecast"))
         assert "Would move 6 files, 11G (4 by age, 2 by fill)" in forecast
-        assert "Time: about 1:11" in forecast
+        assert "Time: about 1:11 (best write bandwidth measured: /mnt/disk1 162M/s" in forecast
+        assert "! 1 selected file (900G) fit on no slow branch: they stay on the cache." in forecast
         assert "/mnt/cache mounted noatime" in forecast
         table = screen.query_one(PlanTable)
         assert table.row_count == len(PLANNED)
@@ -82,18 +94,19 @@ async def test_opens_on_the_forecast_and_the_last_run() -> None:
         assert report.startswith("Last run: ")
         assert "Moved 3 files, 3.5G of 5 files planned" in report
         assert "open downloads/seeding.iso (qbittorrent)" in report
-        assert "Recovered tv/Old/S01E09.mkv: finished" in report
+        assert "Recovered 1 move a crash had left." in report
 
 
 async def test_no_history_and_no_bandwidth_are_said() -> None:
-    bare = ScriptedRun(forecast=FORECAST.__class__(**{**FORECAST.__dict__,
-                       "forecast_seconds": None, "noatime_branches": ()}))  # fmt: skip
+    bare = ScriptedRun(forecast=dataclasses.replace(
+        FORECAST, forecast_seconds=None, forecast_note="no benchmark history",
+        noatime_branches=(), unplaced=()))  # fmt: skip
     app = MoverApp(run=bare, last=None)
     async with app.run_test(size=SIZE) as pilot:
         screen = await opened_without_last(pilot)
         forecast = shown_text(screen.query_one("#mover-forecast"))
-        assert "Time: unknown, no benchmark in the history measured the slow disks" in forecast
-        assert "noatime" not in forecast
+        assert "Time: unknown (no benchmark history; b on the dashboard measures" in forecast
+        assert "noatime" not in forecast and "no slow branch" not in forecast
         await pilot.press("2")
         assert "No mover run recorded" in shown_text(screen.query_one("#mover-report"))
 
@@ -212,7 +225,7 @@ async def test_dashboard_m_asks_for_a_layout_file(demo_host: RecordedHost, tmp_p
         await pilot.press("m")
         await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the prompt")
         field = app.screen.query_one(Input)
-        assert field.value == DEFAULT_LAYOUT_FILE
+        assert field.value == DEFAULT_LAYOUT_FILE  # no run recorded: compose's save name
         field.value = str(tmp_path / "missing.toml")
         await pilot.press("enter")  # not a file: said under the field, the prompt stays
         error = app.screen.query_one("#prompt-error", Static)
@@ -228,3 +241,22 @@ async def test_dashboard_m_asks_for_a_layout_file(demo_host: RecordedHost, tmp_p
         assert "Move now" not in screen_text(app)
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is app.dashboard, "the dashboard")
+
+
+async def test_dashboard_proposes_the_layout_of_the_last_run(demo_host: RecordedHost) -> None:
+    MoverHistory().add(LAST_RUN)
+    app = demo_app(demo_host)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_inventory(pilot, app)
+        await pilot.press("m")
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the prompt")
+        assert app.screen.query_one(Input).value == str(LAYOUT_PATH)
+
+
+async def test_the_last_move_comes_from_the_records_not_the_forecasts(data_dir: Path) -> None:
+    history = MoverHistory()
+    history.add(LAST_RUN)
+    forecast = dataclasses.replace(LAST_RUN, dry_run=True, started=LAST_RUN.started + 60)
+    history.add(forecast)  # every forecast the view makes is recorded, newer
+    assert last_move(LAYOUT_PATH) == dataclasses.replace(LAST_RUN, id=1)
+    assert last_move(Path("/etc/tierdeck/other.toml")) is None

@@ -1,6 +1,6 @@
 """The mover view with fixed data, for snapshots and Pilot tests: a layout like seed 000's
 (one SSD cache, two slow disks behind a slow pool), a dry-run forecast and a last run,
-all typed values (app/mover's MoverReport), nothing from the clock or the machine.
+all typed values (app/mover's MoverReport, app/mover_history's MoverRecord), nothing from the clock or the machine.
 
 ``ScriptedRun`` stands in for app.mover.run_mover: the dry run returns ``FORECAST``;
 a real run reports progress file by file, waiting for the test to ``step()`` between
@@ -15,16 +15,16 @@ from typing import Any
 
 from textual.app import App
 from tierdeck.app.mover import MoverOptions, MoverProgress, MoverReport
+from tierdeck.app.mover_history import MoverRecord, SkippedFile
 from tierdeck.core.layout import Branch, Layout, default_layout
 from tierdeck.core.mover import (
     CachedFile,
     MoveOutcome,
     MoveReason,
     PlannedMove,
-    RecoveryAction,
-    RecoveryOutcome,
     SkipReason,
     StopReason,
+    Unplaced,
 )
 
 G = 1024**3
@@ -65,33 +65,28 @@ FORECAST = MoverReport(
     message="",
     forecast_seconds=71.0,
     noatime_branches=(CACHE,),
+    forecast_note="best write bandwidth measured: /mnt/disk1 162M/s, /mnt/disk2 158M/s",
+    unplaced=(Unplaced(_move("backup/vm.qcow2", 900 * G, DISK1).file, MoveReason.FILL, None),),
 )
 
-_LAST_PLANNED = (
-    _move("tv/Old/S02E01.mkv", int(1.2 * G), DISK1),
-    _move("tv/Old/S02E02.mkv", int(1.2 * G), DISK2),
-    _move("tv/Old/S02E03.mkv", int(1.1 * G), DISK1),
-    _move("downloads/seeding.iso", 700 * M, DISK2),
-    _move("music/linked.flac", 40 * M, DISK1),
-)
-LAST_RUN = MoverReport(
+LAST_RUN = MoverRecord(
     layout_name="media",
+    layout_path=str(LAYOUT_PATH),
     started=STARTED - 86400,
-    finished=STARTED - 86400 + 47,
+    duration=47.0,
     dry_run=False,
-    planned=_LAST_PLANNED,
-    outcomes=(
-        MoveOutcome(_LAST_PLANNED[0], moved=True),
-        MoveOutcome(_LAST_PLANNED[1], moved=True),
-        MoveOutcome(_LAST_PLANNED[2], moved=True),
-        MoveOutcome(_LAST_PLANNED[3], moved=False, skip=SkipReason.OPEN, detail="qbittorrent"),
-        MoveOutcome(_LAST_PLANNED[4], moved=False, skip=SkipReason.HARD_LINK, detail="2 links"),
+    files_planned=5,
+    bytes_planned=int(4.24 * G),
+    files_moved=3,
+    bytes_moved=int(3.5 * G),
+    skipped=(
+        SkippedFile("downloads/seeding.iso", SkipReason.OPEN, "qbittorrent"),
+        SkippedFile("music/linked.flac", SkipReason.HARD_LINK, "2 links"),
     ),
-    recovered=(RecoveryOutcome("tv/Old/S01E09.mkv", CACHE, DISK2, RecoveryAction.FINISHED),),
+    recovered=1,
     stopped=None,
-    message="",
-    forecast_seconds=None,
-    noatime_branches=(),
+    refused=None,
+    message="moved 3 files, 3.5G; skipped 2; recovered 1 moves a crash left",
 )
 
 
@@ -146,21 +141,39 @@ class ScriptedRun:
 
 
 class MoverApp(App[None]):
-    """Just the mover view on ``LAYOUT``, fed by ``run`` and the last run ``last``."""
+    """Just the mover view on ``layout``: fed by ``run`` and the last run ``last`` by
+    default; with ``live=True`` by the real run_mover, the mover history and ``host``."""
 
     CSS_PATH = "../../app/tierdeck.tcss"
     ENABLE_COMMAND_PALETTE = False  # as in TierdeckApp
 
-    def __init__(self, run: ScriptedRun | None = None, last: MoverReport | None = LAST_RUN) -> None:
+    def __init__(
+        self,
+        run: ScriptedRun | None = None,
+        last: MoverRecord | None = LAST_RUN,
+        *,
+        live: bool = False,
+        host: Any = None,
+        layout: Layout = LAYOUT,
+        layout_path: Path = LAYOUT_PATH,
+    ) -> None:
         super().__init__()
         self.scripted = run or ScriptedRun()
         self.last = last
-        self.host = None  # the scripted run never reads it
+        self.live = live
+        self.host = host  # a scripted run never reads it
+        self.tier_layout = layout
+        self.layout_path = layout_path
         self.title = "tierdeck — nas"
 
     def on_mount(self) -> None:
         from tierdeck.screens.mover import MoverScreen
 
+        if self.live:
+            self.push_screen(MoverScreen(self.tier_layout, self.layout_path))
+            return
         self.push_screen(
-            MoverScreen(LAYOUT, LAYOUT_PATH, run=self.scripted, last_run=lambda: self.last)
+            MoverScreen(
+                self.tier_layout, self.layout_path, run=self.scripted, last_run=lambda: self.last
+            )
         )
