@@ -44,6 +44,9 @@ class JournalEntry:
     target: str  # absolute final path on the slow branch
     temp: str  # absolute temp path beside target
     identity: SourceIdentity  # the source when the batch began
+    # A symlink's atime then: readlink dates a link (no O_NOATIME for it), so recovery
+    # puts it back on a link that stays on the cache. None for files (O_NOATIME).
+    link_atime_ns: int | None = None
 
 
 @dataclass(frozen=True)
@@ -139,13 +142,18 @@ def _identity(values: Any) -> SourceIdentity:
 
 
 def _entry_dict(entry: JournalEntry) -> dict[str, Any]:
-    return {"rel": entry.rel, "source": entry.source, "target": entry.target,
-            "temp": entry.temp, "identity": _identity_list(entry.identity)}  # fmt: skip
+    raw: dict[str, Any] = {"rel": entry.rel, "source": entry.source, "target": entry.target,
+                           "temp": entry.temp, "identity": _identity_list(entry.identity)}  # fmt: skip
+    if entry.link_atime_ns is not None:
+        raw["link_atime_ns"] = entry.link_atime_ns
+    return raw
 
 
 def _entry(raw: dict[str, Any]) -> JournalEntry:
+    atime = raw.get("link_atime_ns")
     return JournalEntry(str(raw["rel"]), str(raw["source"]), str(raw["target"]),
-                        str(raw["temp"]), _identity(raw["identity"]))  # fmt: skip
+                        str(raw["temp"]), _identity(raw["identity"]),
+                        None if atime is None else int(atime))  # fmt: skip
 
 
 def _copied_dict(record: CopiedRecord) -> dict[str, Any]:

@@ -12,13 +12,15 @@ The rules, per journalled move:
   when the batch verified); if the source changed since, it is the newer file and the
   copy is removed (UNDONE).
 
-What recovery changed is made durable (an fsync of each folder it touched) before the
+A symlink left on the cache gets back the atime it had when the batch began (readlink
+dated it). What recovery changed is made durable (an fsync of each folder it touched) before the
 journal goes.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 
 from ..core.mover import RecoveryAction, RecoveryOutcome
 from .mover_copy import SourceIdentity, sha256_of
@@ -33,6 +35,7 @@ def recover_journal(journal: Journal) -> dict[int, RecoveryOutcome]:
     touched: set[str] = set()
     for index, entry in enumerate(journal.entries):
         action, detail = _recover_entry(entry, journal.copied.get(index), touched)
+        restore_link_atime(entry)
         if action is not None:
             outcomes[index] = RecoveryOutcome(
                 rel=entry.rel,
@@ -45,6 +48,19 @@ def recover_journal(journal: Journal) -> dict[int, RecoveryOutcome]:
         fsync_dir(folder)
     journal.remove()
     return outcomes
+
+
+def restore_link_atime(entry: JournalEntry) -> None:
+    """A symlink the move leaves on the cache gets back the atime readlink took from it
+    (else, with age_basis atime, it would look used today and stay there)."""
+    if entry.link_atime_ns is None:
+        return
+    source = _lstat(entry.source)
+    if (source is not None and stat.S_ISLNK(source.st_mode)
+            and source.st_ino == entry.identity.ino
+            and source.st_atime_ns != entry.link_atime_ns):  # fmt: skip
+        os.utime(entry.source, ns=(entry.link_atime_ns, source.st_mtime_ns),
+                 follow_symlinks=False)  # fmt: skip
 
 
 def _lstat(path: str) -> os.stat_result | None:

@@ -5,7 +5,8 @@ building bench/mover_soak.py, which counts such links apart from its failures).
 The engine reads the link with readlink(2), which sets the link's atime (relatime: its
 atime was older than a day), and does not put it back; there is no O_NOATIME for
 readlink, and the journal does not keep the source's atime for recovery to restore.
-Marked xfail (strict) until the engine handles it: it then passes and the mark must go.
+The engine now journals a link's atime and recovery puts it back (backends/mover_recovery
+restore_link_atime).
 
 The child (tests/support/mover_child.py) moves a cache holding one old symlink and is
 killed before each of its steps in turn; after recover() the link, still on the cache
@@ -48,7 +49,6 @@ def _old_link(cache: Path) -> Path:
     return link
 
 
-@pytest.mark.xfail(strict=True, reason="engine: readlink of the source sets its atime, kept after a kill")  # fmt: skip
 def test_kill_while_moving_a_symlink_keeps_its_atime(tmpfs_dir: MountDir, tmp_path: Path) -> None:
     journal = tmp_path / "journal"
     journal.mkdir()
