@@ -200,15 +200,21 @@ class _Halt:
         self.stopped.set()
 
 
-def check_move(move: PlannedMove) -> None:
-    """Refuse a move whose paths could leave its branches (a caller's bug)."""
+def check_move(move: PlannedMove, checked: set[tuple[str, str]] | None = None) -> None:
+    """Refuse a move whose paths could leave its branches (a caller's bug). ``checked``
+    holds the pairs of branches found fine already (a batch has a few for many files)."""
     rel = move.file.rel
     parts = rel.split("/")
     if rel.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\0" in rel:
         raise ValueError(f"not a plain relative path: {rel!r}")
+    pair = (move.file.branch, move.destination)
+    if checked is not None and pair in checked:
+        return
     src, dst = os.path.normpath(move.file.branch), os.path.normpath(move.destination)
     if not (os.path.isabs(src) and os.path.isabs(dst)) or src == dst:
         raise ValueError(f"branches must be two absolute paths: {src!r} -> {dst!r}")
+    if checked is not None:
+        checked.add(pair)
 
 
 @dataclass
@@ -285,11 +291,12 @@ class _Group:
     def _precheck(self) -> list[_Copy]:
         token = uuid.uuid4().hex[:12]
         real_branches: dict[str, str] = {}
+        checked: set[tuple[str, str]] = set()
         copies: list[_Copy] = []
         for index, move in enumerate(self.moves):
             if self.cancel.is_set():
                 raise MoveStopped(StopReason.CANCELLED, "cancelled", tuple(self._ordered()))
-            check_move(move)
+            check_move(move, checked)
             branch = move.file.branch
             source = os.path.join(branch, move.file.rel)
             target = os.path.join(move.destination, move.file.rel)
