@@ -15,6 +15,7 @@ columns the checks stand beside views 1 and 2 instead. Saving asks for a file
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
@@ -45,6 +46,9 @@ from ..widgets.compose_views import (
     tiers_line,
 )
 from .compose_save import ask_and_save, ask_and_write_output
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 WIDE = 140  # columns from which the checks stand beside the views
 VIEWS = {"1": "tab-branches", "2": "tab-options", "3": "tab-checks"}
@@ -98,6 +102,14 @@ class ComposeScreen(Screen[None]):
             tooltip="view: rule results, where a new file lands, fstab",
         ),
         # Keys that open other screens from here go below (the mover's view, issue 10).
+        Binding(
+            "v",
+            "mover",
+            "Mover",
+            show=False,
+            tooltip="the mover of this layout: saved to a file you name first, then its "
+            "forecast, a move, the last run",
+        ),
         Binding("escape", "back", "Back", tooltip="back to the dashboard (nothing is saved)"),
     ]
     HELP_TITLE = "tierdeck keys: compose a tier layout"
@@ -262,6 +274,16 @@ class ComposeScreen(Screen[None]):
     def action_write_output(self) -> None:
         if layout := self._layout_or_say():
             ask_and_write_output(self, layout)
+
+    def action_mover(self) -> None:
+        from .mover import MoverScreen
+        from .mover_support import save_and_open
+
+        def opened(path: Path, saved: Layout) -> None:
+            self.app.push_screen(MoverScreen(saved, path))
+
+        if layout := self._layout_or_say():
+            save_and_open(self, layout, opened)
 
     def action_back(self) -> None:
         # From a field, escape leaves the field (to the tab bar, where 1-3 work again)

@@ -12,7 +12,7 @@ from typing import Any
 
 from textual.message import Message
 
-from ..app.layout_files import load_layout
+from ..app.layout_files import load_layout, save_layout
 from ..app.mover import MoverProgress, MoverReport
 from ..app.mover_history import MoverHistory, MoverHistoryError, MoverRecord
 from ..core.errors import one_line
@@ -124,3 +124,16 @@ def ask_layout(app: Any, opened: Callable[[Path, Layout], None], default: str) -
         ),
         answered,
     )
+
+
+def save_and_open(screen: Any, layout: Layout, opened: Callable[[Path, Layout], None]) -> None:
+    """The compose screen's way in: the mover runs a layout *file* (its lock, journal and
+    records are per file), so the layout is saved first, where the user says (asking
+    before replacing a file), then ``opened``."""
+    from .compose_save import ask_and_write
+
+    def write(path: Path) -> None:
+        save_layout(path, layout)
+        opened(path, layout)
+
+    ask_and_write(screen, "the layout (TOML) for the mover", DEFAULT_LAYOUT_FILE, write)

@@ -260,3 +260,32 @@ async def test_the_last_move_comes_from_the_records_not_the_forecasts(data_dir: 
     history.add(forecast)  # every forecast the view makes is recorded, newer
     assert last_move(LAYOUT_PATH) == dataclasses.replace(LAST_RUN, id=1)
     assert last_move(Path("/etc/tierdeck/other.toml")) is None
+
+
+async def test_compose_v_saves_the_layout_then_opens_its_mover(
+    demo_host: RecordedHost, tmp_path: Path
+) -> None:
+    from tierdeck.app.layout_files import load_layout
+    from tierdeck.screens.compose import ComposeScreen
+
+    from .test_compose import highlight, open_compose
+
+    app = demo_app(demo_host)
+    async with app.run_test(size=SIZE) as pilot:
+        compose = await open_compose(pilot, app, "3", "down")  # from the seed's slow pool
+        await highlight(pilot, compose, "/cache")
+        await pilot.press("c", "v")
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the prompt")
+        assert app.screen.query_one(Input).value == DEFAULT_LAYOUT_FILE
+        target = tmp_path / "from-compose.toml"
+        app.screen.query_one(Input).value = str(target)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, MoverScreen), "the mover view")
+        screen = app.screen
+        assert isinstance(screen, MoverScreen)
+        assert compose.evaluation is not None
+        assert screen.tier_layout == compose.evaluation.layout == load_layout(target)
+        assert screen.layout_path == target
+        await wait_until(pilot, lambda: screen.phase is Phase.FAILED, "the demo's refusal")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen), "compose again")
