@@ -44,6 +44,7 @@ from .mover_support import (
     MoverProgressed,
     Phase,
     RunMover,
+    head_text,
     last_move,
     move_question,
 )
@@ -208,26 +209,8 @@ class MoverScreen(Screen[None]):
             self._draw_head()
 
     def _draw_head(self) -> None:
-        layout = self.tier_layout
-        text = Text.assemble(
-            ("Layout ", "dim"),
-            (self.layout_path.name, "bold"),
-            (f": {', '.join(layout.mover.source)} → {layout.mover.destination}", "dim"),
-        )
-        text.append("\n")
-        text.append_text(self._state())
-        self.query_one("#mover-head", Static).update(text)
-
-    def _state(self) -> Text:
-        report = self.report
-        if self.phase is Phase.FAILED:
-            return Text(self.phase.value, style="bold red")
-        if self.phase is not Phase.DONE or report is None:
-            return Text(self.phase.value, style="bold")
-        moved = f"moved {report.files_moved} of {len(report.planned)} files"
-        if report.stopped is None:
-            return Text(f"done: {moved} (report below)", style="bold green")
-        return Text(f"stopped ({report.stopped.value}): {moved} (report below)", style="bold red")
+        head = head_text(self.layout_path.name, self.tier_layout, self.phase, self.report)
+        self.query_one("#mover-head", Static).update(head)
 
     def _draw_report(self) -> None:
         box = self.query_one("#mover-report", Static)

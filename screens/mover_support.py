@@ -10,6 +10,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual.message import Message
 
 from ..app.layout_files import load_layout, save_layout
@@ -137,3 +138,26 @@ def save_and_open(screen: Any, layout: Layout, opened: Callable[[Path, Layout], 
         opened(path, layout)
 
     ask_and_write(screen, "the layout (TOML) for the mover", DEFAULT_LAYOUT_FILE, write)
+
+
+def head_text(name: str, layout: Layout, phase: Phase, report: MoverReport | None) -> Text:
+    """The view's first lines: which layout moves from where to where, and the state."""
+    text = Text.assemble(
+        ("Layout ", "dim"),
+        (name, "bold"),
+        (f": {', '.join(layout.mover.source)} → {layout.mover.destination}", "dim"),
+    )
+    text.append("\n")
+    text.append_text(_state(phase, report))
+    return text
+
+
+def _state(phase: Phase, report: MoverReport | None) -> Text:
+    if phase is Phase.FAILED:
+        return Text(phase.value, style="bold red")
+    if phase is not Phase.DONE or report is None:
+        return Text(phase.value, style="bold")
+    moved = f"moved {report.files_moved} of {len(report.planned)} files"
+    if report.stopped is None:
+        return Text(f"done: {moved} (report below)", style="bold green")
+    return Text(f"stopped ({report.stopped.value}): {moved} (report below)", style="bold red")
