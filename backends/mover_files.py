@@ -391,10 +391,17 @@ class _Group:
                 halt.stop()
                 raise
 
+        def copy_slice(part: list[_Copy]) -> None:
+            for copy in part:
+                copy_one(copy)
+
+        # One slice per thread, not one task per file: a task's queue and wake-ups
+        # cost about as much CPU as a small file's copy.
         failures: list[BaseException] = []
         with ThreadPoolExecutor(COPY_THREADS, thread_name_prefix="mover-copy") as pool:
             try:
-                for future in [pool.submit(copy_one, c) for c in copies]:
+                slices = [copies[i::COPY_THREADS] for i in range(COPY_THREADS)]
+                for future in [pool.submit(copy_slice, part) for part in slices if part]:
                     try:
                         future.result()
                     except BaseException as exc:  # Crash in the tests stands for kill -9
@@ -518,9 +525,13 @@ class _Group:
                 source = None
             return settle_in_place(copy.entry, copy.record, source, touched, check_sha=False)
 
+        def settle_slice(part: list[_Copy]) -> list[tuple[_Copy, tuple[RecoveryAction, str]]]:
+            return [(copy, settle(copy)) for copy in part]
+
         with ThreadPoolExecutor(max_workers=SETTLE_THREADS) as pool:
-            settled = list(pool.map(settle, copies))
-        for copy, (action, detail) in zip(copies, settled, strict=True):
+            slices = [copies[i::SETTLE_THREADS] for i in range(SETTLE_THREADS)]
+            settled = [done for part in pool.map(settle_slice, slices) for done in part]
+        for copy, (action, detail) in settled:
             if action is RecoveryAction.FINISHED:
                 self._outcome(copy, None)
             else:
