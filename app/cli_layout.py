@@ -23,10 +23,11 @@ from ..core.mergerfs_policy import simulate_all
 from ..core.models import Inventory
 from ..core.units import format_bytes
 from .cli import EXIT_FAILED, EXIT_REFUSED, _host_options, fail, make_host, once
+from .cli_layout_file import load_layout_or_exit
 from .inventory import collect_inventory
 from .layout_apply import ApplyFailed, current_state, execute, stamp_now
 from .layout_facts import branch_facts
-from .layout_files import load_layout, save_layout
+from .layout_files import save_layout
 from .layout_plan import (
     PlanRequest,
     build_layout,
@@ -154,13 +155,7 @@ def plan_cmd(cache: tuple[str, ...], slow: tuple[str, ...], pool: str | None,
         click.echo(f"saved {save}", err=True)
 
 
-def _load(path: Path) -> Layout:
-    try:
-        return load_layout(path)
-    except LayoutError as exc:
-        fail(f"{path}: {exc}", EXIT_REFUSED)
-    except OSError as exc:
-        fail(f"{path}: {exc.strerror}", EXIT_REFUSED)
+_load = load_layout_or_exit
 
 
 @layout.command("check")

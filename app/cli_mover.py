@@ -21,10 +21,11 @@ from ..backends.host import LiveHost
 from ..core.errors import TierdeckError
 from ..core.units import format_bytes
 from .cli import EXIT_FAILED, EXIT_REFUSED, fail, once
-from .cli_layout import _load as load_layout_file
-from .mover import MoverOptions, MoverProgress, MoverRefused, MoverReport, run_mover
+from .cli_layout_file import load_layout_or_exit
+from .mover import MoverOptions, MoverProgress, MoverRefused, run_mover
 from .mover_history import MoverHistory, MoverHistoryError
 from .mover_json import history_to_dict, report_to_dict
+from .mover_text import duration_text, forecast_lines, noatime_lines, result_lines
 
 
 @click.group()
@@ -57,13 +58,11 @@ open in any process, or changed during the copy, stay and are reported. A crash
 is finished or undone by the next run. --verify also compares a SHA-256 of each
 copy read back from the disk with its source: every file is read twice, which
 can halve the speed on disks that are the bottleneck.
+
+The forecast printed on a terminal is a table of the first 20 files; elsewhere
+(systemd's journal, a pipe) it is a summary: files and bytes in all, per reason and
+per slow branch. --json lists every file.
 """
-
-
-def _duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "unknown"
-    return str(datetime.timedelta(seconds=round(seconds)))
 
 
 class _TtyProgress:
@@ -79,37 +78,8 @@ class _TtyProgress:
         self.last = now
         rate = f"{format_bytes(int(p.rate_bps))}/s" if p.rate_bps else "-"
         line = (f"{p.files_done}/{p.files_total} files  {format_bytes(p.bytes_done)}/"
-                f"{format_bytes(p.bytes_total)}  {rate}  eta {_duration(p.eta_seconds)}")  # fmt: skip
+                f"{format_bytes(p.bytes_total)}  {rate}  eta {duration_text(p.eta_seconds)}")  # fmt: skip
         click.echo(f"\r\x1b[K{line}", err=True, nl=False)
-
-
-def _print_forecast(report: MoverReport) -> None:
-    for branch in report.noatime_branches:
-        click.echo(
-            f"note: {branch} is mounted noatime: atime never changes there, so age by atime "
-            'is age since the file was made (age_basis = "mtime" may suit it better)',
-            err=True,
-        )
-    if report.planned:
-        width = max(len(m.file.rel) for m in report.planned)
-        click.echo(f"{'FILE':<{width}}  {'SIZE':>7}  {'REASON':<6}  DESTINATION")
-        for m in report.planned:
-            click.echo(f"{m.file.rel:<{width}}  {format_bytes(m.file.size):>7}  "
-                       f"{m.reason!s:<6}  {m.destination}")  # fmt: skip
-    for u in report.unplaced:
-        why = u.error or "no branch has room for it"
-        click.echo(f"no slow branch for {u.file.rel} ({format_bytes(u.file.size)}): {why}")
-    total = sum(m.file.size for m in report.planned)
-    click.echo(f"forecast: {len(report.planned)} files, {format_bytes(total)}, "
-               f"{_duration(report.forecast_seconds)} ({report.forecast_note})")  # fmt: skip
-
-
-def _print_result(report: MoverReport) -> None:
-    for r in report.recovered:
-        click.echo(f"recovered {r.rel}: {r.action}{f' ({r.detail})' if r.detail else ''}")
-    for o in report.skipped:
-        click.echo(f"skipped {o.move.file.rel}: {o.skip}{f' ({o.detail})' if o.detail else ''}")
-    click.echo(report.message)
 
 
 @contextlib.contextmanager
@@ -136,10 +106,11 @@ def _cancel_on_signals(cancel: threading.Event) -> Iterator[None]:
 @click.option("--verify", is_flag=True, help="Also compare a SHA-256 of each copy with its source.")
 def run_cmd(layout_path: Path, min_age_days: int | None, dry_run: bool, as_json: bool,
             verify: bool) -> None:  # fmt: skip
-    layout = load_layout_file(layout_path)  # exits 2 for a missing or bad file
+    layout = load_layout_or_exit(layout_path)  # exits 2 for a missing or bad file
     options = MoverOptions(min_age_days=min_age_days, dry_run=dry_run, verify=verify)
     cancel = threading.Event()
     tty = not as_json and sys.stderr.isatty()
+    table = sys.stdout.isatty()  # a summary for the journal or a pipe, not a line per file
     try:
         with _cancel_on_signals(cancel):
             report = run_mover(LiveHost(), layout, layout_path, options,
@@ -154,9 +125,10 @@ def run_cmd(layout_path: Path, min_age_days: int | None, dry_run: bool, as_json:
     if as_json:
         click.echo(json.dumps(report_to_dict(report, str(layout_path.absolute())), indent=2))
     else:
-        _print_forecast(report)
-        if not dry_run:
-            _print_result(report)
+        for line in noatime_lines(report):
+            click.echo(line, err=True)
+        lines = forecast_lines(report, tty=table) + ([] if dry_run else result_lines(report))
+        click.echo("\n".join(lines))
     if report.stopped is not None:
         click.echo(f"tierdeck: mover stopped ({report.stopped}): {report.message}", err=True)
         sys.exit(EXIT_FAILED)
@@ -188,4 +160,4 @@ def history_cmd(layout_path: Path | None, limit: int | None, as_json: bool) -> N
                   else "dry run" if r.dry_run else "ok")  # fmt: skip
         click.echo(f"{when}  {r.layout_name:<12} {status:<18} {r.files_moved:>6} files "
                    f"{format_bytes(r.bytes_moved):>7}  {len(r.skipped)} skipped  "
-                   f"{_duration(r.duration)}  {r.message}")  # fmt: skip
+                   f"{duration_text(r.duration)}  {r.message}")  # fmt: skip

@@ -30,7 +30,9 @@ def test_run_text_then_history(tiers: Tiers) -> None:
     put(tiers, "b", 4096, age_days=0)
     result = run("mover", "run", "--layout", str(tiers.layout_path))
     assert result.exit_code == 0, result.output
-    assert "FILE" in result.stdout and "moved 1 files" in result.stdout
+    # Not a terminal: the forecast is a summary, not a table.
+    assert "FILE" not in result.stdout and "moved 1 files" in result.stdout
+    assert "forecast: 1 files" in result.stdout and "  age: 1 files, 4.0K" in result.stdout
     result = run("mover", "run", "--layout", str(tiers.layout_path), "--min-age-days", "0")
     assert result.exit_code == 0 and "moved 1 files" in result.stdout
     assert where(tiers, "b") != ["cache"]
