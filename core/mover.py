@@ -248,6 +248,13 @@ def _no_missing(branch: str, parent: str) -> int:
     return 0
 
 
+# Policies that never look at the new file's parent path (mergerfs's ep*/msp*/newest
+# do): for these the plan skips counting missing directories per file.
+_PATH_FREE = frozenset({CreatePolicy.FF, CreatePolicy.LFS, CreatePolicy.LUS, CreatePolicy.MFS,
+                        CreatePolicy.RAND, CreatePolicy.PFRD, CreatePolicy.ALL})  # fmt: skip
+_PFRD = frozenset({CreatePolicy.PFRD, CreatePolicy.EPPFRD, CreatePolicy.MSPPFRD})
+
+
 def place(
     selected: Sequence[Selected],
     dest: Destination,
@@ -255,6 +262,7 @@ def place(
     *,
     missing_dirs: MissingDirs = _no_missing,
     rng: random.Random | None = None,
+    fast: bool = True,
 ) -> Plan:
     """A slow branch for each selected file, in order, as the slow pool's create policy
     (core/mergerfs_policy.simulate) would pick it, each assignment using up the free
@@ -266,10 +274,22 @@ def place(
     policy picks without room for the file (mergerfs never looks at sizes) is left out
     and the policy asked again, as ``moveonenospc`` would. Random policies draw from
     ``rng`` (seed it for a repeatable forecast).
+
+    ``fast`` (the default) takes shortcuts with the same answer (tests compare both):
+    one slow branch is decided without the simulator, and path-free policies do not
+    count missing directories.
     """
     draw = rng or random.Random(0)
-    avail = {p: space[p].avail_bytes for p in dest.branches if p in space}
-    used = {p: space[p].used_bytes for p in dest.branches if p in space}
+    paths = [p for p in dest.branches if p in space]
+    if fast and len(paths) == 1:
+        return _place_single(selected, dest, space[paths[0]])
+    avail = {p: space[p].avail_bytes for p in paths}
+    used = {p: space[p].used_bytes for p in paths}
+    # One PolicyBranch per branch, replaced only when its space or missing levels change.
+    base = {p: PolicyBranch(path=p, mode=BranchMode.RW, avail_bytes=avail[p],
+                            used_bytes=used[p], readonly_fs=space[p].readonly_fs,
+                            minfreespace_bytes=dest.minfreespace_bytes) for p in paths}  # fmt: skip
+    path_free = fast and dest.policy in _PATH_FREE
     made: set[tuple[str, str]] = set()  # (branch, dir) the plan creates
     moves: list[PlannedMove] = []
     unplaced: list[Unplaced] = []
@@ -278,20 +298,15 @@ def place(
         excluded_branches: set[str] = set()
         chosen: str | None = None
         error: CreateErrno | None = None
+        if path_free:
+            current = list(base.values())
+        else:
+            current = []
+            for p, b in base.items():
+                missing = _missing(p, parent, missing_dirs, made)
+                current.append(b if missing == 0 else dataclasses.replace(b, missing_dirs=missing))
         while True:
-            branches = [
-                PolicyBranch(
-                    path=p,
-                    mode=BranchMode.RW,
-                    avail_bytes=avail[p],
-                    used_bytes=used[p],
-                    readonly_fs=space[p].readonly_fs,
-                    minfreespace_bytes=dest.minfreespace_bytes,
-                    missing_dirs=_missing(p, parent, missing_dirs, made),
-                )
-                for p in avail
-                if p not in excluded_branches
-            ]
+            branches = [b for b in current if b.path not in excluded_branches]
             placement = _simulate_climbing(dest.policy, branches, s.file.size)
             if placement.error is not None or not placement.branches:
                 error = placement.error if not excluded_branches else None
@@ -306,11 +321,39 @@ def place(
             continue
         avail[chosen] -= s.file.size
         used[chosen] += s.file.size
-        d = parent
-        while d:
-            made.add((chosen, d))
-            d = posixpath.dirname(d)
+        base[chosen] = dataclasses.replace(
+            base[chosen], avail_bytes=avail[chosen], used_bytes=used[chosen]
+        )
+        if not path_free:
+            d = parent
+            while d:
+                made.add((chosen, d))
+                d = posixpath.dirname(d)
         moves.append(PlannedMove(s.file, chosen, s.reason))
+    return Plan(tuple(moves), tuple(unplaced))
+
+
+def _place_single(selected: Sequence[Selected], dest: Destination, space: SlowSpace) -> Plan:
+    """:func:`place` for one slow branch: whatever the policy, climbing reaches a level
+    where the branch has the path, so only its own checks decide (read-only, then
+    minfreespace; pfrd draws nothing from a branch with no free space at all)."""
+    avail, path = space.avail_bytes, space.path
+    moves: list[PlannedMove] = []
+    unplaced: list[Unplaced] = []
+    for s in selected:
+        size = s.file.size
+        error: CreateErrno | None = None
+        if dest.policy is CreatePolicy.EROFS or space.readonly_fs:
+            error = CreateErrno.EROFS
+        elif avail < dest.minfreespace_bytes:
+            error = CreateErrno.ENOSPC
+        elif dest.policy in _PFRD and avail == 0:
+            error = CreateErrno.ENOENT
+        elif avail >= size:
+            avail -= size
+            moves.append(PlannedMove(s.file, path, s.reason))
+            continue
+        unplaced.append(Unplaced(s.file, s.reason, error))
     return Plan(tuple(moves), tuple(unplaced))
 
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import posixpath
 import random
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from tierdeck.core.layout import AgeBasis, Branch, CreatePolicy, MoverPolicy, default_layout
 from tierdeck.core.mergerfs_policy import CreateErrno
@@ -268,3 +269,55 @@ def test_place_properties(sizes: list[int], avails: list[int], pol: CreatePolicy
         assert sum(m.file.size for m in plan.moves if m.destination == path) <= sp.avail_bytes
     if pol is CreatePolicy.EROFS:
         assert plan.moves == ()
+
+
+_DIRS = st.sampled_from(["", "a", "a/b", "a/b/c", "x", "x/y"])
+_SMALL = st.sampled_from([0, 1, 2])  # the edges: no free space, empty files
+
+
+@settings(max_examples=400, deadline=None)
+# The edges random draws seldom reach: pfrd on one branch with no free space at all,
+# and path-preserving policies on the one branch that has the parent.
+@example([("", 0)], [(0, 0, False)], CreatePolicy.PFRD, 0, frozenset(), 0)
+@example([("", 0)], [(0, 0, False)], CreatePolicy.MSPPFRD, 0, frozenset(), 0)
+@example([("a", 1)], [(9, 0, False), (9, 0, False)], CreatePolicy.EPFF, 0, frozenset({(1, "a")}), 0)
+@example(
+    [("a", 1)], [(9, 0, False), (9, 0, False)], CreatePolicy.NEWEST, 0, frozenset({(0, "a")}), 0
+)
+@given(
+    st.lists(st.tuples(_DIRS, _SMALL | st.integers(0, 300)), max_size=25),
+    st.lists(
+        st.tuples(_SMALL | st.integers(0, 600), st.integers(0, 500), st.booleans()),
+        min_size=1,
+        max_size=4,
+    ),  # fmt: skip
+    st.sampled_from(list(CreatePolicy)),
+    _SMALL | st.integers(0, 100),
+    st.frozensets(st.tuples(st.integers(0, 3), _DIRS)),
+    st.integers(0, 2**32),
+)
+def test_place_fast_paths_answer_as_the_simulator(
+    files: list[tuple[str, int]],
+    branches: list[tuple[int, int, bool]],
+    pol: CreatePolicy,
+    mfs: int,
+    on_disk: frozenset[tuple[int, str]],
+    seed: int,
+) -> None:
+    # The shortcuts (one branch decided without the simulator; no missing-directory
+    # counts for path-free policies; PolicyBranch kept across files) change nothing.
+    space = {f"/d{i}": SlowSpace(f"/d{i}", a, u, readonly_fs=ro)
+             for i, (a, u, ro) in enumerate(branches)}  # fmt: skip
+    present = {(f"/d{i}", d) for i, d in on_disk}
+
+    def missing(branch: str, parent: str) -> int:
+        n, d = 0, parent
+        while d and (branch, d) not in present:
+            n, d = n + 1, posixpath.dirname(d)
+        return n
+
+    selected = sel(*(cf(posixpath.join(d, f"f{i}"), 9, size) for i, (d, size) in enumerate(files)))
+    where = dest(*space, pol=pol, mfs=mfs)
+    slow = place(selected, where, space, missing_dirs=missing, rng=random.Random(seed), fast=False)
+    quick = place(selected, where, space, missing_dirs=missing, rng=random.Random(seed))
+    assert quick == slow
