@@ -22,15 +22,15 @@ from typing import Any
 
 from ..backends.host import Host
 from ..backends.locks import LockHeld
+from ..backends.mounts import read_mounts
 from ..backends.mover_files import FileMover, MoveStopped
 from ..core.errors import TierdeckError
 from ..core.layout import Layout
 from ..core.layout_rules import BranchFacts, RuleId, RuleSeverity, check_layout
-from ..core.models import Inventory
+from ..core.models import Inventory, SourceNote, ZfsInfo
 from ..core.mover import MoveOutcome, PlannedMove, RecoveryOutcome, StopReason, Unplaced
 from ..core.units import format_bytes
 from .history import HistoryError, HistoryStore, default_history_path
-from .inventory import collect_inventory
 from .layout_facts import branch_facts
 from .mover_history import MoverHistory, MoverHistoryError, MoverRecord, SkippedFile
 from .mover_plan import forecast
@@ -114,6 +114,19 @@ def journal_dir(layout_path: Path) -> Path:
     return default_history_path().parent / "mover-journal" / layout_path.stem
 
 
+def mounts_inventory(host: Host) -> Inventory:
+    """The inventory the mover needs: the mounts alone (the refusing rules ask whether
+    each branch exists and is mounted; the forecast reads mount options). Disks, pools
+    and redundancy cost ~0.1 s (udev, zpool, lsscsi) and decide nothing here."""
+    try:
+        mounts, notes = read_mounts(host)
+    except (TierdeckError, OSError) as exc:  # as collect_inventory: a note, no mounts
+        mounts, notes = (), (SourceNote("mounts", str(exc)),)
+    return Inventory(hostname=host.hostname, disks=(), mounts=mounts, mergerfs=(),
+                     zfs=ZfsInfo(available=False), btrfs=(), md=(), notes=notes,
+                     is_root=host.is_root, kernel=host.kernel)  # fmt: skip
+
+
 def run_mover(
     host: Host,
     layout: Layout,
@@ -153,7 +166,7 @@ def _run(
 ) -> MoverReport:
     if not (host.capabilities.live and host.capabilities.move_files):
         raise MoverRefused(RefusalKind.NOT_LIVE, "this host cannot move files (a recording?)")
-    inv = collect_inventory(host)
+    inv = mounts_inventory(host)
     paths = (*layout.cache, *(b.path for b in layout.slow))
     facts = branch_facts(inv, host, paths)
     errors = [r for r in check_layout(layout, facts)
