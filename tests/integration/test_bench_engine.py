@@ -63,7 +63,7 @@ bs=64k
 size=32M
 direct=1
 time_based
-runtime=3
+runtime=4
 
 [limited]
 rate=5m
