@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
-import dataclasses
 import json
 import os
 import random
@@ -52,7 +51,13 @@ sys.path.insert(0, str(ROOT))  # tests/support
 
 from tierdeck.core.mover import TEMP_PREFIX  # noqa: E402
 
-from tests.support.mover_tree import OLD_NS, make_tree, snapshot  # noqa: E402
+from tests.support.mover_tree import (  # noqa: E402
+    OLD_NS,
+    empty,
+    make_tree,
+    small_disk_layout,
+    snapshot,
+)
 
 FILES = 48  # per tree, besides the sparse file and the symlink
 MAX_SIZE = 1024 * 1024
@@ -93,7 +98,6 @@ def _mount(path: Path, size: str) -> None:
 @contextlib.contextmanager
 def branches(work: Path) -> Iterator[Bench]:
     from tierdeck.app.layout_files import save_layout
-    from tierdeck.core.layout import Branch, default_layout
 
     cache, d1, d2 = work / "cache", work / "d1", work / "d2"
     mounted: list[Path] = []
@@ -101,13 +105,7 @@ def branches(work: Path) -> Iterator[Bench]:
         for path in (cache, d1, d2):
             _mount(path, "96m")
             mounted.append(path)
-        layout = default_layout((str(cache),), (Branch(str(d1)), Branch(str(d2))),
-                                str(work / "pool"), str(work / "slow"))  # fmt: skip
-        pool = layout.slow_pool
-        assert pool is not None
-        # minfreespace 0: the default 4 GiB is more than these small disks hold
-        options = dataclasses.replace(pool.options, minfreespace_bytes=0)
-        layout = dataclasses.replace(layout, slow_pool=dataclasses.replace(pool, options=options))
+        layout = small_disk_layout(cache, (d1, d2), work / "pool", work / "slow")
         path = work / "soak.toml"
         save_layout(path, layout)
         data = work / "data"
@@ -139,15 +137,6 @@ def snapshot_before(cache: Path) -> dict[str, object]:
     for path, st in links.items():
         os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns), follow_symlinks=False)
     return before
-
-
-def empty(*folders: Path) -> None:
-    for folder in folders:
-        for entry in folder.iterdir():
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry)
-            else:
-                entry.unlink()
 
 
 def _files(root: Path) -> Iterator[Path]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import collections
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
@@ -27,7 +26,7 @@ from tierdeck.backends.mover_files import GROUP_FILES, LocalFileMover
 from tierdeck.core.mover import TEMP_PREFIX
 
 from tests.conftest import MountDir
-from tests.support.mover_tree import make_tree, planned, snapshot
+from tests.support.mover_tree import empty, make_tree, planned, snapshot
 
 pytestmark = pytest.mark.integration  # root: tmpfs mounts
 
@@ -48,22 +47,13 @@ def _child(cache: Path, slow: Path, journal: Path, verify: bool, group: int,
                             cwd=Path(__file__).resolve().parents[2])  # fmt: skip
 
 
-def _empty(*folders: Path) -> None:
-    for folder in folders:
-        for entry in folder.iterdir():
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry)
-            else:
-                entry.unlink()
-
-
 def _steps_of_a_whole_move(cache: Path, slow: Path, journal: Path, config: tuple[int, bool, int]) -> int:  # fmt: skip
     seed, verify, group = config
     make_tree(cache, seed)
     child = _child(cache, slow, journal, verify, group, None)
     out, _ = child.communicate(timeout=60)
     assert child.returncode == 0, out
-    _empty(cache, slow)
+    empty(cache, slow)
     return int(out.split()[1])
 
 
@@ -99,6 +89,6 @@ def test_kill_9_at_random_points_loses_nothing(tmpfs_dir: MountDir, tmp_path: Pa
             assert snapshot(cache) == {}, where
             assert [p for p in (*cache.rglob("*"), *slow.rglob("*")) if p.name.startswith(TEMP_PREFIX)] == [], where  # fmt: skip
             assert os.listdir(journal) == [], where
-            _empty(cache, slow)
+            empty(cache, slow)
     # the kills landed on both sides of the rename, not only before any copy
     assert actions["temp-removed"] and actions["finished"], actions

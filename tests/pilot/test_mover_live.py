@@ -5,7 +5,6 @@ forecast with nothing left, and the move as the last run when the view opens aga
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import os
 from contextlib import ExitStack
@@ -16,7 +15,6 @@ from textual.pilot import Pilot
 from textual.widgets import ProgressBar
 from tierdeck.app.layout_files import save_layout
 from tierdeck.backends.host import LiveHost
-from tierdeck.core.layout import Branch, Layout, default_layout
 from tierdeck.core.mover import MoveReason
 from tierdeck.screens.confirm import ConfirmScreen
 from tierdeck.screens.mover import MoverScreen, Phase
@@ -24,6 +22,7 @@ from tierdeck.widgets.mover_views import PlanTable
 
 from tests.conftest import MountDir
 from tests.snapshot_apps.mover import MoverApp
+from tests.support.mover_tree import small_disk_layout
 from tests.waiting import wait_until
 
 from .waiting import shown_text
@@ -33,17 +32,6 @@ pytestmark = pytest.mark.integration
 SIZE = (80, 24)
 OLD = 1_600_000_000  # 2020: older than any min age
 KIB = 1024
-
-
-def small_layout(cache: Path, d1: Path, d2: Path, root: Path) -> Layout:
-    layout = default_layout(
-        (str(cache),), (Branch(str(d1)), Branch(str(d2))), str(root / "pool"), str(root / "slow")
-    )
-    slow_pool = layout.slow_pool
-    assert slow_pool is not None
-    # minfreespace 0: mergerfs's default 4 GiB is more than these branches hold.
-    options = dataclasses.replace(slow_pool.options, minfreespace_bytes=0)
-    return dataclasses.replace(layout, slow_pool=dataclasses.replace(slow_pool, options=options))
 
 
 def put(cache: Path, rel: str, size: int, *, old: bool) -> str:
@@ -74,7 +62,7 @@ async def test_forecast_move_and_report_on_tmpfs_branches(
     with ExitStack() as mounts:
         cache = mounts.enter_context(tmpfs_dir("cache", size="16m"))
         slow = [mounts.enter_context(tmpfs_dir(name, size="4m")) for name in ("d1", "d2")]
-        layout = small_layout(cache, slow[0], slow[1], tmp_path)
+        layout = small_disk_layout(cache, (slow[0], slow[1]), tmp_path / "pool", tmp_path / "slow")
         layout_path = tmp_path / "media.toml"
         save_layout(layout_path, layout)
         sums = {rel: put(cache, rel, 300 * KIB, old=True) for rel in ("tv/a.mkv", "tv/b.mkv", "c")}

@@ -9,13 +9,16 @@ the snapshot before on the cache with the one after on the slow branch.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import random
+import shutil
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from tierdeck.core.layout import Branch, Layout, default_layout
 from tierdeck.core.mover import CachedFile, MoveReason, PlannedMove
 
 OLD_NS = 1_600_000_000_123_456_789  # 2020-09-13: long before any test runs
@@ -106,3 +109,24 @@ def snapshot(root: Path) -> dict[str, FileState]:
         for p in sorted(root.rglob("*"))
         if not p.is_dir() or p.is_symlink()
     }
+
+
+def small_disk_layout(cache: Path, slow: tuple[Path, ...], pool: Path, slow_pool: Path) -> Layout:
+    """The recipe's layout over small test disks: minfreespace 0 on the slow pool, since
+    mergerfs's default 4 GiB is more than these branches hold."""
+    layout = default_layout((str(cache),), tuple(Branch(str(d)) for d in slow), str(pool),
+                            str(slow_pool))  # fmt: skip
+    spec = layout.slow_pool
+    assert spec is not None
+    options = dataclasses.replace(spec.options, minfreespace_bytes=0)
+    return dataclasses.replace(layout, slow_pool=dataclasses.replace(spec, options=options))
+
+
+def empty(*folders: Path) -> None:
+    """Everything inside ``folders`` removed (the folders stay: they are mountpoints)."""
+    for folder in folders:
+        for entry in folder.iterdir():
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()

@@ -23,8 +23,10 @@ from tierdeck.app.mover import (
 )
 from tierdeck.app.mover_history import MoverHistory
 from tierdeck.backends.host import LiveHost
-from tierdeck.core.layout import Branch, Layout, default_layout
+from tierdeck.core.layout import Branch, Layout
 from tierdeck.core.mover import MoveReason, SkipReason, StopReason
+
+from tests.support.mover_tree import small_disk_layout
 
 OLD = 1_600_000_000
 MIB = 1024**2
@@ -56,17 +58,8 @@ def tiers(tmp_path: Path, data_dir: Path) -> Iterator[Tiers]:
             mounted.append(tmp_path / name)
     except subprocess.CalledProcessError:
         pytest.skip("cannot mount tmpfs here")
-    layout = default_layout(
-        (str(tmp_path / "cache"),),
-        (Branch(str(tmp_path / "d1")), Branch(str(tmp_path / "d2"))),
-        str(tmp_path / "pool"),
-        str(tmp_path / "slow"),
-    )
-    # minfreespace 0: the default 4 GiB is more than these small disks hold.
-    slow_pool = layout.slow_pool
-    assert slow_pool is not None
-    options = dataclasses.replace(slow_pool.options, minfreespace_bytes=0)
-    layout = dataclasses.replace(layout, slow_pool=dataclasses.replace(slow_pool, options=options))
+    layout = small_disk_layout(tmp_path / "cache", (tmp_path / "d1", tmp_path / "d2"),
+                               tmp_path / "pool", tmp_path / "slow")  # fmt: skip
     path = tmp_path / "media.toml"
     save_layout(path, layout)
     try:
