@@ -313,16 +313,20 @@ def _summary(report: MoverReport) -> str:
     return text
 
 
-def _record(history: MoverHistory | None, layout_path: Path, report: MoverReport) -> None:
+def record_of(report: MoverReport, layout_path: str) -> MoverRecord:
+    """What the mover history keeps of ``report`` (the view draws its runs from it too)."""
     skipped = tuple(SkippedFile(o.move.file.rel, o.skip, o.detail)
                     for o in report.skipped if o.skip is not None)  # fmt: skip
-    planned_bytes = sum(m.file.size for m in report.planned)
-    _store(history, MoverRecord(
-        report.layout_name, str(layout_path.absolute()), report.started,
-        report.finished - report.started, report.dry_run, len(report.planned), planned_bytes,
-        report.files_moved, report.bytes_moved, skipped, len(report.recovered),
-        report.stopped, None, report.message,
-    ))  # fmt: skip
+    return MoverRecord(
+        report.layout_name, layout_path, report.started,
+        report.finished - report.started, report.dry_run, len(report.planned),
+        sum(m.file.size for m in report.planned), report.files_moved, report.bytes_moved,
+        skipped, len(report.recovered), report.stopped, None, report.message,
+    )  # fmt: skip
+
+
+def _record(history: MoverHistory | None, layout_path: Path, report: MoverReport) -> None:
+    _store(history, record_of(report, str(layout_path.absolute())))
 
 
 def _record_refusal(history: MoverHistory | None, layout_path: Path, options: MoverOptions,

@@ -13,7 +13,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.widgets import DataTable
 
-from ..app.mover import MoverProgress, MoverReport
+from ..app.mover import MoverProgress, MoverReport, record_of
 from ..app.mover_history import MoverRecord, SkippedFile
 from ..core.mover import PlannedMove, RecoveryAction, StopReason, Unplaced
 from ..core.units import fmt_clock, fmt_rate, format_bytes
@@ -200,25 +200,7 @@ def record_renderable(record: MoverRecord, *, title: str = "Last run:") -> Rende
 
 def report_renderable(report: MoverReport, *, title: str = "This run:") -> RenderableType:
     """A run of this view: its record's lines, and each recovery by name."""
-    skipped = tuple(
-        SkippedFile(o.move.file.rel, o.skip, o.detail) for o in report.skipped if o.skip
-    )
-    record = MoverRecord(
-        layout_name=report.layout_name,
-        layout_path="",
-        started=report.started,
-        duration=report.finished - report.started,
-        dry_run=report.dry_run,
-        files_planned=len(report.planned),
-        bytes_planned=planned_bytes(report.planned),
-        files_moved=report.files_moved,
-        bytes_moved=report.bytes_moved,
-        skipped=skipped,
-        recovered=len(report.recovered),
-        stopped=report.stopped,
-        refused=None,
-        message=report.message,
-    )
+    record = record_of(report, "")
     lines = _run_lines(title, record)
     lines.extend(_unplaced_lines(report.unplaced))
     for rec in report.recovered:
