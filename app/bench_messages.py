@@ -176,6 +176,9 @@ class HistoryLoaded(Message):
     runs: list[RunResult]
     targets: list[tuple[str, str]]  # (path, label) of every stored target, for the filter
     presets: list[str]
+    # Which reload it answers: a thread worker replaced by a newer load still runs to the
+    # end and posts, and its older listing must not overwrite the newer one.
+    generation: int = 0
 
 
 @dataclass

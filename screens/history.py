@@ -121,6 +121,7 @@ class HistoryScreen(RunEditing, HistoryImport, CompareMarking, Screen[None]):
         self._filters: tuple[str | None, str | None] = (None, None)
         self.marks = CompareMarks()
         self.limit = PAGE  # the newest this many are listed; the end of the list adds a page
+        self._generation = 0  # the newest reload; listings of older ones are dropped
         self.more = False  # the store holds runs beyond ``limit`` for this view
 
     def compose(self) -> ComposeResult:
@@ -160,10 +161,13 @@ class HistoryScreen(RunEditing, HistoryImport, CompareMarking, Screen[None]):
         if first_page:
             self.limit = PAGE
         target, preset = self._filters
-        self._load(target, preset, self.show_failed, self.limit)
+        self._generation += 1
+        self._load(target, preset, self.show_failed, self.limit, self._generation)
 
     @work(thread=True, exclusive=True, group="history-load", exit_on_error=False)
-    def _load(self, target: str | None, preset: str | None, failed: bool, limit: int) -> None:
+    def _load(
+        self, target: str | None, preset: str | None, failed: bool, limit: int, generation: int
+    ) -> None:
         try:
             store = self.store_factory()
             # The list shows summaries only; a run's series load when it is opened.
@@ -178,9 +182,11 @@ class HistoryScreen(RunEditing, HistoryImport, CompareMarking, Screen[None]):
         except Exception as exc:  # noqa: BLE001 - an unreadable store is shown, not fatal
             self.post_message(HistoryFailed(one_line(exc)))
             return
-        self.post_message(HistoryLoaded(runs, targets, presets))
+        self.post_message(HistoryLoaded(runs, targets, presets, generation))
 
     def on_history_loaded(self, message: HistoryLoaded) -> None:
+        if message.generation != self._generation:
+            return  # a load a newer one replaced: it read the store before the change
         self.error = None
         self.more = len(message.runs) > self.limit
         self.runs = message.runs[: self.limit]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Select, Static
+from tierdeck.app.bench_messages import HistoryLoaded
 from tierdeck.app.history import HistoryStore
 from tierdeck.app.tui import TierdeckApp
 from tierdeck.backends.host import RecordedHost
@@ -63,6 +64,24 @@ async def reloaded(pilot: Pilot[None], screen: HistoryScreen, before: int) -> No
 
 def ids(screen: HistoryScreen) -> list[int | None]:
     return [run.id for run in screen.runs]
+
+
+async def test_a_listing_a_newer_reload_replaced_is_dropped(
+    demo_host: RecordedHost, store: HistoryStore
+) -> None:
+    """A thread worker replaced by a newer load still posts its (older) listing; it must
+    not overwrite the newer one (CI saw a delete and an import undone this way)."""
+    app = TierdeckApp(demo_host, demo=True, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(pilot, app)
+        assert ids(screen) == [4, 3, 2, 1]
+        loads = screen.loads
+        stale = HistoryLoaded([], [], [], screen._generation - 1)
+        screen.post_message(stale)
+        fresh = HistoryLoaded(list(screen.runs), [], [], screen._generation)
+        screen.post_message(fresh)
+        await wait_until(pilot, lambda: screen.loads > loads, "the current listing")
+        assert screen.loads == loads + 1 and ids(screen) == [4, 3, 2, 1]
 
 
 async def test_list_ok_runs_then_failed_and_cancelled_apart(
