@@ -1,0 +1,110 @@
+"""The layer-penalty ladder: the same job on each layer of a mergerfs pool.
+
+mergerfs's benchmarking guide (seed 004) isolates layers one by one; seed 000 found the
+answer by hand ("raw pool 1240 vs mergerfs 374"). The rungs, bottom of the stack first:
+
+- ``branch``: a branch filesystem directly (the one the pool's create policy picks, or
+  each branch);
+- ``pool``: the pool itself;
+- ``tmpfs``: a throwaway mergerfs with the pool's options over a tmpfs;
+- ``nullrw``: the same with ``nullrw=true`` (FUSE alone, no data written);
+- ``option``: a throwaway pool of the same branches with one option changed (the
+  mergerfs option sweep).
+
+Each rung's penalty is measured against the rung it adds a layer to (``COMPARED_TO``):
+the pool against the branch (what mergerfs costs over the disk), tmpfs against nullrw
+(what moving the data through FUSE costs), an option rung against the pool as mounted.
+``penalty_pct`` = (1 - rung / reference) x 100 on the job's bandwidth: 70 means the
+layer loses 70 % of what is below it; negative means it is faster. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+from .bench_models import DirectionSummary
+from .compare_noise import Metric
+from .sweep import metric_value
+
+LADDER_SCHEMA = "tierdeck.ladder/1"
+
+
+class RungKind(StrEnum):
+    BRANCH = "branch"
+    POOL = "pool"
+    TMPFS = "tmpfs"
+    NULLRW = "nullrw"
+    OPTION = "option"
+
+
+COMPARED_TO: Mapping[RungKind, RungKind | None] = {
+    RungKind.BRANCH: None,
+    RungKind.POOL: RungKind.BRANCH,
+    RungKind.TMPFS: RungKind.NULLRW,
+    RungKind.NULLRW: None,
+    RungKind.OPTION: RungKind.POOL,
+}
+
+
+@dataclass(frozen=True)
+class Rung:
+    kind: RungKind
+    path: str  # where fio ran (a branch, the pool, a throwaway mountpoint)
+    run_id: int | None = None
+    summary: Mapping[str, DirectionSummary] = field(default_factory=dict, hash=False)
+    skipped: str | None = None  # why it could not run; the others still do
+    option: tuple[str, str] | None = None  # an option rung's (name, value)
+    penalty_pct: float | None = None  # filled by with_penalties
+
+    @property
+    def label(self) -> str:
+        if self.option is not None:
+            return f"{self.option[0]}={self.option[1]}"
+        return self.kind.value
+
+
+def rung_bandwidth(rung: Rung) -> float | None:
+    """The job's bandwidth on this rung (its busiest direction), None if skipped."""
+    if rung.skipped is not None:
+        return None
+    return metric_value(rung.summary, Metric.BW)
+
+
+def penalty_pct(value: float | None, reference: float | None) -> float | None:
+    if value is None or reference is None or reference <= 0:
+        return None
+    return (1.0 - value / reference) * 100.0
+
+
+def reference_of(rung: Rung, rungs: Sequence[Rung]) -> Rung | None:
+    """The rung this one is measured against: with several branch rungs, the best one
+    (the pool can at most match its fastest disk for one file)."""
+    wanted = COMPARED_TO[rung.kind]
+    if wanted is None:
+        return None
+    candidates = [r for r in rungs if r.kind is wanted and rung_bandwidth(r) is not None]
+    if not candidates:
+        return None
+    return max(candidates, key=lambda r: rung_bandwidth(r) or 0.0)
+
+
+def with_penalties(rungs: Sequence[Rung]) -> tuple[Rung, ...]:
+    return tuple(replace(r, penalty_pct=_penalty_against(r, reference_of(r, rungs))) for r in rungs)
+
+
+def _penalty_against(rung: Rung, reference: Rung | None) -> float | None:
+    if reference is None:
+        return None
+    return penalty_pct(rung_bandwidth(rung), rung_bandwidth(reference))
+
+
+@dataclass(frozen=True)
+class LadderResult:
+    id: int | None
+    pool: str  # the pool's mountpoint
+    rungs: tuple[Rung, ...]
+
+    def rung(self, kind: RungKind) -> Rung | None:
+        return next((r for r in self.rungs if r.kind is kind), None)
