@@ -203,9 +203,36 @@ _V4 = (
     "CREATE UNIQUE INDEX runs_content_hash ON runs (content_hash) WHERE content_hash IS NOT NULL",
 )
 
+# v5: sweeps and ladders (app/run_sets.py): a set of runs made from one definition,
+# and which run fills each of its cells. A cell whose run is deleted is empty again, so
+# a resumed sweep runs it anew.
+_V5 = (
+    """CREATE TABLE run_sets (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,                -- sweep | ladder
+        name TEXT NOT NULL,
+        created_at REAL NOT NULL,          -- epoch seconds
+        definition TEXT NOT NULL           -- JSON: what to run, as given
+    )""",
+    """CREATE TABLE run_set_cells (
+        set_id INTEGER NOT NULL REFERENCES run_sets(id) ON DELETE CASCADE,
+        key TEXT NOT NULL,                 -- the cell's identity within the set
+        position INTEGER NOT NULL,
+        run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+        PRIMARY KEY (set_id, key)
+    )""",
+    "CREATE INDEX run_set_cells_run ON run_set_cells (run_id)",
+)
+
 Migration = Sequence[str | Callable[[sqlite3.Connection], None]]
 # v3: warnings are {"kind", "text"} objects (core.bench_models.RunWarning).
-MIGRATIONS: list[Migration] = [_V1, (*_V2, _backfill_job_summaries), (_type_warnings,), _V4]
+MIGRATIONS: list[Migration] = [
+    _V1,
+    (*_V2, _backfill_job_summaries),
+    (_type_warnings,),
+    _V4,
+    _V5,
+]
 
 # list() without full=True: every runs column but the big fio document
 # Targets (path, label) and presets a filter menu offers. A module-level alias: inside
