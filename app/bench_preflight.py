@@ -249,6 +249,8 @@ def _zfs_copies(host: Host, target: BenchTarget, inv: Inventory) -> int:
 def _check_space(
     host: Host, inv: Inventory, target: BenchTarget, files: Sequence[BenchFile]
 ) -> tuple[RunWarning, ...]:
+    """``files``: those still to be created (a sweep's kept files already take their
+    room on the target, and its free space already says so)."""
     pool = _pool_at(inv, target)
     fs_type = target.fs_type
     if pool is not None:  # the branches' filesystems decide, not fuse.mergerfs
@@ -472,7 +474,11 @@ def _apply_overrides(
 
 def _check_files(
     host: Host, target: BenchTarget, jobs: Sequence[JobSpec], files: Sequence[BenchFile]
-) -> None:
+) -> frozenset[str]:
+    """Refuse names fio must not write through; return the planned files that exist
+    already as tierdeck test files (a sweep's previous cell left them for this one)."""
+    present: set[str] = set()
+    planned = {f.name for f in files}
     for job in jobs:
         if job.size is None and "filesize" not in job.extra:
             raise BenchRefused(
@@ -506,6 +512,9 @@ def _check_files(
                 "and tierdeck would delete it after the run. Name a file that does not "
                 "exist yet (or remove filename= and let fio name its files)."
             )
+        if name in planned:
+            present.add(name)
+    return frozenset(present)
 
 
 def _default_name(preset: str | None, jobs: Sequence[JobSpec], target: BenchTarget) -> str:
@@ -527,13 +536,16 @@ def plan_run(
     lay_out_first: bool = False,
     raw_confirm: str | None = None,
     name: str | None = None,
+    tags: Sequence[str] = (),
+    keep_files: bool = False,
 ) -> RunRequest:
     """Check everything that can be checked before fio starts. Raises BenchRefused.
 
     ``preset`` names a preset of core.presets.PRESETS (its lay-out and drop-caches
     flags apply) or any label. ``size``/``runtime``/``direct`` override every job.
     ``direct=False`` is the answer to an O_DIRECT refusal with ``offer_buffered``: the
-    request then carries a warning that caches can inflate the results.
+    request then carries a warning that caches can inflate the results. ``tags`` go
+    with the stored run; ``keep_files`` leaves the files for the next run (sweeps).
     """
     if not jobs:
         raise BenchRefused("nothing to run: no jobs given")
@@ -620,8 +632,9 @@ def plan_run(
     if raw:
         warnings += _plan_raw(host, inv, target, planned, raw_confirm)
     else:
-        _check_files(host, target, planned, files)
-        warnings += _check_space(host, inv, target, files)
+        present = _check_files(host, target, planned, files)
+        to_create = [f for f in files if f.name not in present]
+        warnings += _check_space(host, inv, target, to_create)
         use_direct = any(job.direct for job in planned)
         problem = host.probe_write(target.path, PROBE_NAME, direct=use_direct)
         if problem is not None:
@@ -648,4 +661,6 @@ def plan_run(
         lay_out_first=lay_out,
         warnings=tuple(warnings),
         files=files,
+        tags=tuple(tags),
+        keep_files=keep_files and not raw,
     )

@@ -8,7 +8,8 @@ target. The caller hears about it through ``on_event`` (app.bench_events) and ge
 never an exception.
 
 Cancelling (``cancel.set()``, or cancelling the task) sends SIGTERM to fio's process
-group, SIGKILL after a grace period, and removes the ``.tierdeck-bench.*`` files.
+group, SIGKILL after a grace period, and removes the ``.tierdeck-bench.*`` files
+(after every run, except an ok one whose request keeps them for a sweep's next cell).
 fio forks one process per job, so signals go to the whole group (fio is started in a
 session of its own), and the run waits until none of them is left.
 
@@ -561,6 +562,7 @@ class _Run:
             preset=self.request.preset,
             error=error,
             warnings=self.request.warnings,
+            tags=self.request.tags,
         )
         self.emit(RunEnded(result))
         return result
@@ -599,7 +601,10 @@ class _Run:
             if failure is None and outcome is None and self.cancel.is_set():
                 self.cancelled = True
         finally:
-            files = list(test_files(request))
+            ok = failure is None and outcome is not None and not self.cancelled
+            # A sweep keeps an ok cell's files for its next cell (fio reuses them);
+            # anything else, and what fio made unplanned, goes now.
+            files = [] if request.keep_files and ok else list(test_files(request))
             if not raw:
                 # What fio made that the plan did not foresee (an option tierdeck does
                 # not model): new names with our prefix, never what was there before.
@@ -634,6 +639,7 @@ class _Run:
             series=tuple(self.series),
             device_series=tuple(self.device_series),
             env=env,
+            tags=request.tags,
             warnings=tuple(dict.fromkeys(self.warnings)),
         )
         self.emit(Progress(1.0, 0.0, RunPhase.DONE))

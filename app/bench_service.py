@@ -49,6 +49,8 @@ class BenchAsk:
     drop_caches: bool = False
     raw_confirm: str | None = None  # the device name, typed, for raw mode
     name: str | None = None  # shown in the history
+    tags: tuple[str, ...] = ()  # stored with the run ("sweep:12", "ladder:3")
+    keep_files: bool = False  # leave the test files for the next run (sweeps)
 
 
 class BenchRunner(Protocol):
@@ -102,6 +104,8 @@ class BenchService:
             drop_caches=ask.drop_caches,
             raw_confirm=ask.raw_confirm,
             name=ask.name,
+            tags=ask.tags,
+            keep_files=ask.keep_files,
         )
 
     async def run(

@@ -153,6 +153,11 @@ class RunRequest:
     lay_out_first: bool = False  # create the files before measuring
     warnings: tuple[RunWarning, ...] = ()  # e.g. direct=0: the page cache may inflate
     files: tuple[BenchFile, ...] = ()  # what fio will create under the target (not raw)
+    tags: tuple[str, ...] = ()  # carried to the stored result ("sweep:12")
+    # Leave the planned files in place after an ok run, for the next run of a sweep
+    # with the same files (fio reuses them); the caller removes them. A failed or
+    # cancelled run removes them as always.
+    keep_files: bool = False
 
 
 @dataclass(frozen=True)

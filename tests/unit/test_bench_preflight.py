@@ -307,6 +307,23 @@ def test_space_counts_every_clone_and_file_like_fio(tmp_path: Path) -> None:
     assert [f.name for f in request.files] == [f".tierdeck-bench.c.{n}.0" for n in range(4)]
 
 
+def test_kept_files_of_a_sweeps_previous_cell_take_no_new_room(tmp_path: Path) -> None:
+    # A sweep keeps an ok cell's files for the next cell with the same files: they are
+    # tierdeck's (no "not a tierdeck test file"), and the free space already counts them.
+    clones = JobSpec(name="c", rw="write", size="1G", numjobs=4)
+    two = {"/mnt/disk1": {"size": 100 * GiB, "avail": 2 * GiB}}
+    with pytest.raises(BenchRefused, match=r"the 4 test files need 4\.0G"):
+        plan_run(recorded(tmp_path / "a", statvfs=two), nas(), "/mnt/disk1", [clones])
+    host = recorded(tmp_path / "b", statvfs=two)
+    for n in range(3):  # three of the four are there already
+        (tmp_path / "b" / "root" / "mnt" / "disk1" / f".tierdeck-bench.c.{n}.0").write_text("")
+    request = plan_run(host, nas(), "/mnt/disk1", [clones], tags=("sweep:7",), keep_files=True)
+    assert (request.tags, request.keep_files) == (("sweep:7",), True)
+    assert len(request.files) == 4  # all four are still the run's, removed in the end
+    plain = plan_run(host, nas(), "/mnt/disk1", [clones])
+    assert (plain.tags, plain.keep_files) == ((), False)
+
+
 def test_copy_on_write_targets_need_room_for_overwrites(tmp_path: Path) -> None:
     # The lab's btrfs raid1 hit ENOSPC with randwrite over a 180 MiB file and 215 MiB
     # free: rewriting a file on a copy-on-write filesystem needs room for both copies.
