@@ -106,3 +106,22 @@ class DecadeTicks(AxisFormatter):
 
     def get_labels_for_ticks(self, ticks: Sequence[float]) -> list[str]:
         return [short_number(10**t) if t >= -2 else f"1e{t:.0f}" for t in ticks]
+
+
+class CategoryTicks(AxisFormatter):
+    """Named positions 0, 1, 2 ... (a sweep axis' values: ``4k``, ``128k``, ``/mnt/a``),
+    each labelled by its name, cut to the room a position has."""
+
+    def __init__(self, names: Sequence[str], width: int = 8) -> None:
+        self.names = list(names)
+        self.width = width
+
+    def get_ticks(self, min_: float, max_: float, max_ticks: int = 8) -> list[float]:
+        return [float(i) for i in range(len(self.names)) if min_ <= i <= max_]
+
+    def get_labels_for_ticks(self, ticks: Sequence[float]) -> list[str]:
+        labels = []
+        for t in ticks:
+            name = self.names[int(t)] if 0 <= int(t) < len(self.names) else ""
+            labels.append(name if len(name) <= self.width else name[: self.width - 1] + "…")
+        return labels

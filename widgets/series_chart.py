@@ -61,6 +61,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual_hires_canvas import Canvas
 from textual_plot import HiResMode, PlotWidget
+from textual_plot.axis_formatter import AxisFormatter
 
 from .series_axes import LABEL_CHARS, RATE, AxisUnit, DecadeTicks, SecondsTicks, ValueTicks
 
@@ -129,14 +130,15 @@ class ChartPlot(PlotWidget, can_focus=False):
     ChartPlot { height: 6; }
     """
 
-    def __init__(self) -> None:
+    def __init__(self, x_ticks: AxisFormatter | None = None) -> None:
         super().__init__(allow_pan_and_zoom=False)
+        self._x_formatter_wanted = x_ticks or SecondsTicks()
 
     def on_mount(self) -> None:
         self.margin_top = 0
         self.margin_bottom = 1  # the time labels; the unit is written above the plot
         self.margin_left = LABEL_CHARS + 1
-        self.set_x_formatter(SecondsTicks())
+        self.set_x_formatter(self._x_formatter_wanted)
 
     def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
         event.prevent_default()  # skips the library's zoom; the event still bubbles up
@@ -194,6 +196,8 @@ class SeriesChart(Widget):
         log_scale: bool = False,
         hide_empty: bool = True,
         legend: LegendValue = LegendValue.LATEST,
+        x_ticks: AxisFormatter | None = None,
+        x_limits: tuple[float, float] | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -201,7 +205,9 @@ class SeriesChart(Widget):
         """``lines``: (key, label, style) in drawing order, for :meth:`push`. ``span``:
         the seconds the whole run should last, so the time axis is the run's from the
         start. ``log_scale``: decades on the value axis when the data spans one or more.
-        ``hide_empty``: a series with no data yet is neither drawn nor in the legend."""
+        ``hide_empty``: a series with no data yet is neither drawn nor in the legend.
+        ``x_ticks`` and ``x_limits``: an x axis other than seconds since the start (the
+        sweep view's axis values, see ``CategoryTicks``)."""
         super().__init__(name=name, id=id, classes=classes)
         self.title = title
         self.unit = unit
@@ -210,6 +216,8 @@ class SeriesChart(Widget):
         self.log_scale = log_scale
         self.hide_empty = hide_empty
         self.legend = legend
+        self.x_ticks = x_ticks
+        self.x_limits = x_limits
         self._lines = {
             key: Line(key, label, style, deque(maxlen=capacity)) for key, label, style in lines
         }
@@ -226,7 +234,7 @@ class SeriesChart(Widget):
 
     def compose(self) -> ComposeResult:
         yield Static(self.legend_text(), classes="chart-legend")
-        plot = ChartPlot()
+        plot = ChartPlot(self.x_ticks)
         plot.styles.height = self.rows
         yield plot
 
@@ -288,6 +296,13 @@ class SeriesChart(Widget):
             self._lines[key] = line
         self._dropped = any(len(s.points) > self.capacity for s in series)
         self._changed()
+
+    def set_x_axis(self, ticks: AxisFormatter, limits: tuple[float, float]) -> None:
+        """Another x axis (the sweep view's chart after its axes changed); call
+        ``set_series`` after it to redraw."""
+        self.x_ticks, self.x_limits = ticks, limits
+        for plot in self.query(ChartPlot):
+            plot.set_x_formatter(ticks)
 
     def clear(self) -> None:
         for line in self._lines.values():
@@ -524,10 +539,13 @@ class SeriesChart(Widget):
         return self._timer is not None or (self._stale and self.in_view())
 
     def _set_limits(self, plot: PlotWidget, divisor: float, log: bool) -> None:
-        extent = self._time_extent()
-        start = extent[0] if extent and self._dropped else 0.0
-        end = max(extent[1] if extent else 0.0, self.span or 0.0, start + 1.0)
-        plot.set_xlimits(start, end)
+        if self.x_limits is not None:
+            plot.set_xlimits(*self.x_limits)
+        else:
+            extent = self._time_extent()
+            start = extent[0] if extent and self._dropped else 0.0
+            end = max(extent[1] if extent else 0.0, self.span or 0.0, start + 1.0)
+            plot.set_xlimits(start, end)
         top, low = self.top(), self.low()
         if log and low is not None:
             plot.set_y_formatter(DecadeTicks(rows=self.rows - 1))  # the time labels' row
