@@ -108,3 +108,62 @@ class LadderResult:
 
     def rung(self, kind: RungKind) -> Rung | None:
         return next((r for r in self.rungs if r.kind is kind), None)
+
+
+# Penalties within this many percent read as "no measurable cost": two runs of the same
+# job on the same disk differ by a few percent (core/compare_noise).
+NOISE_PCT = 5.0
+
+
+def _pct(value: float) -> str:
+    return f"{abs(value):.0f} %"
+
+
+def _not_measured(rungs: Sequence[Rung], kinds: Sequence[RungKind]) -> str:
+    """``tmpfs/nullrw``: which of ``kinds`` has no measured rung (absent or skipped)."""
+    names = [k.value for k in kinds if not any(r.kind is k and r.skipped is None for r in rungs)]
+    return "/".join(names or [k.value for k in kinds])
+
+
+def _fuse_clause(rungs: Sequence[Rung], pool_penalty: float) -> str:
+    tmpfs = next((r for r in rungs if r.kind is RungKind.TMPFS), None)
+    fuse = tmpfs.penalty_pct if tmpfs is not None else None
+    if fuse is None:
+        gone = _not_measured(rungs, (RungKind.TMPFS, RungKind.NULLRW))
+        return f"the {gone} rung did not run, so FUSE's own share is unknown"
+    if fuse <= NOISE_PCT:
+        return "FUSE over tmpfs costs nothing measurable, so it comes from the branches or the pool's options"
+    if fuse >= pool_penalty - NOISE_PCT:
+        return f"FUSE over tmpfs costs {_pct(fuse)} too, so FUSE itself is the bottleneck"
+    return f"FUSE over tmpfs costs {_pct(fuse)}, so the rest comes from the branch options"
+
+
+def _option_diagnosis(rungs: Sequence[Rung]) -> str:
+    measured = [r for r in rungs if r.kind is RungKind.OPTION and r.penalty_pct is not None]
+    if not measured:
+        return "no option rung could be compared with the pool: no verdict"
+    best = min(measured, key=lambda r: r.penalty_pct or 0.0)
+    gain = -(best.penalty_pct or 0.0)
+    if gain <= NOISE_PCT:
+        return f"no value tried beats the pool as mounted by more than {NOISE_PCT:.0f} % (best: {best.label})"
+    return f"{best.label} is {_pct(gain)} faster than the pool as mounted"
+
+
+def diagnose(rungs: Sequence[Rung]) -> str:
+    """One line on where the pool's time goes, from rungs with their penalties filled
+    (:func:`with_penalties`)."""
+    if any(r.kind is RungKind.OPTION for r in rungs):
+        return _option_diagnosis(rungs)
+    pool = next((r for r in rungs if r.kind is RungKind.POOL), None)
+    penalty = pool.penalty_pct if pool is not None else None
+    if pool is None or penalty is None:
+        gone = _not_measured(rungs, (RungKind.BRANCH, RungKind.POOL))
+        return f"the {gone} rung did not run, so mergerfs's own cost is unknown"
+    if penalty < -NOISE_PCT:
+        return (
+            f"the pool is {_pct(penalty)} faster than its branch: a cache above the disk "
+            "(page cache, cache.files) is answering, not the disk"
+        )
+    if penalty <= NOISE_PCT:
+        return f"mergerfs costs nothing measurable here (the pool is within {NOISE_PCT:.0f} % of its branch)"
+    return f"mergerfs itself costs {_pct(penalty)} here; {_fuse_clause(rungs, penalty)}"

@@ -1,0 +1,108 @@
+"""The ladder's arithmetic and its one-line diagnosis (core/ladder.py)."""
+
+from __future__ import annotations
+
+import pytest
+from tierdeck.core.bench_models import DirectionSummary
+from tierdeck.core.ladder import Rung, RungKind, diagnose, penalty_pct, with_penalties
+
+MIB = 1024 * 1024
+
+
+def rung(kind: RungKind, mib_s: float | None, *, option: tuple[str, str] | None = None) -> Rung:
+    if mib_s is None:
+        return Rung(kind, f"/{kind.value}", skipped="O_DIRECT refused", option=option)
+    summary = {"write": DirectionSummary(int(mib_s * MIB), mib_s, 1000.0, 2000)}
+    return Rung(kind, f"/{kind.value}", run_id=1, summary=summary, option=option)
+
+
+def ladder(
+    branch: float | None, pool: float | None, tmpfs: float | None, nullrw: float | None
+) -> tuple[Rung, ...]:
+    return with_penalties(
+        [
+            rung(RungKind.BRANCH, branch),
+            rung(RungKind.POOL, pool),
+            rung(RungKind.TMPFS, tmpfs),
+            rung(RungKind.NULLRW, nullrw),
+        ]
+    )
+
+
+def test_seed_000_penalty() -> None:
+    # "raw pool 1240 vs mergerfs 374": mergerfs loses 70 % of what is below it
+    rungs = ladder(1240, 374, 900, 1000)
+    assert rungs[1].penalty_pct == pytest.approx(69.8, abs=0.1)
+    assert rungs[2].penalty_pct == pytest.approx(10.0)
+    assert rungs[0].penalty_pct is None and rungs[3].penalty_pct is None
+
+
+def test_penalty_edges() -> None:
+    assert penalty_pct(50, 100) == 50
+    assert penalty_pct(150, 100) == -50
+    assert penalty_pct(None, 100) is None
+    assert penalty_pct(50, 0) is None
+
+
+def test_pool_is_measured_against_its_best_branch() -> None:
+    rungs = with_penalties(
+        [rung(RungKind.BRANCH, 100), rung(RungKind.BRANCH, 200), rung(RungKind.POOL, 150)]
+    )
+    assert rungs[2].penalty_pct == pytest.approx(25)
+
+
+def test_diagnosis_the_rest_from_the_branch_options() -> None:
+    assert diagnose(ladder(1240, 374, 850, 1000)) == (
+        "mergerfs itself costs 70 % here; FUSE over tmpfs costs 15 %, so the rest comes from the branch options"
+    )
+
+
+def test_diagnosis_fuse_is_the_bottleneck() -> None:
+    assert diagnose(ladder(1000, 400, 400, 1000)) == (
+        "mergerfs itself costs 60 % here; FUSE over tmpfs costs 60 % too, so FUSE itself is the bottleneck"
+    )
+
+
+def test_diagnosis_fuse_free() -> None:
+    line = diagnose(ladder(1000, 500, 990, 1000))
+    assert line.startswith(
+        "mergerfs itself costs 50 % here; FUSE over tmpfs costs nothing measurable"
+    )
+
+
+def test_diagnosis_no_penalty_and_pool_faster() -> None:
+    assert diagnose(ladder(1000, 980, 500, 900)).startswith("mergerfs costs nothing measurable")
+    assert diagnose(ladder(150, 900, 500, 900)).startswith(
+        "the pool is 500 % faster than its branch"
+    )
+
+
+def test_diagnosis_with_skipped_rungs() -> None:
+    assert diagnose(ladder(None, 400, 500, 900)) == (
+        "the branch rung did not run, so mergerfs's own cost is unknown"
+    )
+    assert diagnose(ladder(1000, None, 500, 900)).startswith("the pool rung did not run")
+    assert diagnose(ladder(1000, 400, None, 900)) == (
+        "mergerfs itself costs 60 % here; the tmpfs rung did not run, so FUSE's own share is unknown"
+    )
+    assert "the tmpfs/nullrw rung did not run" in diagnose(ladder(1000, 400, None, None))
+
+
+def test_diagnosis_of_an_option_sweep() -> None:
+    rungs = with_penalties(
+        [
+            rung(RungKind.POOL, 100),
+            rung(RungKind.OPTION, 90, option=("cache.files", "off")),
+            rung(RungKind.OPTION, 150, option=("cache.files", "partial")),
+        ]
+    )
+    assert rungs[2].penalty_pct == pytest.approx(-50)
+    assert diagnose(rungs) == "cache.files=partial is 50 % faster than the pool as mounted"
+    flat = with_penalties(
+        [rung(RungKind.POOL, 100), rung(RungKind.OPTION, 102, option=("direct_io", "true"))]
+    )
+    assert diagnose(flat).startswith("no value tried beats the pool as mounted")
+    lost = with_penalties(
+        [rung(RungKind.POOL, None), rung(RungKind.OPTION, 102, option=("direct_io", "true"))]
+    )
+    assert diagnose(lost) == "no option rung could be compared with the pool: no verdict"
