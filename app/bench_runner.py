@@ -604,13 +604,15 @@ class _Run:
             ok = failure is None and outcome is not None and not self.cancelled
             # A sweep keeps an ok cell's files for its next cell (fio reuses them);
             # anything else, and what fio made unplanned, goes now.
-            files = [] if request.keep_files and ok else list(test_files(request))
+            keep = set(test_files(request)) if request.keep_files and ok else set()
+            files = [f for f in test_files(request) if f not in keep]
             if not raw:
                 # What fio made that the plan did not foresee (an option tierdeck does
                 # not model): new names with our prefix, never what was there before.
                 top = request.target.path.rstrip("/") or "/"
                 new = bench_entries(self.host, request.target.path) - before
                 files += [posixpath.join(top, n) for n in sorted(new)]
+                files = [f for f in files if f not in keep]
             if files:
                 self.emit(Progress(1.0, 0.0, RunPhase.CLEANING_UP))
                 await asyncio.to_thread(_remove_files, self.host, list(dict.fromkeys(files)))
