@@ -9,6 +9,10 @@ clock or the machine.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
+
+from textual.app import App
 from tierdeck.core.bench_models import DirectionSummary
 from tierdeck.core.sweep import Axis, CellResult, SweepResult, SweepSpec
 
@@ -61,3 +65,80 @@ def result_of(
 
 
 SWEEP = result_of(SPEC, FIGURES)
+
+
+# -- a sweep that runs: scripted, cell by cell -------------------------------------------
+
+
+class ScriptedSweep:
+    """Stands in for app.sweep_run.run_sweep (bound to its plan): for each missing cell
+    of ``result``, in order, the events the real one sends (SweepCellStarted, the
+    recorded run ``pool_write``'s events with the cell's figures in its result,
+    RunStored, SweepCellDone), waiting for ``step()`` before each cell. A cancel stops it
+    between cells with the rest missing, as the real one does."""
+
+    def __init__(self, result: SweepResult, figures: dict[tuple[int, int], tuple[float, float]]):
+        self.result = result
+        self.figures = figures
+        self.allowed = 0
+        self.started = 0  # cells started so far (tests wait on it)
+        self._go = asyncio.Event()
+
+    def step(self, cells: int = 1) -> None:
+        self.allowed += cells
+        self._go.set()
+
+    async def __call__(
+        self, on_event: Callable[[object], None], cancel: asyncio.Event
+    ) -> SweepResult:
+        from tierdeck.app import bench_events as ev
+        from tierdeck.app.sweep_events import SweepCellDone, SweepCellStarted
+
+        from tests.snapshot_apps.bench_data import load_events
+
+        recorded = load_events("pool_write")
+        cells = list(self.result.cells)
+        to_run = [i for i, c in enumerate(cells) if c.run_id is None]
+        for k, i in enumerate(to_run, start=1):
+            while self.allowed <= self.started and not cancel.is_set():
+                self._go.clear()
+                waiter = asyncio.ensure_future(self._go.wait())
+                stopper = asyncio.ensure_future(cancel.wait())
+                await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
+                waiter.cancel()
+                stopper.cancel()
+            if cancel.is_set():
+                break
+            self.started += 1
+            cell = cells[i].cell
+            left = len(to_run) - k + 1
+            on_event(SweepCellStarted(cell.index, k, len(to_run), cell, 3.0 * left))
+            for event in recorded:
+                on_event(event)
+                await asyncio.sleep(0)
+            run_id = 100 + cell.index
+            on_event(ev.RunStored(run_id))
+            key = (cell.value("numjobs"), cell.value("buffer_compress_percentage"))
+            summary = write_summary(*self.figures.get(key, (100.0, 1.0)))  # type: ignore[call-overload]
+            done = CellResult(cell, run_id, "ok", summary)
+            cells[i] = done
+            on_event(SweepCellDone(done))
+        return SweepResult(self.result.id, self.result.spec, tuple(cells))
+
+
+class SweepApp(App[None]):
+    """Just the sweep view: a stored sweep (``SWEEP``), or with ``run`` a scripted one."""
+
+    CSS_PATH = "../../app/tierdeck.tcss"
+    ENABLE_COMMAND_PALETTE = False  # as in TierdeckApp
+
+    def __init__(self, result: SweepResult = SWEEP, run: ScriptedSweep | None = None) -> None:
+        super().__init__()
+        self.result = result
+        self.run = run
+        self.title = "tierdeck — nas"
+
+    def on_mount(self) -> None:
+        from tierdeck.screens.sweep import SweepScreen
+
+        self.push_screen(SweepScreen(self.result, self.run, resume=self.run))

@@ -1,0 +1,178 @@
+"""The sweep view: the whole sweep's progress (run k of n, the sweep's ETA), its matrix
+filling in as cells finish, and the run in progress below.
+
+Opened on a stored sweep (``w`` on a history run tagged sweep:N; nothing runs) or to
+run one (``w`` on the dashboard asks for a sweep file): ``screens/sweep_open.py``. The
+run is a ``SweepRun`` (``app.sweep_run.run_sweep`` bound to the service, the inventory
+and the plan) run by ``SequenceView``; its events come back as
+``app.sequence_messages``. A cancelled or failed sweep keeps its finished cells: ``R``
+(or ``tierdeck bench sweep FILE --resume ID``) runs the missing ones.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.reactive import var
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from ..app.sequence_messages import CellFinished, CellStarted, SweepRun, sweep_message
+from ..core.sweep import SweepResult
+from ..core.units import fmt_clock
+from ..widgets.bars import percent_bar
+from ..widgets.live_run import LiveRun
+from ..widgets.sweep_matrix import MATRIX_BINDINGS, SweepMatrix
+from .sequence_view import SequenceView, sequence_bindings
+
+
+class SweepScreen(SequenceView, Screen[None]):
+    CSS_PATH = "bench.tcss"
+
+    BINDINGS = [
+        *MATRIX_BINDINGS,
+        *sequence_bindings("sweep", "the finished cells stay, R resumes"),
+        Binding(
+            "R",
+            "resume",
+            "Resume",
+            tooltip="an unfinished sweep: run its missing cells (as --resume ID)",
+        ),
+    ]
+    HELP_TITLE = "tierdeck keys: sweep"
+    HELP_NOTES = (
+        ("arrows", "move in the matrix; the page scrolls with it"),
+        ("escape", "close this help"),
+    )
+    HELP_LEGEND = (
+        "Cells: green best, red worst of the cells shown (latency: lower is better); "
+        "▶ running, … waiting for its turn, - not run, ✘ failed or cancelled, — no figure "
+        "in that direction."
+    )
+    CANCEL_TITLE = "Sweep"
+
+    running: var[bool] = var(False)
+    cells_done: var[int] = var(0)
+    """Cells finished while this view ran the sweep (tests wait on it)."""
+
+    def __init__(
+        self, result: SweepResult, run: SweepRun | None = None, *, resume: SweepRun | None = None
+    ) -> None:
+        """``result``: the sweep as stored (cells not run are missing); ``run``: run it
+        at once; ``resume``: what ``R`` runs on an unfinished sweep."""
+        super().__init__(id="sweep")
+        self.setup_sequence()
+        self.result = result
+        self._run = run
+        self._resume = resume
+        self.position: tuple[int, int] | None = None
+        self.cell_label: str | None = None
+        self._eta_at_start: float | None = None
+        self.CANCEL_QUESTION = (
+            "The run in progress stops (fio TERM, then KILL; its files are removed) and no "
+            "further cell starts. The finished cells stay in the history: R here, or "
+            f"tierdeck bench sweep FILE --resume {result.id}, runs the missing ones."
+        )
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="sweep-head")
+        with VerticalScroll(id="sweep-body"):
+            yield SweepMatrix(self.result, live=self._run is not None, id="matrix")
+            yield LiveRun(id="live-run")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = f"#{self.result.id} {self.result.spec.name or 'sweep'}"
+        self.query_one(LiveRun).display = False
+        self.query_one("#matrix-table").focus()
+        if self._run is not None:
+            self._start(self._run)
+        self.draw_head()
+
+    def _start(self, run: SweepRun) -> None:
+        self.position = None
+        self.query_one(SweepMatrix).live = True
+        self.begin(run, sweep_message)
+
+    # -- messages -------------------------------------------------------------------------
+
+    def on_cell_started(self, message: CellStarted) -> None:
+        self.position = (message.position, message.total)
+        self.cell_label = message.cell.label
+        self._eta_at_start = message.eta_s
+        self.query_one(SweepMatrix).show(self.result, running_key=message.cell.key)
+        self.draw_head()
+
+    def on_cell_finished(self, message: CellFinished) -> None:
+        matrix = self.query_one(SweepMatrix)
+        matrix.cell_done(message.result)
+        self.result = matrix.result
+        self.cells_done += 1
+        if message.refusal:
+            self.notify(f"{message.result.cell.label}: {message.refusal}", severity="warning")
+
+    def finished(self, result: object | None, error: str | None) -> None:
+        if isinstance(result, SweepResult):
+            self.result = result
+        matrix = self.query_one(SweepMatrix)
+        matrix.live = False
+        matrix.show(self.result)
+
+    # -- drawing ------------------------------------------------------------------------
+
+    def draw_head(self) -> None:
+        result = self.result
+        line1 = Text(f"Sweep #{result.id}", style="bold", no_wrap=True, overflow="ellipsis")
+        if result.spec.name:
+            line1.append(f" {result.spec.name}", style="bold")
+        axes = " × ".join(f"{a.name} ({len(a.values)})" for a in result.spec.axes)
+        line1.append(f" · {axes} = {len(result.cells)} runs", style="dim")
+        line2 = Text(no_wrap=True, overflow="ellipsis")
+        if self.running and self.position is not None:
+            k, n = self.position
+            line2.append(f"run {k} of {n} ", style="bold cyan")
+            line2.append_text(percent_bar((k - 1) / n * 100, width=12))
+            line2.append(f"  sweep ETA {fmt_clock(self._sweep_eta())}", style="dim")
+            line2.append(f"  {self.cell_label or ''}", style="cyan")
+        elif self.running:
+            line2.append("starting…", style="bold cyan")
+        else:
+            line2.append_text(self._state_line())
+        self.query_one("#sweep-head", Static).update(Group(line1, line2))
+
+    def _sweep_eta(self) -> float | None:
+        """The sweep's ETA at the cell's start less what fio has run of it since: no
+        clock, so a replay draws the same figure every time."""
+        if self._eta_at_start is None:
+            return None
+        return max(0.0, self._eta_at_start - self.query_one(LiveRun).last_t)
+
+    def _state_line(self) -> Text:
+        missing = len(self.result.missing)
+        if not missing:
+            return Text("✔ every cell done · escape: back", style="bold green")
+        out = Text(f"{missing} of {len(self.result.cells)} cells not run", style="bold yellow")
+        if self.outcome not in (None, "done"):
+            out.append(f" · ✘ {self.outcome}", style="bold red")
+        hint = " · R resumes" if self._resume is not None else ""
+        out.append(f"{hint} · tierdeck bench sweep FILE --resume {self.result.id}", style="dim")
+        return out
+
+    # -- actions --------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "resume":
+            return not self.running and self._resume is not None and not self.result.complete
+        return super().check_action(action, parameters)
+
+    def action_matrix(self, what: str) -> None:
+        self.query_one(SweepMatrix).apply(what)
+
+    def action_resume(self) -> None:
+        if self.check_action("resume", ()) and self._resume is not None:
+            self._start(self._resume)
+            self.draw_head()
