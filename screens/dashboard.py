@@ -77,6 +77,21 @@ class DashboardScreen(Screen[None]):
             tooltip="the mover of a layout file: its forecast, a move with live progress, the "
             "last run's report",
         ),
+        Binding(
+            "w",
+            "sweep",
+            "Sweep",
+            show=False,
+            tooltip="run a sweep file (tierdeck.sweep/1): one run per combination, as a matrix",
+        ),
+        Binding(
+            "p",
+            "ladder",
+            "Ladder",
+            show=False,
+            tooltip="layer-penalty ladder of the highlighted mergerfs pool (mergerfs tab): "
+            "branch, pool, tmpfs, nullrw (asks first)",
+        ),
     ]
     HELP_TITLE = "tierdeck keys: dashboard"
     HELP_NOTES = (
@@ -137,11 +152,20 @@ class DashboardScreen(Screen[None]):
         from ..app.bench_targets import suggest_target
         from .bench_setup import BenchSetupScreen
 
+        if not self._can_bench() or self.inventory is None:
+            return
+        choice = suggest_target(self.inventory, self._selected())
+        self.app.push_screen(
+            BenchSetupScreen(
+                context(self).host, self.inventory, initial_path=choice.path, note=choice.note
+            )
+        )
+
+    def _can_bench(self) -> bool:
         if self.inventory is None:
             self.notify("The inventory is still loading: try again in a moment.")
-            return
-        host = context(self).host
-        if not host.capabilities.run_benchmarks:
+            return False
+        if not context(self).host.capabilities.run_benchmarks:
             # The demo's paths and disks belong to another machine: running fio on
             # same-named paths here would measure the wrong thing, or write somewhere.
             self.notify(
@@ -149,21 +173,40 @@ class DashboardScreen(Screen[None]):
                 "--recorded). Start tierdeck without them to benchmark.",
                 severity="warning",
             )
-            return
+            return False
+        return True
+
+    def _selected(self) -> object:
+        """What b aims at: the highlighted disk, pool item, branch or mergerfs pool."""
         section = self.query_one("#sections", TabbedContent).active
-        selected: object = None
         if section == "disks":
-            selected = self.query_one(DiskTable).selected_disk
-        elif section == "pools":
-            selected = self.query_one(PoolTree).selected_item
-        elif section == "mergerfs":
+            return self.query_one(DiskTable).selected_disk
+        if section == "pools":
+            return self.query_one(PoolTree).selected_item
+        if section == "mergerfs":
             branches = self.query_one(BranchTable)
             branch = branches.selected_branch if branches.has_focus else None
-            selected = branch or self.query_one(MergerfsPoolTable).selected_pool
-        choice = suggest_target(self.inventory, selected)
-        self.app.push_screen(
-            BenchSetupScreen(host, self.inventory, initial_path=choice.path, note=choice.note)
-        )
+            return branch or self.query_one(MergerfsPoolTable).selected_pool
+        return None
+
+    def action_sweep(self) -> None:
+        """w: a sweep file to run; one without a target runs where b would aim."""
+        from ..app.bench_targets import suggest_target
+        from .sweep_open import ask_sweep
+
+        if self._can_bench() and self.inventory is not None:
+            ask_sweep(self, suggest_target(self.inventory, self._selected()).path)
+
+    def action_ladder(self) -> None:
+        """p: the ladder of the highlighted mergerfs pool."""
+        from .ladder_open import ask_ladder
+
+        on_pools = self.query_one("#sections", TabbedContent).active == "mergerfs"
+        pool = self.query_one(MergerfsPoolTable).selected_pool if on_pools else None
+        if pool is None:
+            self.notify("p: highlight a mergerfs pool on the mergerfs tab (3) first.")
+        elif self._can_bench():
+            ask_ladder(self, pool)
 
     def action_history(self) -> None:
         """h: the benchmark history."""

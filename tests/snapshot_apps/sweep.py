@@ -70,54 +70,71 @@ SWEEP = result_of(SPEC, FIGURES)
 # -- a sweep that runs: scripted, cell by cell -------------------------------------------
 
 
-class ScriptedSweep:
-    """Stands in for app.sweep_run.run_sweep (bound to its plan): for each missing cell
-    of ``result``, in order, the events the real one sends (SweepCellStarted, the
-    recorded run ``pool_write``'s events with the cell's figures in its result,
-    RunStored, SweepCellDone), waiting for ``step()`` before each cell. A cancel stops it
-    between cells with the rest missing, as the real one does."""
+class Gate:
+    """Lets a scripted runner go ``step()`` units at a time, or stop on a cancel."""
 
-    def __init__(self, result: SweepResult, figures: dict[tuple[int, int], tuple[float, float]]):
-        self.result = result
-        self.figures = figures
+    def __init__(self) -> None:
         self.allowed = 0
-        self.started = 0  # cells started so far (tests wait on it)
+        self.started = 0  # units started so far (tests wait on it)
         self._go = asyncio.Event()
 
-    def step(self, cells: int = 1) -> None:
-        self.allowed += cells
+    def step(self, units: int = 1) -> None:
+        self.allowed += units
         self._go.set()
+
+    async def next(self, cancel: asyncio.Event) -> bool:
+        """Wait for the next unit's turn: False when cancelled first."""
+        while self.allowed <= self.started and not cancel.is_set():
+            self._go.clear()
+            waiter = asyncio.ensure_future(self._go.wait())
+            stopper = asyncio.ensure_future(cancel.wait())
+            await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            waiter.cancel()
+            stopper.cancel()
+        if cancel.is_set():
+            return False
+        self.started += 1
+        return True
+
+
+async def replay_run(on_event: Callable[[object], None], run_id: int) -> None:
+    """The recorded run ``pool_write``'s events, then RunStored as the service says it."""
+    from tierdeck.app import bench_events as ev
+
+    from tests.snapshot_apps.bench_data import load_events
+
+    for event in load_events("pool_write"):
+        on_event(event)
+        await asyncio.sleep(0)
+    on_event(ev.RunStored(run_id))
+
+
+class ScriptedSweep(Gate):
+    """Stands in for app.sweep_run.run_sweep (bound to its plan): for each missing cell
+    of ``result``, in order, the events the real one sends (SweepCellStarted, a recorded
+    run, RunStored, SweepCellDone with the cell's figures), waiting for ``step()`` before
+    each cell. A cancel stops it between cells with the rest missing, as the real one."""
+
+    def __init__(self, result: SweepResult, figures: dict[tuple[int, int], tuple[float, float]]):
+        super().__init__()
+        self.result = result
+        self.figures = figures
 
     async def __call__(
         self, on_event: Callable[[object], None], cancel: asyncio.Event
     ) -> SweepResult:
-        from tierdeck.app import bench_events as ev
         from tierdeck.app.sweep_events import SweepCellDone, SweepCellStarted
 
-        from tests.snapshot_apps.bench_data import load_events
-
-        recorded = load_events("pool_write")
         cells = list(self.result.cells)
         to_run = [i for i, c in enumerate(cells) if c.run_id is None]
         for k, i in enumerate(to_run, start=1):
-            while self.allowed <= self.started and not cancel.is_set():
-                self._go.clear()
-                waiter = asyncio.ensure_future(self._go.wait())
-                stopper = asyncio.ensure_future(cancel.wait())
-                await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
-                waiter.cancel()
-                stopper.cancel()
-            if cancel.is_set():
+            if not await self.next(cancel):
                 break
-            self.started += 1
             cell = cells[i].cell
             left = len(to_run) - k + 1
             on_event(SweepCellStarted(cell.index, k, len(to_run), cell, 3.0 * left))
-            for event in recorded:
-                on_event(event)
-                await asyncio.sleep(0)
             run_id = 100 + cell.index
-            on_event(ev.RunStored(run_id))
+            await replay_run(on_event, run_id)
             key = (cell.value("numjobs"), cell.value("buffer_compress_percentage"))
             summary = write_summary(*self.figures.get(key, (100.0, 1.0)))  # type: ignore[call-overload]
             done = CellResult(cell, run_id, "ok", summary)
