@@ -50,6 +50,7 @@ from .cli import (
     once,
 )
 from .cli_history import output_width, result_lines
+from .cli_sweep import SWEEP_COMMANDS
 from .history import HistoryError, HistoryStore, result_to_json
 
 if TYPE_CHECKING:
@@ -121,6 +122,10 @@ def preset_file_text(p: Preset) -> str:
 @click.group()
 def bench() -> None:
     """Run fio benchmarks from presets or job files, with a saved history."""
+
+
+for _command in SWEEP_COMMANDS:  # bench sweep, sweeps, sweep-export (app/cli_sweep.py)
+    bench.add_command(_command)
 
 
 @bench.command("presets")

@@ -77,6 +77,8 @@ def history_dir(tmp_path: Path) -> Path:
         ["bench", "run", "--help"],
         ["bench", "presets"],
         ["bench", "presets", "--json"],
+        ["bench", "sweep", "--help"],
+        ["bench", "sweeps"],
         ["history", "list"],
         ["history", "list", "--json"],
         ["history", "show", "1", "--series"],
