@@ -26,7 +26,6 @@ import os
 import posixpath
 import secrets
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from types import TracebackType
@@ -34,7 +33,7 @@ from types import TracebackType
 from ..backends.host import Host
 from ..backends.mounts import MOUNTINFO, parse_mountinfo
 from ..core.errors import HostError, TierdeckError
-from ..core.ladder_options import THROWAWAY_FSNAME, MountOptions, branches_arg
+from ..core.ladder_options import THROWAWAY_FSNAME, MountOptions
 from ..core.units import format_bytes
 
 THROWAWAY_BASE = "/run/tierdeck/throwaway"
@@ -104,7 +103,15 @@ def process_start(host: Host, pid: int) -> int | None:
 
 
 def owner_alive(host: Host, owner: Owner) -> bool:
-    return process_start(host, owner.pid) == owner.start_ticks
+    """The owner still runs: same pid, same start time, and not a zombie (a killed
+    process nobody has reaped yet is dead for our purpose)."""
+    stat = _stat(host, owner.pid)
+    return stat is not None and parse_stat_start(stat) == owner.start_ticks and not _zombie(stat)
+
+
+def _zombie(stat: str) -> bool:
+    fields = stat.rpartition(")")[2].split()
+    return bool(fields) and fields[0] in ("Z", "X")
 
 
 def mem_available(host: Host) -> int | None:
@@ -165,10 +172,11 @@ class Throwaway:
                      THROWAWAY_FSNAME, path], path)  # fmt: skip
         return path
 
-    def mount_mergerfs(self, name: str, branches: Sequence[str], options: MountOptions) -> str:
-        """A mergerfs pool of ``branches`` (all RW) with ``options`` at ROOT/name."""
+    def mount_mergerfs(self, name: str, branches: str, options: MountOptions) -> str:
+        """A mergerfs pool of ``branches`` (mergerfs's ``/a=RW:/b=NC``) with ``options``
+        at ROOT/name."""
         path = self._mountpoint(name)
-        self._mount(["mergerfs", "-o", options.text(), branches_arg(branches), path], path)
+        self._mount(["mergerfs", "-o", options.text(), branches, path], path)
         return path
 
     def _mount(self, argv: list[str], path: str) -> None:
@@ -204,9 +212,13 @@ def _mounts_under(host: Host, top: str) -> list[str]:
 def _unmount_under(host: Host, top: str) -> list[str]:
     problems: list[str] = []
     for point in reversed(_mounts_under(host, top)):
-        for argv in (["umount", point], ["umount", "-l", point]):
+        # A hung FUSE daemon blocks a plain umount: give it a while, then detach lazily.
+        for argv, wait in (
+            (["umount", point], 10.0),
+            (["umount", "-l", point], _UNMOUNT_TIMEOUT_S),
+        ):
             try:
-                if host.run(argv, timeout=_UNMOUNT_TIMEOUT_S).ok:
+                if host.run(argv, timeout=wait).ok:
                     break
             except HostError:
                 continue
@@ -250,10 +262,7 @@ def holders(host: Host, top: str) -> list[int]:
 
 def _gone(host: Host, pid: int) -> bool:
     stat = _stat(host, pid)
-    if stat is None:
-        return True
-    fields = stat.rpartition(")")[2].split()
-    return bool(fields) and fields[0] in ("Z", "X")  # a zombie holds no files
+    return stat is None or _zombie(stat)  # a zombie holds no files
 
 
 def stop_holders(host: Host, top: str) -> list[int]:
@@ -305,7 +314,7 @@ def is_stale(host: Host, root: str) -> bool:
     if owner is not None:
         return not owner_alive(host, owner)
     pid = posixpath.basename(root).partition("-")[0]
-    return not pid.isdigit() or process_start(host, int(pid)) is None
+    return not pid.isdigit() or _gone(host, int(pid))
 
 
 def clean_stale(host: Host, base: str = THROWAWAY_BASE) -> list[StaleRoot]:
