@@ -46,6 +46,7 @@ from .cli import (
     EXIT_REFUSED,
     EXIT_SIGINT,
     EXIT_SIGTERM,
+    LazyGroup,
     fail,
     once,
 )
@@ -119,7 +120,13 @@ def preset_file_text(p: Preset) -> str:
     return "\n".join(notes) + "\n" + p.to_jobfile()
 
 
-@click.group()
+class BenchGroup(LazyGroup):
+    """``bench``'s commands that live in modules of their own, imported when run."""
+
+    LAZY = {"ladder": "tierdeck.app.cli_ladder:ladder_cmd"}
+
+
+@click.group(cls=BenchGroup)
 def bench() -> None:
     """Run fio benchmarks from presets or job files, with a saved history."""
 
