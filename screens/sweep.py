@@ -25,6 +25,8 @@ from ..core.sweep import SweepResult
 from ..core.units import fmt_clock
 from ..widgets.bars import percent_bar
 from ..widgets.live_run import LiveRun
+from ..widgets.run_charts import plot_rows
+from ..widgets.series_chart import SeriesChart
 from ..widgets.sweep_matrix import MATRIX_BINDINGS, SweepMatrix
 from .sequence_view import SequenceView, sequence_bindings
 
@@ -92,6 +94,14 @@ class SweepScreen(SequenceView, Screen[None]):
         if self._run is not None:
             self._start(self._run)
         self.draw_head()
+
+    def on_resize(self) -> None:
+        # A tall terminal gives the matrix's chart the rows the live run does not need.
+        live = 9 if self.query_one(LiveRun).display else 0
+        reserved = 6 + len(self.result.spec.axes[0].values) + live
+        self.query_one(SweepMatrix).query_one(SeriesChart).rows = plot_rows(
+            self.size.height, 1, reserved
+        )
 
     def _start(self, run: SweepRun) -> None:
         self.position = None

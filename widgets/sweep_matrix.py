@@ -158,6 +158,7 @@ class SweepMatrix(Vertical):
         self.running_key: str | None = None
         self.choice: MatrixChoice = default_choice(result.spec)
         self.matrix: Matrix = build_matrix(result, self.choice)
+        self._ready = False
 
     def compose(self) -> ComposeResult:
         yield Static(id="matrix-caption")
@@ -172,6 +173,7 @@ class SweepMatrix(Vertical):
         )
 
     def on_mount(self) -> None:
+        self._ready = True  # is_mounted turns True only after this handler
         self._draw()
 
     # -- changes ------------------------------------------------------------------------
@@ -209,7 +211,7 @@ class SweepMatrix(Vertical):
 
     def _draw(self) -> None:
         self.matrix = build_matrix(self.result, self.choice, self.running_key)
-        if not self.is_mounted:
+        if not self._ready:
             return
         self.query_one("#matrix-caption", Static).update(matrix_caption(self.matrix, self.result))
         self._fill_table()

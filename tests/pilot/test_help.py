@@ -180,3 +180,29 @@ async def test_history_and_detail_help_are_theirs(
         assert isinstance(detail, RunDetailScreen)
         page = await open_help(pilot, detail)
         check_page(app, page, detail)
+
+
+async def test_sweep_and_ladder_help_are_theirs(
+    demo_host: RecordedHost, demo_collector: CountingCollector
+) -> None:
+    from tierdeck.screens.ladder import LadderScreen
+    from tierdeck.screens.sweep import SweepScreen
+
+    from tests.snapshot_apps.ladder import LADDER, POOL
+    from tests.snapshot_apps.sweep import SWEEP
+
+    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_inventory(pilot, app)
+        sweep = SweepScreen(SWEEP)
+        app.push_screen(sweep)
+        page = await open_help(pilot, sweep)
+        text = check_page(app, page, sweep)
+        assert "next metric" in text and "swap the rows" in text
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is sweep, "back on the sweep")
+        ladder = LadderScreen(POOL, result=LADDER)
+        app.push_screen(ladder)
+        page = await open_help(pilot, ladder)
+        text = check_page(app, page, ladder)
+        assert "cancel the ladder" in text

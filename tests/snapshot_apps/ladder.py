@@ -66,11 +66,11 @@ class LadderApp(App[None]):
 
     def __init__(self, run: ScriptedLadder | None = None) -> None:
         super().__init__()
-        self.run = run
+        self.scripted = run
         self.title = "tierdeck — nas"
 
     def on_mount(self) -> None:
         from tierdeck.screens.ladder import LadderScreen
 
-        result = None if self.run is not None else LADDER
-        self.push_screen(LadderScreen(POOL, self.run, result=result))
+        result = None if self.scripted is not None else LADDER
+        self.push_screen(LadderScreen(POOL, self.scripted, result=result))

@@ -115,10 +115,19 @@ class ScriptedSweep(Gate):
     run, RunStored, SweepCellDone with the cell's figures), waiting for ``step()`` before
     each cell. A cancel stops it between cells with the rest missing, as the real one."""
 
-    def __init__(self, result: SweepResult, figures: dict[tuple[int, int], tuple[float, float]]):
+    def __init__(
+        self,
+        result: SweepResult,
+        figures: dict[tuple[int, int], tuple[float, float]],
+        *,
+        hold_in_cell: bool = False,
+    ):
+        """``hold_in_cell``: after each SweepCellStarted, wait for another ``step()``
+        before the cell's run (the running cell stays on screen)."""
         super().__init__()
         self.result = result
         self.figures = figures
+        self.hold_in_cell = hold_in_cell
 
     async def __call__(
         self, on_event: Callable[[object], None], cancel: asyncio.Event
@@ -133,6 +142,8 @@ class ScriptedSweep(Gate):
             cell = cells[i].cell
             left = len(to_run) - k + 1
             on_event(SweepCellStarted(cell.index, k, len(to_run), cell, 3.0 * left))
+            if self.hold_in_cell and not await self.next(cancel):
+                break
             run_id = 100 + cell.index
             await replay_run(on_event, run_id)
             key = (cell.value("numjobs"), cell.value("buffer_compress_percentage"))
@@ -152,10 +163,10 @@ class SweepApp(App[None]):
     def __init__(self, result: SweepResult = SWEEP, run: ScriptedSweep | None = None) -> None:
         super().__init__()
         self.result = result
-        self.run = run
+        self.scripted = run
         self.title = "tierdeck — nas"
 
     def on_mount(self) -> None:
         from tierdeck.screens.sweep import SweepScreen
 
-        self.push_screen(SweepScreen(self.result, self.run, resume=self.run))
+        self.push_screen(SweepScreen(self.result, self.scripted, resume=self.scripted))

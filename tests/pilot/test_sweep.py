@@ -1,0 +1,162 @@
+"""The sweep view, driven by keyboard with the sweep runner replaced by a scripted one
+(tests/snapshot_apps/sweep.ScriptedSweep: the real event types, a recorded fio run per
+cell): cells fill in as they finish with the running one marked, the matrix keys change
+metric and axes, a cancel asks first and leaves the sweep resumable, R resumes it; and
+from the history, w on a run tagged sweep:N opens its stored sweep."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable
+from tierdeck.app.run_sets import RunSetKind, RunSetStore
+from tierdeck.app.sweep_store import SweepSettings, definition_of
+from tierdeck.app.tui import TierdeckApp
+from tierdeck.backends.host import RecordedHost
+from tierdeck.core.compare_noise import Metric
+from tierdeck.core.sweep_slice import CellState
+from tierdeck.screens.confirm import ConfirmScreen
+from tierdeck.screens.history import HistoryScreen
+from tierdeck.screens.sweep import SweepScreen
+from tierdeck.widgets.series_chart import SeriesChart
+from tierdeck.widgets.sweep_matrix import SweepMatrix
+
+from tests.pilot.conftest import CountingCollector
+from tests.pilot.waiting import screen_text, wait_for_inventory
+from tests.snapshot_apps.bench_data import load_events, result_of
+from tests.snapshot_apps.sweep import FIGURES, SPEC, ScriptedSweep, SweepApp
+from tests.snapshot_apps.sweep import result_of as sweep_result_of
+from tests.waiting import wait_until
+
+SIZE = (80, 24)
+
+
+def states(screen: SweepScreen) -> list[list[CellState]]:
+    return [[c.state for c in row] for row in screen.query_one(SweepMatrix).matrix.cells]
+
+
+async def test_cells_fill_in_with_the_running_one_marked() -> None:
+    run = ScriptedSweep(sweep_result_of(SPEC, {}), FIGURES, hold_in_cell=True)
+    app = SweepApp(sweep_result_of(SPEC, {}), run)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SweepScreen)
+        run.step()  # the first cell starts and holds
+        await wait_until(pilot, lambda: screen.position == (1, 9), "cell 1 of 9 started")
+        assert states(screen)[0][0] is CellState.RUNNING
+        assert "run 1 of 9" in screen_text(app) and "▶ …" in screen_text(app)
+        run.step(2)  # its run, then the second cell starts
+        await wait_until(pilot, lambda: screen.cells_done == 1, "the first cell done")
+        await wait_until(pilot, lambda: screen.position == (2, 9), "cell 2 started")
+        matrix = screen.query_one(SweepMatrix).matrix
+        assert matrix.cells[0][0].state is CellState.DONE
+        assert matrix.cells[0][0].value == pytest.approx(148.2, abs=0.05)
+        assert matrix.cells[0][0].run_id == 100
+        assert matrix.cells[0][1].state is CellState.RUNNING
+        assert matrix.cells[2][2].state is CellState.MISSING
+        text = screen_text(app)
+        assert "run 2 of 9" in text and "148" in text
+        assert "sweep ETA" in text
+
+
+async def test_keys_change_the_metric_and_the_axes() -> None:
+    app = SweepApp()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SweepScreen)
+        matrix = screen.query_one(SweepMatrix)
+        await wait_until(pilot, lambda: matrix.query_one(DataTable).row_count == 3, "rows")
+        await pilot.press("m")
+        assert matrix.choice.metric is Metric.IOPS
+        await pilot.press("m")
+        assert matrix.choice.metric is Metric.LAT_MEAN
+        await wait_until(pilot, lambda: "mean latency (ms)" in screen_text(app), "caption")
+        await pilot.press("s")
+        assert (matrix.choice.rows, matrix.choice.cols) == ("buffer_compress_percentage", "numjobs")
+        # The same run, transposed: numjobs=2 at 100 % is row 100, column 2.
+        assert matrix.matrix.cells[2][1].run_id == 45
+        assert matrix.query_one(DataTable).row_count == 3
+        await pilot.press("d")
+        assert matrix.choice.direction.value == "read"
+        assert matrix.matrix.cells[0][0].state is CellState.NO_FIGURE
+        chart = matrix.query_one(SeriesChart)
+        assert chart.display
+        await pilot.press("g")
+        assert not chart.display
+
+
+async def test_cancel_asks_then_keeps_the_sweep_resumable_and_r_resumes() -> None:
+    run = ScriptedSweep(sweep_result_of(SPEC, {}), FIGURES)
+    app = SweepApp(sweep_result_of(SPEC, {}), run)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SweepScreen)
+        run.step(2)
+        await wait_until(pilot, lambda: screen.cells_done == 2, "two cells")
+        await pilot.press("c")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        assert "--resume 3" in screen_text(app)
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.screen is screen, "back, still running")
+        assert screen.running
+        await pilot.press("c")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "asked again")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: not screen.running, "the sweep stopped")
+        assert screen.result.missing and len(screen.result.missing) == 7
+        text = screen_text(app)
+        assert "7 of 9 cells not run" in text and "--resume 3" in text
+        assert all(s is CellState.MISSING for s in states(screen)[2])
+        # R runs the missing cells only.
+        resume = ScriptedSweep(screen.result, FIGURES)
+        screen._resume = resume  # noqa: SLF001 - the scripted run, planned from the rest
+        await pilot.press("R")
+        await wait_until(pilot, lambda: screen.running, "resumed")
+        resume.step(7)
+        await wait_until(pilot, lambda: not screen.running, "finished")
+        assert screen.result.complete
+        assert resume.started == 7
+        assert "every cell done" in screen_text(app)
+
+
+@pytest.fixture
+def stored_sweep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> int:
+    """A two-cell sweep in a real history: the set, two recorded runs tagged with it."""
+    monkeypatch.setenv("TIERDECK_DATA_DIR", str(tmp_path / "data"))
+    store = RunSetStore()
+    from tierdeck.core.sweep import Axis, SweepSpec
+
+    spec = SweepSpec(axes=(Axis("numjobs", (1, 2)),), base={"rw": "write"}, name="two jobs")
+    set_id = store.create(RunSetKind.SWEEP, "two jobs", definition_of(spec, SweepSettings()))
+    run = result_of(load_events("pool_write"))
+    for position, cell in enumerate(spec.cells()):
+        run_id = store.save(dataclasses.replace(run, tags=(f"sweep:{set_id}",)))
+        store.add_cell(set_id, cell.key, run_id, position)
+    return set_id
+
+
+async def test_w_in_the_history_opens_the_runs_sweep(
+    demo_host: RecordedHost, demo_collector: CountingCollector, stored_sweep: int
+) -> None:
+    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_inventory(pilot, app)
+        await pilot.press("h")
+        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
+        history = app.screen
+        assert isinstance(history, HistoryScreen)
+        await wait_until(pilot, lambda: history.selected_run is not None, "the listing")
+        await pilot.press("w")
+        await wait_until(pilot, lambda: isinstance(app.screen, SweepScreen), "the sweep view")
+        sweep = app.screen
+        assert isinstance(sweep, SweepScreen)
+        assert sweep.result.id == stored_sweep and sweep.result.complete
+        assert [c.state for row in sweep.query_one(SweepMatrix).matrix.cells for c in row] == [
+            CellState.DONE,
+            CellState.DONE,
+        ]
+        assert "every cell done" in screen_text(app)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is history, "back to the history")
