@@ -126,6 +126,7 @@ class TierdeckApp(App[None]):
         self.push_screen("dashboard")
         self.sub_title = "loading…"
         self.refresh_inventory()
+        self._clean_throwaway_mounts()
         if self._hotplug_wanted:
             self._hotplug = start_hotplug(self.host, self._on_udev_event)
 
@@ -138,6 +139,14 @@ class TierdeckApp(App[None]):
 
     def refresh_inventory(self) -> None:
         self._load_inventory()
+
+    @work(thread=True, group="throwaway", exit_on_error=False)
+    def _clean_throwaway_mounts(self) -> None:
+        """The ladder's mounts left by a tierdeck that was killed (app/throwaway_mounts)."""
+        from .throwaway_mounts import clean_stale
+
+        if self.host.capabilities.run_benchmarks:  # a recording has none
+            clean_stale(self.host)
 
     @work(thread=True, exclusive=True, group="inventory", exit_on_error=False)
     def _load_inventory(self) -> None:
