@@ -221,6 +221,8 @@ def test_run_json_prints_one_object_and_saves_it(engine: FakeEngine, data_dir: P
         "drop_caches": False,
         "raw_confirm": None,
         "name": None,
+        "tags": (),
+        "keep_files": False,
     }
     # warnings and notices go to stderr, never into the JSON stream
     assert "tierdeck: direct=0: the page cache" in result.stderr
