@@ -226,9 +226,9 @@ def plan_ladder(
 ) -> LadderPlan:
     """The rungs to run on ``pool_mountpoint``; raises LadderRefused. ``jobs`` None (or
     empty): the default job (module docstring)."""
+    pool = _find_pool(inventory, pool_mountpoint)
     if not (host.capabilities.live and host.capabilities.run_benchmarks):
         raise LadderRefused(LadderRefusalKind.NOT_LIVE, "benchmarks run on a live machine only")
-    pool = _find_pool(inventory, pool_mountpoint)
     default_job = not jobs
     if default_job:
         direct = _pool_takes_direct(host, pool)

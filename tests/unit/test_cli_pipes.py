@@ -79,6 +79,7 @@ def history_dir(tmp_path: Path) -> Path:
         ["bench", "presets", "--json"],
         ["bench", "sweep", "--help"],
         ["bench", "sweeps"],
+        ["bench", "ladder", "--help"],
         ["history", "list"],
         ["history", "list", "--json"],
         ["history", "show", "1", "--series"],

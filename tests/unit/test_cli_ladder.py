@@ -1,0 +1,31 @@
+"""``tierdeck bench ladder``'s refusals: exit 2 with one clear line, before anything runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from tierdeck.app import cli_ladder
+from tierdeck.app.cli import EXIT_REFUSED
+
+
+def test_unknown_option_refused(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli_ladder.ladder_cmd, ["--target", str(tmp_path), "--option", "bogus=1,2"]
+    )
+    assert result.exit_code == EXIT_REFUSED
+    assert "tierdeck cannot sweep 'bogus'" in result.output
+
+
+def test_not_a_mergerfs_pool_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tierdeck.app import inventory, throwaway_mounts
+    from tierdeck.app.demo import load_demo_host
+
+    recorded = inventory.collect_inventory(load_demo_host())
+    monkeypatch.setattr(inventory, "collect_inventory", lambda _host: recorded)
+    monkeypatch.setattr(throwaway_mounts, "clean_stale", lambda _host: [])
+    monkeypatch.setenv("TIERDECK_DATA_DIR", str(tmp_path))
+    result = CliRunner().invoke(cli_ladder.ladder_cmd, ["--target", str(tmp_path)])
+    assert result.exit_code == EXIT_REFUSED
+    assert f"refused: {tmp_path} is not a mergerfs pool's mountpoint" in result.output
