@@ -175,7 +175,17 @@ class Throwaway:
     def mount_mergerfs(self, name: str, branches: str, options: MountOptions) -> str:
         """A mergerfs pool of ``branches`` (mergerfs's ``/a=RW:/b=NC``) with ``options``
         at ROOT/name."""
-        path = self._mountpoint(name)
+        path = posixpath.join(self.root, name)
+        for branch in _branch_paths(branches):
+            if _overlaps(path, branch):
+                # mergerfs would then answer its own requests about the branch from the
+                # mount itself: it deadlocks, and every statfs of the mount hangs with it
+                # (the inventory of every tierdeck on the machine included).
+                raise ThrowawayError(
+                    ThrowawayErrorKind.MOUNT_FAILED,
+                    f"a pool at {path} would sit on its own branch {branch}",
+                )
+        self.host.make_dirs(path)
         self._mount(["mergerfs", "-o", options.text(), branches, path], path)
         return path
 
@@ -198,6 +208,16 @@ class Throwaway:
             _remove_dir(self.host, path, problems)
         if problems:
             raise ThrowawayError(ThrowawayErrorKind.LEFT_BEHIND, "; ".join(problems))
+
+
+def _branch_paths(branches: str) -> list[str]:
+    """The paths of mergerfs's ``/a=RW:/b=NC`` branch argument."""
+    return [part.rsplit("=", 1)[0] for part in branches.split(":") if part]
+
+
+def _overlaps(a: str, b: str) -> bool:
+    a, b = posixpath.normpath(a), posixpath.normpath(b)
+    return a == b or a.startswith(b.rstrip("/") + "/") or b.startswith(a.rstrip("/") + "/")
 
 
 def _mounts_under(host: Host, top: str) -> list[str]:

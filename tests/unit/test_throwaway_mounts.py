@@ -107,3 +107,17 @@ def test_leaving_removes_the_root_also_on_error(tmp_path: Path) -> None:
         assert not is_stale(host, throwaway.root)
         raise RuntimeError("cancelled")
     assert not root.exists()
+
+
+@pytest.mark.parametrize("inside", ["pool", "pool/deeper", "."])
+def test_a_pool_over_its_own_branch_is_refused_before_mounting(tmp_path: Path, inside: str) -> None:
+    # mergerfs mounted on (or inside, or over) its own branch answers its own requests:
+    # it deadlocks and every statfs of the mount hangs (seen here while building it).
+    from tierdeck.app.throwaway_mounts import ThrowawayError
+    from tierdeck.core.ladder_options import MountOptions
+
+    with Throwaway(LiveHost(), str(tmp_path)) as throwaway:
+        branch = os.path.normpath(os.path.join(throwaway.root, inside))
+        with pytest.raises(ThrowawayError, match="its own branch"):
+            throwaway.mount_mergerfs("pool", f"/elsewhere=RW:{branch}=RW", MountOptions(()))
+        assert not (Path(throwaway.root) / "pool").exists()
