@@ -275,8 +275,10 @@ class _Run:
         request: RunRequest,
         emit: EventSink,
         cancel: asyncio.Event,
+        env: EnvFingerprint | None = None,
     ) -> None:
         self.host = host
+        self.known_env = env
         self.inventory = inventory
         self.request = request
         self.emit = emit
@@ -584,9 +586,12 @@ class _Run:
         raw = request.target.kind is TargetKind.RAW
         before = set() if raw else bench_entries(self.host, request.target.path)
         try:
-            env, problem = await asyncio.to_thread(self._env)
-            if problem is not None:
-                self.notice(f"environment fingerprint incomplete: {problem}")
+            if self.known_env is not None:
+                env = self.known_env
+            else:
+                env, problem = await asyncio.to_thread(self._env)
+                if problem is not None:
+                    self.notice(f"environment fingerprint incomplete: {problem}")
             if request.lay_out_first and not self.cancel.is_set():
                 layout = await self.lay_out()
                 failure = None if self.cancelled else _failure(layout)
@@ -734,12 +739,15 @@ async def run_benchmark(
     request: RunRequest,
     on_event: Callable[[BenchEvent], None],
     cancel: asyncio.Event | None = None,
+    *,
+    env: EnvFingerprint | None = None,
 ) -> RunResult:
     """Run ``request`` (from bench_preflight.plan_run) to the end, or until ``cancel``
-    is set; ``inventory`` is the caller's (for the environment fingerprint). Raises
+    is set; ``inventory`` is the caller's (for the environment fingerprint). ``env``:
+    the fingerprint read already (a sweep reads it once per target), else read now. Raises
     BenchRefused only when the target is busy; every fio failure comes back as
     ``RunResult(status=FAILED, error=<fio's message>)``. Callers use
     ``app.bench_service.BenchService``, which also stores the result."""
     with _claim(host, request):
-        run = _Run(host, inventory, request, on_event, cancel or asyncio.Event())
+        run = _Run(host, inventory, request, on_event, cancel or asyncio.Event(), env)
         return await run.execute()

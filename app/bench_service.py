@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from ..backends.host import Host
-from ..core.bench_models import BenchRefused, RunRequest, RunResult
+from ..core.bench_models import BenchRefused, EnvFingerprint, RunRequest, RunResult
 from ..core.errors import one_line
 from ..core.jobspec import JobSpec
 from ..core.models import Inventory
@@ -119,8 +119,23 @@ class BenchService:
         the history's, announced with RunStored (StoreFailed if it could not be kept:
         the result is returned all the same). Raises BenchRefused when the target is
         busy."""
-        result = await run_benchmark(self.host, inventory, request, on_event, cancel)
-        return await self._save(result, on_event)
+        result = await self.measure(inventory, request, on_event, cancel)
+        return await self.save(result, on_event)
+
+    async def measure(
+        self,
+        inventory: Inventory,
+        request: RunRequest,
+        on_event: EventSink,
+        cancel: asyncio.Event | None = None,
+        *,
+        env: EnvFingerprint | None = None,
+    ) -> RunResult:
+        """``run`` without storing: a sweep saves a cell while its next cell starts
+        (``save``). ``env``: the target's fingerprint, read already."""
+        if env is None:
+            return await run_benchmark(self.host, inventory, request, on_event, cancel)
+        return await run_benchmark(self.host, inventory, request, on_event, cancel, env=env)
 
     async def run_all(
         self,
@@ -147,7 +162,8 @@ class BenchService:
             outcomes.append(StepOutcome(ask, result=result))
         return outcomes
 
-    async def _save(self, result: RunResult, on_event: EventSink) -> RunResult:
+    async def save(self, result: RunResult, on_event: EventSink) -> RunResult:
+        """Store a measured result (see ``run``); the result with its history id."""
         if self._store_factory is None:
             return result
         try:

@@ -109,19 +109,21 @@ class _SweepReporter:
 
         self.run = RunReporter(live=live)
         self.cell = ""
+        self.positions: dict[str, str] = {}  # a cell's "k/n": its Done may follow k+1's start
 
     def __call__(self, event: Any) -> None:
         from . import bench_events as ev
         from .sweep_events import SweepCellDone, SweepCellStarted
 
         if isinstance(event, SweepCellStarted):
-            self.cell = f"{event.position}/{event.total}"
+            self.cell = self.positions[event.cell.key] = f"{event.position}/{event.total}"
             self.run.say(
                 f"cell {self.cell} {event.cell.label} (sweep ETA {fmt_clock(event.eta_s)})"
             )
         elif isinstance(event, SweepCellDone):
             if event.result.status not in (None, "ok"):
-                self.run.say(f"cell {self.cell} {event.result.status}")
+                where = self.positions.get(event.result.cell.key, self.cell)
+                self.run.say(f"cell {where} {event.result.status}")
         elif isinstance(event, ev.RunStarted):
             return  # the command line of every cell would bury the progress
         else:

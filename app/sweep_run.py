@@ -16,12 +16,22 @@ plans only the missing cells (no run, a run that is not ok, or a deleted run).
 
 ``run_sweep`` runs the missing cells in order. Each is a BenchAsk named
 ``"<sweep name> [numjobs=2 bs=4k]"``, tagged ``sweep:<id>``, planned again just before
-it runs, and recorded as the cell's run (``RunSetStore.add_cell``). Events
+it runs (its whole preflight: free space, O_DIRECT probe, files, busy target), and
+recorded as the cell's run (``RunSetStore.add_cell``). Events
 (``app/sweep_events.py``): ``SweepCellStarted`` (k of n, the whole sweep's ETA: the
 median cell so far times the cells left, or the jobs' own runtimes before that), every
 BenchEvent of the live run unchanged, ``SweepCellDone``. Cancelling stops the running
 cell (the runner stops fio) and runs no more: the set stays resumable. A failed cell
 does not stop the sweep.
+
+Between two cells only the next cell's preflight runs (bench/sweep.py measures the
+gap): a cell is saved to the history (``RunStored``, then ``add_cell``, then
+``SweepCellDone``) while the next cell starts, one save at a time, in order, all of
+them done before ``run_sweep`` returns (also on cancel or error). So a cell's
+``RunStored``/``SweepCellDone`` may come after the next cell's ``SweepCellStarted``.
+The environment fingerprint (fio's version, mount and mergerfs options, ZFS
+properties) is read once per target by ``plan_sweep``, beside ``fio --parse-only``
+(``SweepPlan.envs``); a cell whose target resolves differently reads its own.
 
 Test files: the job names stay the same from cell to cell, so consecutive cells that
 plan the same files (same names and sizes: same numjobs, nrfiles, size) find them in
@@ -36,11 +46,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 from ..backends.host import Host
-from ..core.bench_models import BenchRefused, RunStatus
+from ..core.bench_models import (
+    BenchRefused,
+    BenchTarget,
+    EnvFingerprint,
+    RunRequest,
+    RunResult,
+    RunStatus,
+)
 from ..core.errors import TierdeckError
 from ..core.jobspec import expected_seconds
 from ..core.models import Inventory
@@ -48,6 +66,7 @@ from ..core.sweep import TARGETS_AXIS, Axis, CellResult, SweepCell, SweepResult,
 from .bench_events import BenchEvent, Notice
 from .bench_runner import test_files
 from .bench_service import BenchAsk, BenchService
+from .fingerprint import fingerprint
 from .history import HistoryError
 from .run_sets import RunSetKind, RunSetStore, set_tag
 from .sweep_cells import (
@@ -94,6 +113,10 @@ class SweepPlan:
     planned: tuple[PlannedCell, ...] = field(default=(), hash=False)  # to_run's, in order
     store: RunSetStore | None = field(default=None, compare=False, hash=False)
     resumed: bool = False
+    # each target's environment fingerprint, read while planning (not for a dry run)
+    envs: Mapping[BenchTarget, EnvFingerprint] = field(
+        default_factory=dict, compare=False, hash=False
+    )
 
     @property
     def target(self) -> str | None:
@@ -138,7 +161,9 @@ def plan_sweep(
     if resume is not None:
         done = _resumed(store, resume, definition, spec)
     to_run = done.missing if done is not None else spec.cells()
-    planned = _plan_cells(host, inventory, spec, settings, name, to_run)
+    planned, envs = _plan_cells(
+        host, inventory, spec, settings, name, to_run, fingerprints=not dry_run
+    )
     set_id = resume
     if set_id is None and not dry_run:
         try:
@@ -155,6 +180,7 @@ def plan_sweep(
         planned=planned,
         store=store,
         resumed=resume is not None,
+        envs=envs,
     )
 
 
@@ -206,7 +232,9 @@ def _plan_cells(
     settings: SweepSettings,
     name: str,
     cells: Sequence[SweepCell],
-) -> tuple[PlannedCell, ...]:
+    *,
+    fingerprints: bool,
+) -> tuple[tuple[PlannedCell, ...], dict[BenchTarget, EnvFingerprint]]:
     service = BenchService(host)  # planning only: nothing is stored
     planned: list[PlannedCell] = []
     requests = []
@@ -234,8 +262,21 @@ def _plan_cells(
         expected = None if seconds is None else seconds + _CELL_OVERHEAD_S
         planned.append(PlannedCell(cell, ask, files, expected))
         requests.append((cell, request))
-    check_with_fio(host, requests)
-    return tuple(planned)
+    targets = list(dict.fromkeys(r.target for _, r in requests)) if fingerprints else []
+    # Both only read the machine (fio --version, zfs get, fio --parse-only): side by
+    # side, before any cell runs, rather than before every cell.
+    with ThreadPoolExecutor(max_workers=max(1, len(targets))) as pool:
+        reading = {t: pool.submit(_fingerprint, host, inventory, t) for t in targets}
+        check_with_fio(host, requests)
+        envs = {t: f.result() for t, f in reading.items()}
+    return tuple(planned), {t: e for t, e in envs.items() if e is not None}
+
+
+def _fingerprint(host: Host, inventory: Inventory, target: BenchTarget) -> EnvFingerprint | None:
+    try:
+        return fingerprint(host, inventory, target)
+    except (TierdeckError, OSError):
+        return None  # the runner reads it again and says what is missing
 
 
 # --------------------------------------------------------------------------- running
@@ -267,9 +308,19 @@ async def run_sweep(
     kept: dict[str, int | None] = {}
     durations: list[float] = []
     total = len(plan.planned)
+    saving: asyncio.Task[None] | None = None
 
     def passed_through(event: BenchEvent) -> None:
         on_event(event)
+
+    async def record(cell: SweepCell, result: RunResult, before: asyncio.Task[None] | None) -> None:
+        if before is not None:
+            await before  # one save at a time, in the cells' order
+        stored = await service.save(result, passed_through)
+        if stored.id is not None:
+            await asyncio.to_thread(store.add_cell, set_id, cell.key, stored.id, cell.index)
+        status = RunStatus(stored.status).value
+        on_event(SweepCellDone(CellResult(cell, stored.id, status, dict(stored.summary))))
 
     try:
         for position, item in enumerate(plan.planned, start=1):
@@ -280,28 +331,39 @@ async def run_sweep(
             on_event(SweepCellStarted(cell.index, position, total, cell, eta))
             wanted = dict(item.files)
             stale = [p for p, size in kept.items() if p not in wanted or wanted[p] != size]
-            if stale:
-                await asyncio.to_thread(_remove, service.host, stale)
             try:
                 request = await asyncio.to_thread(
-                    service.plan, inventory, replace(item.ask, tags=(tag,))
+                    _prepare, service, inventory, replace(item.ask, tags=(tag,)), stale
                 )
-                result = await service.run(inventory, request, passed_through, cancel)
+                env = plan.envs.get(request.target)
+                result = await service.measure(inventory, request, passed_through, cancel, env=env)
             except BenchRefused as exc:
                 on_event(Notice(f"sweep cell {cell.label} refused: {exc.reason}"))
                 on_event(SweepCellDone(CellResult(cell), refusal=exc.reason))
                 continue
             kept = wanted if result.status is RunStatus.OK else {}
-            if result.id is not None:
-                await asyncio.to_thread(store.add_cell, set_id, cell.key, result.id, cell.index)
             if result.finished_at is not None:
                 durations.append(result.finished_at - result.started_at)
-            status = RunStatus(result.status).value
-            on_event(SweepCellDone(CellResult(cell, result.id, status, dict(result.summary))))
+            if saving is not None and saving.done():
+                saving.result()  # the history failed (add_cell): stop here, as it would inline
+            saving = asyncio.create_task(record(cell, result, saving))
     finally:
-        every = list(dict.fromkeys(p for item in plan.planned for p, _ in item.files))
-        await asyncio.to_thread(_remove, service.host, every)
+        try:
+            if saving is not None:
+                await saving
+        finally:
+            every = list(dict.fromkeys(p for item in plan.planned for p, _ in item.files))
+            await asyncio.to_thread(_remove, service.host, every)
     return await asyncio.to_thread(result_of, store, set_id, plan.spec)
+
+
+def _prepare(
+    service: BenchService, inventory: Inventory, ask: BenchAsk, stale: Sequence[str]
+) -> RunRequest:
+    """The previous cell's files this one does not reuse removed, then its preflight
+    (one worker-thread hop: this is the gap between two cells)."""
+    _remove(service.host, stale)
+    return service.plan(inventory, ask)
 
 
 def _remove(host: Host, paths: Sequence[str]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -215,16 +216,19 @@ def test_several_targets_become_the_first_axis(tmp_path: Path) -> None:
 
 
 class StoringService(BenchService):
-    """Plans for real; "runs" by storing a result at once, failing the cells asked."""
+    """Plans for real; "measures" by making a result at once (run_sweep stores it),
+    failing the cells asked."""
 
     def __init__(self, store: RunSetStore, fail: set[str] = frozenset(),  # type: ignore[assignment]
-                 cancel_after: int | None = None, cancel: asyncio.Event | None = None) -> None:  # fmt: skip
-        super().__init__(LiveHost(), store=lambda: store)
+                 cancel_after: int | None = None, cancel: asyncio.Event | None = None,
+                 host: LiveHost | None = None) -> None:  # fmt: skip
+        super().__init__(host or LiveHost(), store=lambda: store)
         self.fail, self.ran = fail, []  # type: list[str]
+        self.envs: list[Any] = []
         self.cancel_after, self.cancel = cancel_after, cancel
 
-    async def run(self, inventory: Inventory, request: RunRequest, on_event: Any,
-                  cancel: asyncio.Event | None = None) -> RunResult:  # fmt: skip
+    async def measure(self, inventory: Inventory, request: RunRequest, on_event: Any,
+                      cancel: asyncio.Event | None = None, *, env: Any = None) -> RunResult:  # fmt: skip
         label = request.name.split("[", 1)[1].rstrip("]")
         self.ran.append(label)
         failed = label in self.fail
@@ -235,11 +239,11 @@ class StoringService(BenchService):
             summary={} if failed else {"write": DirectionSummary(len(self.ran) * MiB, 8.0, 1e5, 200000)},
             tags=request.tags,
         )  # fmt: skip
-        stored = await self._save(result, on_event)
+        self.envs.append(env)
         if self.cancel_after is not None and len(self.ran) == self.cancel_after:
             assert self.cancel is not None
             self.cancel.set()
-        return stored
+        return result
 
 
 def test_run_stores_tagged_runs_and_fills_every_cell(store: RunSetStore, target: str) -> None:
@@ -290,3 +294,125 @@ def test_resume_refuses_another_definition_or_an_unknown_id(
                    runtime=2)  # fmt: skip
     with pytest.raises(SweepRefused, match="no sweep #99"):
         plan_sweep(LiveHost(), INV, spec_of(), target=target, store=store, resume=99)
+
+
+# --------------------------------------------------------------------------- what a sweep reads once
+
+
+class CountingHost(LiveHost):
+    """The live machine, counting commands; ``full`` makes every filesystem report no
+    room left (space running out in the middle of a sweep)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.commands: list[tuple[str, ...]] = []
+        self.full = False
+
+    def run(self, argv: Any, timeout: float = 30.0) -> Any:
+        self.commands.append(tuple(argv))
+        return super().run(argv, timeout)
+
+    def statvfs(self, path: str) -> Any:
+        usage = super().statvfs(path)
+        return replace(usage, free_bytes=0, avail_bytes=0) if self.full else usage
+
+
+def test_the_fingerprint_is_read_once_per_target_while_planning(
+    store: RunSetStore, tmp_path: Path
+) -> None:
+    paths = [tmp_path / "a", tmp_path / "b"]
+    for path in paths:
+        path.mkdir()
+    spec = with_targets_(spec_of(), [str(p) for p in paths])
+    host = CountingHost()
+    plan = plan_sweep(host, INV, spec, store=store)
+    assert sorted(t.path for t in plan.envs) == [str(p) for p in paths]
+    assert all(e.fio_version and e.fio_version.startswith("fio-") for e in plan.envs.values())
+    assert host.commands.count(("fio", "--version")) == 2  # once per target, not per cell
+    service = StoringService(store, host=host)
+    asyncio.run(run_sweep(service, INV, plan, lambda e: None))
+    by_path = {t.path: e for t, e in plan.envs.items()}
+    # every cell measured with its own target's fingerprint, none read again
+    assert service.envs == [by_path[str(paths[0])]] * 6 + [by_path[str(paths[1])]] * 6
+    assert host.commands.count(("fio", "--version")) == 2
+
+
+def test_a_dry_run_reads_no_fingerprint(store: RunSetStore, target: str) -> None:
+    host = CountingHost()
+    plan = plan_sweep(host, INV, spec_of(), target=target, store=store, dry_run=True)
+    assert plan.envs == {} and ("fio", "--version") not in host.commands
+
+
+def test_a_target_that_changed_since_planning_reads_its_own_fingerprint(
+    store: RunSetStore, tmp_path: Path
+) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    link = tmp_path / "target"
+    link.symlink_to(first)
+    plan = plan_sweep(LiveHost(), INV, spec_of(), target=str(link), store=store)
+    assert [t.path for t in plan.envs] == [str(first)]
+    link.unlink()
+    link.symlink_to(second)  # the same path now leads elsewhere: another target
+    service = StoringService(store)
+    asyncio.run(run_sweep(service, INV, plan, lambda e: None))
+    assert service.envs == [None] * 6  # the runner reads the new target's fingerprint
+
+
+def test_each_cell_is_still_checked_for_space_before_it_runs(
+    store: RunSetStore, target: str
+) -> None:
+    host = CountingHost()
+    plan = plan_sweep(host, INV, spec_of(), target=target, store=store)
+    events: list[Any] = []
+
+    def on_event(event: Any) -> None:
+        events.append(event)
+        if isinstance(event, SweepCellStarted) and event.position == 3:
+            host.full = True  # the disk filled up while cell 2 ran
+
+    service = StoringService(store, host=host)
+    result = asyncio.run(run_sweep(service, INV, plan, on_event))
+    assert len(service.ran) == 2  # cells 3 to 6 never reached fio
+    refused = [e for e in events if isinstance(e, SweepCellDone) and e.refusal]
+    assert len(refused) == 4 and all("not enough free space" in e.refusal for e in refused)
+    assert [c.status for c in result.cells] == ["ok", "ok", None, None, None, None]
+
+
+def test_saves_follow_the_cells_in_order_and_all_finish_before_the_end(
+    store: RunSetStore, target: str
+) -> None:
+    plan = plan_sweep(LiveHost(), INV, spec_of(), target=target, store=store)
+    events: list[Any] = []
+    cancel = asyncio.Event()
+    service = StoringService(store, cancel_after=3, cancel=cancel)
+    result = asyncio.run(run_sweep(service, INV, plan, events.append, cancel))
+    done = [e.result for e in events if isinstance(e, SweepCellDone)]
+    assert [d.cell.index for d in done] == [0, 1, 2]  # the cancelled sweep's saves too
+    assert [d.run_id for d in done] == [c.run_id for c in result.cells[:3]]
+    assert all(d.run_id is not None for d in done)
+    # a cell's Done may come after the next cell's start, never before its own
+    order = [(type(e).__name__, getattr(e, "index", None) if isinstance(e, SweepCellStarted)
+              else e.result.cell.index) for e in events
+             if isinstance(e, (SweepCellStarted, SweepCellDone))]  # fmt: skip
+    for index in range(3):
+        assert order.index(("SweepCellStarted", index)) < order.index(("SweepCellDone", index))
+
+
+async def test_a_given_fingerprint_is_not_read_again(tmp_path: Path, monkeypatch: Any) -> None:
+    from tierdeck.app import bench_runner
+    from tierdeck.app.bench_preflight import plan_run
+    from tierdeck.core.bench_models import EnvFingerprint
+
+    def unread(*args: Any) -> Any:
+        raise AssertionError("the runner read the fingerprint again")
+
+    monkeypatch.setattr(bench_runner, "fingerprint", unread)
+    host = LiveHost()
+    jobs = cell_jobs(spec_of(), spec_of().cells()[0])
+    request = plan_run(host, INV, str(tmp_path), jobs, size="1m")
+    given = EnvFingerprint(kernel="given", fio_version="fio-given")
+    result = await BenchService(host).measure(INV, request, lambda e: None, env=given)
+    assert result.status is RunStatus.OK and result.env == given
+    assert list(tmp_path.iterdir()) == []  # cleaned up as ever
