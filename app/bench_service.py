@@ -10,8 +10,9 @@ every later feature (sweeps, ladders, compare's re-run) call this, never the ste
     result = await service.run(inventory, request, on_event, cancel)
 
 ``run_all`` runs a list of asks in turn with one event stream (``StepStarted`` before
-each), for sweeps and ladders. The inventory is always the caller's: a service never
-collects another one.
+each). ``run`` is ``measure`` then ``save``: a sweep calls the two itself, to save a
+cell while its next cell starts, with each target's fingerprint read once. The
+inventory is always the caller's: a service never collects another one.
 """
 
 from __future__ import annotations
