@@ -4,7 +4,8 @@
 The runners (``app.sweep_run.run_sweep``, ``app.ladder_run.run_ladder``) call back with
 their own events and, in between, every BenchEvent of the run in progress; the view's
 worker turns each into a message here (the BenchEvents into ``bench_messages``' own,
-coalescing included), so the view draws them on its own turn.
+coalescing included), so the view draws them on its own turn. Before that, the plan's
+worker thread answers with ``SequencePlanned`` or ``SequenceRefused``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
@@ -19,6 +21,9 @@ from ..core.ladder import LadderResult, Rung, RungKind
 from ..core.sweep import CellResult, SweepCell, SweepResult
 from . import bench_events as ev
 from .bench_messages import message_for
+
+if TYPE_CHECKING:  # the refusal kinds load the planners' modules: only when planning
+    from .sequence_refusals import Refusal
 
 EventSink = Callable[[object], None]
 # What a view runs: ``run(on_event, cancel)`` -> the result; the caller binds the
@@ -61,6 +66,21 @@ class SequenceEnded(Message):
     """The runner returned: every cell or rung it got to (also after a cancel)."""
 
     result: SweepResult | LadderResult
+
+
+@dataclass
+class SequencePlanned(Message):
+    """The plan was checked in its worker thread: what the view starts with (a
+    screen's own type: the run, the sweep as created)."""
+
+    planned: object
+
+
+@dataclass
+class SequenceRefused(Message):
+    """The plan was refused before anything ran: shown by its kind."""
+
+    refusal: Refusal
 
 
 @dataclass

@@ -11,6 +11,9 @@ gone when the runner returns, whatever happened.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import cast
+
 from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
@@ -24,6 +27,8 @@ from ..core.ladder import LadderResult, Rung, diagnose, with_penalties
 from ..widgets.ladder_table import LadderTable
 from ..widgets.live_run import LiveRun
 from .sequence_view import SequenceView, sequence_bindings
+
+LadderPlanner = Callable[[], LadderRun]  # blocking (a thread worker); raises a refusal
 
 
 class LadderScreen(SequenceView, Screen[None]):
@@ -48,18 +53,26 @@ class LadderScreen(SequenceView, Screen[None]):
     )
 
     running: var[bool] = var(False)
+    planning: var[bool] = var(False)
     rungs_done: var[int] = var(0)
     """Rungs finished (measured or skipped) while this view ran (tests wait on it)."""
 
     def __init__(
-        self, pool: str, run: LadderRun | None = None, *, result: LadderResult | None = None
+        self,
+        pool: str,
+        run: LadderRun | None = None,
+        *,
+        result: LadderResult | None = None,
+        planner: LadderPlanner | None = None,
     ) -> None:
-        """``pool``: the pool's mountpoint; ``run``: run the ladder at once; ``result``:
-        a ladder already done (shown as it is)."""
+        """``pool``: the pool's mountpoint; ``run``: run the ladder at once; ``planner``:
+        check it first (in a thread), then run what it gives; ``result``: a ladder
+        already done (shown as it is)."""
         super().__init__(id="ladder")
         self.setup_sequence()
         self.pool = pool
         self._run = run
+        self._planner = planner
         self.rungs: list[Rung] = list(result.rungs) if result is not None else []
         self.ladder_id = result.id if result is not None else None
         self.current: tuple[str, str] | None = None  # label, path of the rung running
@@ -78,8 +91,13 @@ class LadderScreen(SequenceView, Screen[None]):
         self.query_one(LiveRun).display = False
         if self._run is not None:
             self.begin(self._run, ladder_message)
+        elif self._planner is not None:
+            self.plan_first(self._planner)
         self.draw_head()
         self._draw_table()
+
+    def planned(self, planned: object) -> None:
+        self.begin(cast(LadderRun, planned), ladder_message)
 
     # -- messages -------------------------------------------------------------------------
 
@@ -123,7 +141,10 @@ class LadderScreen(SequenceView, Screen[None]):
             line1.append(f" #{self.ladder_id}", style="bold")
         line1.append(f" · mergerfs pool {self.pool}", style="dim")
         line2 = Text(no_wrap=True, overflow="ellipsis")
-        if self.running and self.position is not None:
+        planning = self.plan_line("ladder", "the pool, its branches, the job, RAM for tmpfs")
+        if planning is not None:
+            line2 = planning
+        elif self.running and self.position is not None:
             index, total = self.position
             line2.append(f"rung {index + 1} of {total}", style="bold cyan")
             if self.current is not None:

@@ -5,6 +5,11 @@ cancel / back / quit with a confirmation while it runs.
 A view mixes ``SequenceView`` into its Screen, yields a ``LiveRun``, calls
 :meth:`begin` with the run and the function that turns its events into messages, and
 draws its own head in ``draw_head``; ``finished`` tells it the runner returned.
+
+Planning (``plan_sweep``/``plan_ladder``: fio --parse-only, host probes, the history)
+blocks, so :meth:`plan_first` runs it in a thread worker while the view shows that it
+is checking; ``planned`` gets what the planner returned, and a refusal stays on the view
+(``self.refusal``, its headline chosen by the refusal's kind) with escape to leave.
 """
 
 from __future__ import annotations
@@ -13,19 +18,30 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from rich.text import Text
 from textual import work
 from textual.binding import Binding
 from textual.message import Message
+from textual.worker import get_current_worker
 
 from ..app.bench_messages import BenchEnded, BenchProgress, BenchSamples, BenchStarted
-from ..app.sequence_messages import EventSink, SequenceCrashed, SequenceEnded
+from ..app.sequence_messages import (
+    EventSink,
+    SequenceCrashed,
+    SequenceEnded,
+    SequencePlanned,
+    SequenceRefused,
+)
 from ..core.errors import one_line
 from ..widgets.live_run import LiveRun
 
 Run = Callable[[EventSink, asyncio.Event], Awaitable[Any]]
+Planner = Callable[[], object]  # blocking: runs in a thread; raises a refusal
 
 if TYPE_CHECKING:  # typed as the Screen it is mixed into
     from textual.screen import Screen
+
+    from ..app.sequence_refusals import Refusal
 
     _Base = Screen[None]
 else:
@@ -47,6 +63,7 @@ class SequenceView(_Base):
     """Mixed into a Screen (first in the bases)."""
 
     running: bool  # a var of the screen: True while the runner runs
+    planning: bool  # a var of the screen: True while the plan is checked
     CANCEL_TITLE = "Cancel"
     CANCEL_QUESTION = ""  # what stops and what stays, after "Cancel the ...?"
 
@@ -55,6 +72,29 @@ class SequenceView(_Base):
         self._cancel_asked = False
         self._quit_after = False
         self.outcome: str | None = None  # None while running; "done" or the error
+        self.refusal: Refusal | None = None  # the last plan refused
+
+    def plan_first(self, planner: Planner) -> None:
+        """Check the plan in a thread; ``planned`` or ``self.refusal`` follows."""
+        self.planning = True
+        self.refusal = None
+        self._plan(planner)
+        self.refresh_bindings()
+
+    @work(thread=True, exclusive=True, group="sequence-plan", exit_on_error=False)
+    def _plan(self, planner: Planner) -> None:
+        from ..app.sequence_refusals import refusal_of
+
+        message: SequencePlanned | SequenceRefused
+        try:
+            message = SequencePlanned(planner())
+        except Exception as exc:  # noqa: BLE001 - a refusal (or a bug) is shown, not fatal
+            message = SequenceRefused(refusal_of(exc))
+        if not get_current_worker().is_cancelled:  # the view was left while checking
+            self.post_message(message)
+
+    def planned(self, planned: object) -> None:
+        """The view's start once its plan passed (usually :meth:`begin`)."""
 
     def begin(self, run: Run, to_message: Callable[[object], Message]) -> None:
         self.running = True
@@ -84,6 +124,18 @@ class SequenceView(_Base):
     def draw_head(self) -> None:
         """The view's head: called after each live-run message."""
 
+    def plan_line(self, what: str, checks: str) -> Text | None:
+        """The head's state while the plan is checked, or why it was refused (wrapped:
+        the reason names the cell or option at fault); None otherwise."""
+        if self.planning:
+            return Text(f"checking the {what} … ({checks})", style="bold cyan", no_wrap=True)
+        if self.refusal is None:
+            return None
+        out = Text(f"✘ {self.refusal.headline}: ", style="bold red")
+        out.append(self.refusal.reason, style="red")
+        out.append(" · escape: back", style="dim")
+        return out
+
     # -- messages -------------------------------------------------------------------------
 
     def on_bench_started(self, message: BenchStarted) -> None:
@@ -98,6 +150,19 @@ class SequenceView(_Base):
 
     def on_bench_ended(self, message: BenchEnded) -> None:
         self.query_one(LiveRun).ended(message.result)
+
+    def on_sequence_planned(self, message: SequencePlanned) -> None:
+        self.planning = False
+        self.planned(message.planned)
+        self.draw_head()
+        self.refresh_bindings()
+
+    def on_sequence_refused(self, message: SequenceRefused) -> None:
+        self.planning = False
+        self.refusal = message.refusal
+        self.notify(message.refusal.reason, title=message.refusal.headline, severity="error")
+        self.draw_head()
+        self.refresh_bindings()
 
     def on_sequence_ended(self, message: SequenceEnded) -> None:
         self._end(message.result, None)

@@ -11,6 +11,9 @@ and the plan) run by ``SequenceView``; its events come back as
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
@@ -29,6 +32,19 @@ from ..widgets.run_charts import plot_rows
 from ..widgets.series_chart import SeriesChart
 from ..widgets.sweep_matrix import MATRIX_BINDINGS, SweepMatrix
 from .sequence_view import SequenceView, sequence_bindings
+
+
+@dataclass(frozen=True)
+class SweepStart:
+    """What a sweep's planner gives the view: the sweep as created (or resumed: its
+    stored cells filled) and the run of its missing cells."""
+
+    result: SweepResult
+    run: SweepRun
+    resume: SweepPlanner | None = None  # what R checks then runs if it stops early
+
+
+SweepPlanner = Callable[[], SweepStart]  # blocking (a thread worker); raises a refusal
 
 
 class SweepScreen(SequenceView, Screen[None]):
@@ -57,26 +73,37 @@ class SweepScreen(SequenceView, Screen[None]):
     CANCEL_TITLE = "Sweep"
 
     running: var[bool] = var(False)
+    planning: var[bool] = var(False)
     cells_done: var[int] = var(0)
     """Cells finished while this view ran the sweep (tests wait on it)."""
 
     def __init__(
-        self, result: SweepResult, run: SweepRun | None = None, *, resume: SweepRun | None = None
+        self,
+        result: SweepResult,
+        run: SweepRun | None = None,
+        *,
+        resume: SweepPlanner | None = None,
+        planner: SweepPlanner | None = None,
     ) -> None:
         """``result``: the sweep as stored (cells not run are missing); ``run``: run it
-        at once; ``resume``: what ``R`` runs on an unfinished sweep."""
+        at once; ``planner``: check it first (in a thread), then run what it gives;
+        ``resume``: the planner ``R`` runs on an unfinished sweep."""
         super().__init__(id="sweep")
         self.setup_sequence()
         self.result = result
         self._run = run
+        self._planner = planner
         self._resume = resume
         self.position: tuple[int, int] | None = None
         self.cell_label: str | None = None
         self._eta_at_start: float | None = None
+        self._set_cancel_question()
+
+    def _set_cancel_question(self) -> None:
         self.CANCEL_QUESTION = (
             "The run in progress stops (fio TERM, then KILL; its files are removed) and no "
             "further cell starts. The finished cells stay in the history: R here, or "
-            f"tierdeck bench sweep FILE --resume {result.id}, runs the missing ones."
+            f"tierdeck bench sweep FILE --resume {self.result.id}, runs the missing ones."
         )
 
     def compose(self) -> ComposeResult:
@@ -88,12 +115,21 @@ class SweepScreen(SequenceView, Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = f"#{self.result.id} {self.result.spec.name or 'sweep'}"
         self.query_one(LiveRun).display = False
         self.query_one("#matrix-table").focus()
         if self._run is not None:
             self._start(self._run)
+        elif self._planner is not None:
+            self.plan_first(self._planner)
         self.draw_head()
+
+    def planned(self, planned: object) -> None:
+        assert isinstance(planned, SweepStart)
+        self.result = planned.result
+        self._resume = planned.resume or self._resume
+        self._set_cancel_question()
+        self.query_one(SweepMatrix).show(self.result)
+        self._start(planned.run)
 
     def on_resize(self) -> None:
         # A tall terminal gives the matrix's chart the rows the live run does not need.
@@ -136,13 +172,18 @@ class SweepScreen(SequenceView, Screen[None]):
 
     def draw_head(self) -> None:
         result = self.result
-        line1 = Text(f"Sweep #{result.id}", style="bold", no_wrap=True, overflow="ellipsis")
+        number = f" #{result.id}" if result.id else ""  # 0: not created yet (checking)
+        self.sub_title = f"{number.strip()} {result.spec.name or 'sweep'}".strip()
+        line1 = Text(f"Sweep{number}", style="bold", no_wrap=True, overflow="ellipsis")
         if result.spec.name:
             line1.append(f" {result.spec.name}", style="bold")
         axes = " × ".join(f"{a.name} ({len(a.values)})" for a in result.spec.axes)
         line1.append(f" · {axes} = {len(result.cells)} runs", style="dim")
         line2 = Text(no_wrap=True, overflow="ellipsis")
-        if self.running and self.position is not None:
+        planning = self.plan_line("sweep", "fio --parse-only, each cell's preflight")
+        if planning is not None:
+            line2 = planning
+        elif self.running and self.position is not None:
             k, n = self.position
             line2.append(f"run {k} of {n} ", style="bold cyan")
             line2.append_text(percent_bar((k - 1) / n * 100, width=12))
@@ -176,7 +217,8 @@ class SweepScreen(SequenceView, Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "resume":
-            return not self.running and self._resume is not None and not self.result.complete
+            idle = not (self.running or self.planning)
+            return idle and self._resume is not None and not self.result.complete
         return super().check_action(action, parameters)
 
     def action_matrix(self, what: str) -> None:
@@ -184,5 +226,5 @@ class SweepScreen(SequenceView, Screen[None]):
 
     def action_resume(self) -> None:
         if self.check_action("resume", ()) and self._resume is not None:
-            self._start(self._resume)
+            self.plan_first(self._resume)
             self.draw_head()

@@ -1,23 +1,29 @@
 """The ways into the sweep view: a sweep file to run (``w`` on the dashboard) and a
 stored sweep (``w`` on a history run tagged sweep:N).
 
-Running goes through ``app.sweep_run``: ``plan_sweep`` refuses before anything runs
-(the refusal shows as a notification), creates the sweep in the history, and the view
-runs ``run_sweep`` with the app's service. A stored sweep opens as it is; on a live
-machine ``R`` resumes it (``plan_sweep(..., resume=ID)``, as ``--resume ID``).
+Running goes through ``app.sweep_run``: the view opens at once and checks the plan in
+a thread (``plan_sweep`` refuses before anything runs; the refusal stays on the view),
+which creates the sweep in the history; then the view runs ``run_sweep`` with the app's
+service. A stored sweep opens as it is; on a live machine ``R`` resumes it
+(``plan_sweep(..., resume=ID)``, as ``--resume ID``), checked the same way.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..app.context import context
 from ..app.sequence_messages import EventSink, SweepRun
 from ..backends.localfiles import read_user_file
 from ..core.errors import TierdeckError, one_line
 from ..core.sweep import TARGETS_AXIS, SweepResult, SweepSpec, parse_sweep
+from .sweep import SweepPlanner, SweepScreen, SweepStart
+
+if TYPE_CHECKING:
+    from ..app.run_sets import RunSetStore
+    from ..app.sweep_store import SweepSettings
 
 SWEEP_TAG = re.compile(r"^sweep:(\d+)$")
 READ_LIMIT = 1 << 20  # a sweep file is a few lines of TOML
@@ -93,64 +99,79 @@ def _runner(screen: Any, plan: Any) -> SweepRun:
     return run
 
 
-def _resumer(screen: Any, set_id: int) -> SweepRun | None:
-    """What R runs: the missing cells, planned again when pressed (the machine may have
-    changed since the sweep stopped). None where benchmarks cannot run."""
+def _resumer(screen: Any, set_id: int) -> SweepPlanner | None:
+    """What R checks then runs: the missing cells, planned again when pressed (the
+    machine may have changed since the sweep stopped). None where benchmarks cannot
+    run."""
     ctx = context(screen)
     if not ctx.host.capabilities.run_benchmarks:
         return None
 
-    async def resume(on_event: EventSink, cancel: Any) -> SweepResult:
+    def plan() -> SweepStart:
         from ..app.run_sets import RunSetStore
-        from ..app.sweep_run import plan_sweep
         from ..app.sweep_store import spec_of, sweep_set
 
-        inventory = ctx.inventory
-        assert inventory is not None
         store = RunSetStore()
         spec, settings = spec_of(sweep_set(store, set_id).definition)
-        plan = plan_sweep(
-            ctx.host,
-            inventory,
-            spec,
-            target=settings.target,
-            runtime=settings.runtime,
-            size=settings.size,
-            resume=set_id,
-            store=store,
-        )
-        return await _runner(screen, plan)(on_event, cancel)
+        return _plan(screen, spec, settings, store, resume=set_id)
 
-    return resume
+    return plan
+
+
+def _plan(
+    screen: Any,
+    spec: SweepSpec,
+    settings: SweepSettings,
+    store: RunSetStore,
+    *,
+    resume: int | None = None,
+) -> SweepStart:
+    """plan_sweep (in the view's thread worker): the sweep created or resumed, as
+    stored, and the run of its missing cells."""
+    from ..app.sweep_run import plan_sweep
+    from ..app.sweep_store import load_result
+
+    inventory = context(screen).inventory
+    assert inventory is not None
+    plan = plan_sweep(
+        context(screen).host,
+        inventory,
+        spec,
+        target=settings.target,
+        runtime=settings.runtime,
+        size=settings.size,
+        resume=resume,
+        store=store,
+    )
+    assert plan.set_id is not None
+    return SweepStart(
+        load_result(store, plan.set_id), _runner(screen, plan), _resumer(screen, plan.set_id)
+    )
 
 
 def start_sweep(screen: Any, spec: SweepSpec, *, target: str | None) -> None:
-    """Plan the sweep (refusals notified), then open its view running it."""
+    """Open the sweep's view at once; it checks the plan in a thread (a refusal stays
+    on the view), then runs it."""
     from ..app.run_sets import RunSetStore
-    from ..app.sweep_run import plan_sweep
-    from ..app.sweep_store import load_result
-    from .sweep import SweepScreen
+    from ..app.sweep_store import SweepSettings
+    from ..core.sweep import CellResult
 
-    ctx = context(screen)
-    if ctx.inventory is None:
+    if context(screen).inventory is None:
         screen.notify("The inventory is still loading: try again in a moment.")
         return
-    store = RunSetStore()
-    try:
-        plan = plan_sweep(ctx.host, ctx.inventory, spec, target=target, store=store)
-        assert plan.set_id is not None
-        initial = load_result(store, plan.set_id)
-    except TierdeckError as exc:
-        screen.notify(f"The sweep cannot run: {one_line(exc)}", severity="error", timeout=10)
-        return
-    resume = _resumer(screen, plan.set_id)
-    screen.app.push_screen(SweepScreen(initial, _runner(screen, plan), resume=resume))
+
+    def plan() -> SweepStart:
+        return _plan(screen, spec, SweepSettings(target=target), RunSetStore())
+
+    # Drawn while checking: the sweep's shape, every cell still to run (id 0: not
+    # created yet).
+    waiting = SweepResult(0, spec, tuple(CellResult(cell) for cell in spec.cells()))
+    screen.app.push_screen(SweepScreen(waiting, planner=plan))
 
 
 def open_stored_sweep(screen: Any, set_id: int) -> None:
     from ..app.run_sets import RunSetStore
     from ..app.sweep_store import load_result
-    from .sweep import SweepScreen
 
     try:
         result = load_result(RunSetStore(), set_id)

@@ -1,11 +1,14 @@
-"""The layer-penalty ladder from the dashboard, by keyboard: p on a mergerfs pool asks
-first, then the ladder view runs (app.ladder_run's plan and run replaced by a scripted
-runner sending the real event types and a recorded fio run per rung): the rungs fill
-the table, the penalties and the diagnosis come at the end, a cancel asks. p anywhere
-but on a mergerfs pool, or on a recording, opens nothing."""
+"""The layer-penalty ladder from the dashboard, by keyboard: p on a mergerfs pool shows
+a menu first (what runs; the job, all branches, an option sweep), then the ladder view
+checks the plan in a thread and runs (app.ladder_run's plan and run replaced by a
+scripted runner sending the real event types and a recorded fio run per rung): the
+rungs fill the table, the penalties and the diagnosis come at the end, a cancel asks.
+A refusal stays on the view, named by its kind; the view answers keys while the plan is
+checked. p anywhere but on a mergerfs pool, or on a recording, opens nothing."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +17,7 @@ import pytest
 from tierdeck.app import ladder_run
 from tierdeck.app.tui import TierdeckApp
 from tierdeck.backends.host import HostCapabilities, RecordedHost
+from tierdeck.screens.choice import ChoiceScreen
 from tierdeck.screens.confirm import ConfirmScreen
 from tierdeck.screens.dashboard import DashboardScreen
 from tierdeck.screens.ladder import LadderScreen
@@ -27,13 +31,26 @@ SIZE = (80, 24)
 
 
 class Planned:
-    """plan_ladder's stand-in: records the pool it was asked for."""
+    """plan_ladder's stand-in: records what it was asked, may hold until ``gate`` is
+    set (as fio --parse-only and the probes would) and may refuse."""
 
     def __init__(self) -> None:
         self.pools: list[str] = []
+        self.asked: list[dict[str, Any]] = []
+        self.jobs: list[Any] = []
+        self.gate: threading.Event | None = None
+        self.refuse: Exception | None = None
+        self.thread: list[str] = []
 
     def __call__(self, host: Any, inventory: Any, pool: str, jobs: Any, **kwargs: Any) -> str:
+        self.thread.append(threading.current_thread().name)
+        if self.gate is not None:
+            assert self.gate.wait(30), "the test never let the plan go"
         self.pools.append(pool)
+        self.jobs.append(jobs)
+        self.asked.append(kwargs)
+        if self.refuse is not None:
+            raise self.refuse
         return "the plan"
 
 
@@ -60,13 +77,20 @@ def scripted(
     yield planned, script
 
 
-async def open_ladder(pilot: Any, app: TierdeckApp) -> LadderScreen:
+async def open_menu(pilot: Any, app: TierdeckApp) -> ChoiceScreen:
     await wait_for_inventory(pilot, app)
     await pilot.press("3")  # the mergerfs tab, its first pool highlighted
     await pilot.press("p")
-    await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+    await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the ladder's menu")
     assert "throwaway" in screen_text(app)
-    await pilot.press("y")
+    menu = app.screen
+    assert isinstance(menu, ChoiceScreen)
+    return menu
+
+
+async def open_ladder(pilot: Any, app: TierdeckApp) -> LadderScreen:
+    await open_menu(pilot, app)
+    await pilot.press("enter")  # "Run it", highlighted first
     await wait_until(pilot, lambda: isinstance(app.screen, LadderScreen), "the ladder view")
     screen = app.screen
     assert isinstance(screen, LadderScreen)
@@ -83,7 +107,11 @@ async def test_p_on_a_mergerfs_pool_runs_the_ladder(
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_ladder(pilot, app)
         assert app.inventory is not None
+        await wait_until(pilot, lambda: screen.running, "planned, running")
         assert planned.pools == [app.inventory.mergerfs[0].mountpoint]
+        assert planned.jobs == [None]  # the default job
+        assert planned.asked[0]["all_branches"] is False and planned.asked[0]["option"] is None
+        assert planned.thread[0] != threading.main_thread().name
         script.step()
         await wait_until(pilot, lambda: screen.rungs_done == 1, "the branch rung")
         text = screen_text(app)
@@ -135,3 +163,121 @@ async def test_p_elsewhere_or_on_a_recording_opens_nothing(
         await wait_until(pilot, lambda: len(app._notifications) == 2, "the refusal")  # noqa: SLF001
         assert "recording" in list(app._notifications)[-1].message  # noqa: SLF001
         assert app.screen is dashboard
+
+
+async def test_the_plan_is_checked_off_the_ui_thread_and_escape_leaves(
+    demo_host: RecordedHost,
+    demo_collector: CountingCollector,
+    scripted: tuple[Planned, ScriptedLadder],
+) -> None:
+    from tierdeck.screens.help import HelpScreen
+
+    planned, script = scripted
+    planned.gate = threading.Event()
+    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        try:
+            screen = await open_ladder(pilot, app)
+            await wait_until(pilot, lambda: screen.planning, "checking the plan")
+            assert "checking the ladder" in screen_text(app)
+            # The plan is held on the event: the view still answers keys.
+            await pilot.press("question_mark")
+            await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: app.screen is screen, "back on the ladder")
+            assert screen.planning and not screen.running
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: isinstance(app.screen, DashboardScreen), "left")
+        finally:
+            planned.gate.set()
+        # The plan that passed after the view was left runs nothing.
+        await wait_until(pilot, lambda: bool(planned.pools), "the plan returned")
+        await pilot.pause()
+        assert script.started == 0 and not screen.running
+
+
+async def test_a_refusal_is_shown_by_its_kind_and_the_view_stays(
+    demo_host: RecordedHost,
+    demo_collector: CountingCollector,
+    scripted: tuple[Planned, ScriptedLadder],
+) -> None:
+    from tierdeck.app.ladder_plan import LadderRefusalKind, LadderRefused
+
+    planned, _ = scripted
+    planned.refuse = LadderRefused(LadderRefusalKind.POOL_UNREADABLE, "xattr said EPERM")
+    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_ladder(pilot, app)
+        await wait_until(pilot, lambda: screen.refusal is not None, "the refusal")
+        assert screen.refusal is not None
+        assert screen.refusal.headline == "The pool's settings cannot be read"
+        text = screen_text(app)
+        assert "The pool's settings cannot be read" in text and "xattr said EPERM" in text
+        assert not screen.running and not screen.planning
+        await pilot.press("down")  # still usable: scrolls, nothing breaks
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, DashboardScreen), "left")
+
+
+async def test_the_menu_picks_the_job_all_branches_and_an_option_sweep(
+    demo_host: RecordedHost,
+    demo_collector: CountingCollector,
+    scripted: tuple[Planned, ScriptedLadder],
+) -> None:
+    from tierdeck.core.ladder_options import OptionSweep
+    from tierdeck.core.presets import PRESETS
+    from tierdeck.screens.confirm import PromptScreen
+
+    planned, _ = scripted
+    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        menu = await open_menu(pilot, app)
+
+        async def next_menu(after: ChoiceScreen) -> ChoiceScreen:
+            await wait_until(
+                pilot,
+                lambda: (
+                    isinstance(app.screen, ChoiceScreen)
+                    and app.screen is not after
+                    and app.screen.box_title.startswith("Layer-penalty")
+                ),
+                "the menu again",
+            )
+            assert isinstance(app.screen, ChoiceScreen)
+            return app.screen
+
+        # The job: the second preset of the list (the first row is the default).
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: app.screen.box_title == "The ladder's job", "jobs")  # type: ignore[attr-defined]
+        await pilot.press("down", "down", "enter")
+        menu = await next_menu(menu)
+        assert f"Job: {PRESETS[1].name}" in screen_text(app)
+        # Every branch: one enter on its row toggles it (the menu comes back there).
+        await pilot.press("down", "enter")
+        menu = await next_menu(menu)
+        assert "Branch rungs: every RW branch" in screen_text(app)
+        await pilot.press("enter")  # the cursor stayed on the row: back off
+        menu = await next_menu(menu)
+        assert "Branch rungs: the one the pool picks" in screen_text(app)
+        await pilot.press("enter")
+        menu = await next_menu(menu)
+        # The option sweep: cache.files, a value refused, then two good ones.
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: "Sweep which" in app.screen.box_title, "options")  # type: ignore[attr-defined]
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the values")
+        await pilot.press(*"off,bogus", "enter")
+        await wait_until(pilot, lambda: "'bogus' is not one of" in screen_text(app), "refused")
+        assert isinstance(app.screen, PromptScreen)
+        await pilot.press(*["backspace"] * 5, *"partial", "enter")
+        menu = await next_menu(menu)
+        text = screen_text(app)
+        assert "Option sweep: cache.files=off,partial" in text
+        assert "Branch rungs" not in text  # an option sweep has no branch rungs
+        await pilot.press("home", "enter")  # "Run it"
+        await wait_until(pilot, lambda: isinstance(app.screen, LadderScreen), "the view")
+        await wait_until(pilot, lambda: bool(planned.asked), "planned")
+        assert planned.jobs == [PRESETS[1].jobs]
+        assert planned.asked[0]["preset"] == PRESETS[1].name
+        assert planned.asked[0]["all_branches"] is True
+        assert planned.asked[0]["option"] == OptionSweep("cache.files", ("off", "partial"))

@@ -7,7 +7,9 @@ from the history, w on a run tagged sweep:N opens its stored sweep."""
 from __future__ import annotations
 
 import dataclasses
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import DataTable
@@ -19,7 +21,7 @@ from tierdeck.core.compare_noise import Metric
 from tierdeck.core.sweep_slice import CellState
 from tierdeck.screens.confirm import ConfirmScreen
 from tierdeck.screens.history import HistoryScreen
-from tierdeck.screens.sweep import SweepScreen
+from tierdeck.screens.sweep import SweepScreen, SweepStart
 from tierdeck.widgets.series_chart import SeriesChart
 from tierdeck.widgets.sweep_matrix import SweepMatrix
 
@@ -111,7 +113,8 @@ async def test_cancel_asks_then_keeps_the_sweep_resumable_and_r_resumes() -> Non
         assert all(s is CellState.MISSING for s in states(screen)[2])
         # R runs the missing cells only.
         resume = ScriptedSweep(screen.result, FIGURES)
-        screen._resume = resume  # noqa: SLF001 - the scripted run, planned from the rest
+        # The scripted run, planned from the rest (the planner runs in a thread).
+        screen._resume = lambda: SweepStart(screen.result, resume)  # noqa: SLF001
         await pilot.press("R")
         await wait_until(pilot, lambda: screen.running, "resumed")
         resume.step(7)
@@ -160,3 +163,118 @@ async def test_w_in_the_history_opens_the_runs_sweep(
         assert "every cell done" in screen_text(app)
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is history, "back to the history")
+
+
+@pytest.fixture
+def live_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A live-looking demo host (benchmarks allowed), a throwaway history, and the
+    shipped seed 003 sweep file copied where the prompt can name it."""
+    from tierdeck.backends.host import HostCapabilities
+
+    monkeypatch.setenv("TIERDECK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr(
+        RecordedHost, "capabilities", property(lambda self: HostCapabilities(True, True, False))
+    )
+    example = Path(__file__).parents[2] / "app" / "sweeps" / "seed003-compress-matrix.toml"
+    copy = tmp_path / "compress.toml"
+    copy.write_text(example.read_text())
+    return copy
+
+
+async def ask_for_sweep(pilot: Any, app: TierdeckApp, sweep_file: Path) -> SweepScreen:
+    from tierdeck.screens.confirm import PromptScreen
+
+    await wait_for_inventory(pilot, app)
+    await pilot.press("w")
+    await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the file prompt")
+    await pilot.press(*str(sweep_file), "enter")
+    await wait_until(pilot, lambda: "which directory" in screen_text(app), "the target prompt")
+    await pilot.press(*"/mnt/cached", "enter")
+    await wait_until(pilot, lambda: isinstance(app.screen, SweepScreen), "the sweep view")
+    assert isinstance(app.screen, SweepScreen)
+    return app.screen
+
+
+async def test_the_sweep_is_checked_off_the_ui_thread_then_a_refusal_shows_by_kind(
+    demo_host: RecordedHost,
+    demo_collector: CountingCollector,
+    live_demo: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tierdeck.app import sweep_run
+    from tierdeck.app.sweep_cells import SweepRefusalKind, SweepRefused
+
+    gate = threading.Event()
+    threads: list[str] = []
+
+    def plan_sweep(*args: Any, **kwargs: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        assert gate.wait(30), "the test never let the plan go"
+        raise SweepRefused(SweepRefusalKind.FIO, "cell numjobs=2: fio: unknown option zork")
+
+    monkeypatch.setattr(sweep_run, "plan_sweep", plan_sweep)
+    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        try:
+            screen = await ask_for_sweep(pilot, app, live_demo)
+            await wait_until(pilot, lambda: screen.planning, "checking")
+            assert "checking the sweep" in screen_text(app)
+            # Held on the event, the view answers: m changes the (empty) matrix's metric.
+            await pilot.press("m")
+            assert screen.query_one(SweepMatrix).choice.metric is Metric.IOPS
+        finally:
+            gate.set()
+        assert threads and threads[0] != threading.main_thread().name
+        await wait_until(pilot, lambda: screen.refusal is not None, "the refusal")
+        assert screen.refusal is not None
+        assert screen.refusal.headline == "fio refuses an option or a value of a cell"
+        text = " ".join(screen_text(app).split())  # the reason wraps under the head
+        assert "✘ fio refuses an option or a value of a cell: cell numjobs=2" in text
+        assert "unknown option zork" in text
+        assert not screen.running
+        await pilot.press("R")  # nothing to resume: no sweep was created
+        assert not screen.planning
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, SweepScreen), "left")
+
+
+async def test_a_sweep_that_passes_its_check_runs_in_the_view(
+    demo_host: RecordedHost,
+    demo_collector: CountingCollector,
+    live_demo: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """plan_sweep creates the set (a stand-in here: fio --parse-only needs a real
+    machine); the view then shows its id and runs the cells (scripted)."""
+    from types import SimpleNamespace
+
+    from tierdeck.app import sweep_run
+
+    scripts: list[ScriptedSweep] = []
+
+    def plan_sweep(host: Any, inventory: Any, spec: Any, **kwargs: Any) -> Any:
+        store = kwargs["store"]
+        set_id = store.create(RunSetKind.SWEEP, "s", definition_of(spec, SweepSettings()))
+        return SimpleNamespace(set_id=set_id, spec=spec)
+
+    async def run_sweep(service: Any, inventory: Any, plan: Any, on_event: Any, cancel: Any) -> Any:
+        from tierdeck.app.sweep_store import load_result
+
+        script = ScriptedSweep(load_result(RunSetStore(), plan.set_id), {})
+        scripts.append(script)
+        script.step(2)
+        return await script(on_event, cancel)
+
+    monkeypatch.setattr(sweep_run, "plan_sweep", plan_sweep)
+    monkeypatch.setattr(sweep_run, "run_sweep", run_sweep)
+    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ask_for_sweep(pilot, app, live_demo)
+        await wait_until(pilot, lambda: screen.cells_done == 2, "two cells run")
+        assert screen.result.id == 1 and not screen.planning
+        assert "Sweep #1" in screen_text(app) and "run 2 of 27" in screen_text(app)
+        await pilot.press("c")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "cancel?")
+        assert "--resume 1" in screen_text(app)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: not screen.running, "stopped")

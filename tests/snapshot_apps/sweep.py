@@ -167,6 +167,8 @@ class SweepApp(App[None]):
         self.title = "tierdeck — nas"
 
     def on_mount(self) -> None:
-        from tierdeck.screens.sweep import SweepScreen
+        from tierdeck.screens.sweep import SweepScreen, SweepStart
 
-        self.push_screen(SweepScreen(self.result, self.scripted, resume=self.scripted))
+        scripted = self.scripted
+        resume = None if scripted is None else (lambda: SweepStart(scripted.result, scripted))
+        self.push_screen(SweepScreen(self.result, scripted, resume=resume))
