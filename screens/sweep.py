@@ -16,12 +16,13 @@ from dataclasses import dataclass
 
 from rich.console import Group
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import DataTable, Footer, Header, Static
 
 from ..app.sequence_messages import CellFinished, CellStarted, SweepRun, sweep_message
 from ..core.sweep import SweepResult
@@ -51,6 +52,7 @@ class SweepScreen(SequenceView, Screen[None]):
     CSS_PATH = "bench.tcss"
 
     BINDINGS = [
+        Binding("enter", "open_cell", "Open run", tooltip="the highlighted cell's run, in full"),
         *MATRIX_BINDINGS,
         *sequence_bindings("sweep", "the finished cells stay, R resumes"),
         Binding(
@@ -223,6 +225,23 @@ class SweepScreen(SequenceView, Screen[None]):
 
     def action_matrix(self, what: str) -> None:
         self.query_one(SweepMatrix).apply(what)
+
+    @on(DataTable.CellSelected, "#matrix-table")
+    def _cell_selected(self, event: DataTable.CellSelected) -> None:
+        event.stop()
+        self.action_open_cell()
+
+    def action_open_cell(self) -> None:
+        """enter: the cell's run in the run detail view (as the history opens it)."""
+        from .run_detail import RunDetailScreen
+
+        cell = self.query_one(SweepMatrix).cell_at_cursor()
+        if cell is None:
+            self.notify("enter: move onto a cell of the matrix (left / right).")
+        elif cell.run_id is None:
+            self.notify("This cell has no run yet.")
+        else:
+            self.app.push_screen(RunDetailScreen(cell.run_id))
 
     def action_resume(self) -> None:
         if self.check_action("resume", ()) and self._resume is not None:

@@ -207,6 +207,14 @@ class SweepMatrix(Vertical):
         self.choice = changes[what](self.choice)
         self._draw()
 
+    def cell_at_cursor(self) -> MatrixCell | None:
+        """The matrix cell under the table's cursor (None on the axis' own column)."""
+        table: DataTable[Text] = self.query_one(DataTable)
+        row, col = table.cursor_coordinate
+        if col < 1 or row >= len(self.matrix.cells) or col > len(self.matrix.cells[row]):
+            return None
+        return self.matrix.cells[row][col - 1]
+
     # -- drawing --------------------------------------------------------------------------
 
     def _draw(self) -> None:

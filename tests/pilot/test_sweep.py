@@ -278,3 +278,30 @@ async def test_a_sweep_that_passes_its_check_runs_in_the_view(
         assert "--resume 1" in screen_text(app)
         await pilot.press("y")
         await wait_until(pilot, lambda: not screen.running, "stopped")
+
+
+async def test_enter_on_a_cell_opens_its_run(
+    demo_host: RecordedHost, demo_collector: CountingCollector, stored_sweep: int
+) -> None:
+    from tierdeck.screens.run_detail import RunDetailScreen
+    from tierdeck.screens.sweep_open import open_stored_sweep
+
+    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_inventory(pilot, app)
+        open_stored_sweep(app.screen, stored_sweep)
+        await wait_until(pilot, lambda: isinstance(app.screen, SweepScreen), "the sweep view")
+        sweep = app.screen
+        assert isinstance(sweep, SweepScreen)
+        table = sweep.query_one("#matrix-table", DataTable)
+        await wait_until(pilot, lambda: table.row_count == 2, "the matrix")
+        await pilot.press("enter")  # on the axis' own column: no run there
+        await wait_until(pilot, lambda: bool(app._notifications), "a hint")  # noqa: SLF001
+        assert app.screen is sweep
+        await pilot.press("right", "down", "enter")  # numjobs=2
+        await wait_until(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the run")
+        detail = app.screen
+        assert isinstance(detail, RunDetailScreen)
+        assert detail.run_id == sweep.result.cells[1].run_id is not None
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is sweep, "back on the sweep")
