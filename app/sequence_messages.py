@@ -23,6 +23,7 @@ from . import bench_events as ev
 from .bench_messages import message_for
 
 if TYPE_CHECKING:  # the refusal kinds load the planners' modules: only when planning
+    from .run_sets import RunSet
     from .sequence_refusals import Refusal
 
 EventSink = Callable[[object], None]
@@ -86,6 +87,27 @@ class SequenceRefused(Message):
 @dataclass
 class SequenceCrashed(Message):
     """The runner raised (a refusal at start, a bug): shown, not fatal."""
+
+    error: str
+
+
+@dataclass
+class RunSetsListed(Message):
+    """The stored sweeps and ladders, newest first (the history's list of them)."""
+
+    sets: list[RunSet]
+
+
+@dataclass
+class RunSetLoaded(Message):
+    """A stored sweep or ladder read back from the history, to open."""
+
+    result: SweepResult | LadderResult
+
+
+@dataclass
+class RunSetFailed(Message):
+    """The sets or one of them could not be read."""
 
     error: str
 

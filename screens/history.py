@@ -47,6 +47,7 @@ from ..widgets.run_view import (
 )
 from .history_import import HistoryImport
 from .history_marks import MARK_COLUMN, CompareMarking, mark_cell
+from .history_sets import SET_BINDINGS, RunSetOpening
 from .run_editing import RunEditing, StoreFactory, default_store, when
 
 __all__ = ["HistoryScreen"]
@@ -73,7 +74,7 @@ def legend(runs: list[RunResult]) -> Text:
     return Text(" · ".join(parts), style="dim")
 
 
-class HistoryScreen(RunEditing, HistoryImport, CompareMarking, Screen[None]):
+class HistoryScreen(RunEditing, HistoryImport, CompareMarking, RunSetOpening, Screen[None]):
     CSS_PATH = "bench.tcss"
 
     BINDINGS = [
@@ -85,7 +86,7 @@ class HistoryScreen(RunEditing, HistoryImport, CompareMarking, Screen[None]):
         Binding("n", "rename", "Rename", tooltip="rename the highlighted run"),
         Binding("t", "tag", "Tag", tooltip="set the highlighted run's tags"),
         Binding("d", "delete", "Delete", tooltip="delete the highlighted run (asks first)"),
-        Binding("w", "sweep", "Sweep", show=False, tooltip="a run tagged sweep:N: its sweep"),
+        *SET_BINDINGS,
         Binding("r", "reload", "Reload", show=False, tooltip="read the history again"),
         Binding("escape", "back", "Back", tooltip="back to the dashboard"),
     ]
@@ -408,16 +409,6 @@ class HistoryScreen(RunEditing, HistoryImport, CompareMarking, Screen[None]):
 
     def action_reload(self) -> None:
         self.reload()
-
-    def action_sweep(self) -> None:
-        from .sweep_open import open_stored_sweep, sweep_id_of
-
-        run = self.selected_run
-        set_id = sweep_id_of(run.tags) if run is not None else None
-        if set_id is None:
-            self.notify("w: highlight a run of a sweep (tagged sweep:N) first.")
-        else:
-            open_stored_sweep(self, set_id)
 
     def action_back(self) -> None:
         self.dismiss(None)

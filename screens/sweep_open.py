@@ -1,16 +1,15 @@
-"""The ways into the sweep view: a sweep file to run (``w`` on the dashboard) and a
-stored sweep (``w`` on a history run tagged sweep:N).
+"""The way into the sweep view with a sweep file to run (``w`` on the dashboard), and
+what ``R`` runs on a stored one (``screens/history_sets`` opens those).
 
 Running goes through ``app.sweep_run``: the view opens at once and checks the plan in
 a thread (``plan_sweep`` refuses before anything runs; the refusal stays on the view),
 which creates the sweep in the history; then the view runs ``run_sweep`` with the app's
-service. A stored sweep opens as it is; on a live machine ``R`` resumes it
-(``plan_sweep(..., resume=ID)``, as ``--resume ID``), checked the same way.
+service. On a live machine ``R`` resumes a stored sweep (``plan_sweep(...,
+resume=ID)``, as ``--resume ID``), checked the same way.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,17 +24,7 @@ if TYPE_CHECKING:
     from ..app.run_sets import RunSetStore
     from ..app.sweep_store import SweepSettings
 
-SWEEP_TAG = re.compile(r"^sweep:(\d+)$")
 READ_LIMIT = 1 << 20  # a sweep file is a few lines of TOML
-
-
-def sweep_id_of(tags: tuple[str, ...]) -> int | None:
-    """The sweep a run belongs to, from its ``sweep:N`` tag."""
-    for tag in tags:
-        found = SWEEP_TAG.match(tag)
-        if found:
-            return int(found.group(1))
-    return None
 
 
 def read_sweep_file(text: str) -> SweepSpec | str:
@@ -99,7 +88,7 @@ def _runner(screen: Any, plan: Any) -> SweepRun:
     return run
 
 
-def _resumer(screen: Any, set_id: int) -> SweepPlanner | None:
+def resumer(screen: Any, set_id: int) -> SweepPlanner | None:
     """What R checks then runs: the missing cells, planned again when pressed (the
     machine may have changed since the sweep stopped). None where benchmarks cannot
     run."""
@@ -145,7 +134,7 @@ def _plan(
     )
     assert plan.set_id is not None
     return SweepStart(
-        load_result(store, plan.set_id), _runner(screen, plan), _resumer(screen, plan.set_id)
+        load_result(store, plan.set_id), _runner(screen, plan), resumer(screen, plan.set_id)
     )
 
 
@@ -167,15 +156,3 @@ def start_sweep(screen: Any, spec: SweepSpec, *, target: str | None) -> None:
     # created yet).
     waiting = SweepResult(0, spec, tuple(CellResult(cell) for cell in spec.cells()))
     screen.app.push_screen(SweepScreen(waiting, planner=plan))
-
-
-def open_stored_sweep(screen: Any, set_id: int) -> None:
-    from ..app.run_sets import RunSetStore
-    from ..app.sweep_store import load_result
-
-    try:
-        result = load_result(RunSetStore(), set_id)
-    except TierdeckError as exc:
-        screen.notify(one_line(exc), severity="error")
-        return
-    screen.app.push_screen(SweepScreen(result, resume=_resumer(screen, set_id)))

@@ -284,12 +284,16 @@ async def test_enter_on_a_cell_opens_its_run(
     demo_host: RecordedHost, demo_collector: CountingCollector, stored_sweep: int
 ) -> None:
     from tierdeck.screens.run_detail import RunDetailScreen
-    from tierdeck.screens.sweep_open import open_stored_sweep
 
     app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_inventory(pilot, app)
-        open_stored_sweep(app.screen, stored_sweep)
+        await pilot.press("h")
+        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
+        history = app.screen
+        assert isinstance(history, HistoryScreen)
+        await wait_until(pilot, lambda: history.selected_run is not None, "the listing")
+        await pilot.press("w")
         await wait_until(pilot, lambda: isinstance(app.screen, SweepScreen), "the sweep view")
         sweep = app.screen
         assert isinstance(sweep, SweepScreen)
