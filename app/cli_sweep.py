@@ -8,7 +8,6 @@ import asyncio
 import json
 import signal
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -204,25 +203,21 @@ def sweep_cmd(
         store = RunSetStore()
     except TierdeckError as exc:
         fail(str(exc), EXIT_FAILED)
-    # The reporter (rich, ~0.15 s of imports) is built while planning waits for fio
-    # --parse-only: time a shell loop of fio would not spend (bench/sweep.py).
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        building = pool.submit(_SweepReporter, live=sys.stderr.isatty() and not as_json)
-        try:
-            inv = collect_inventory(host)
-            plan = plan_sweep(host, inv, spec, target=targets[0] if len(targets) == 1 else None,
-                              runtime=runtime, size=size, resume=resume, store=store,
-                              dry_run=dry_run)  # fmt: skip
-        except SweepRefused as exc:
-            _refused(exc)
-        except TierdeckError as exc:
-            fail(str(exc), EXIT_FAILED)
-        reporter = building.result()
+    try:
+        inv = collect_inventory(host)
+        plan = plan_sweep(host, inv, spec, target=targets[0] if len(targets) == 1 else None,
+                          runtime=runtime, size=size, resume=resume, store=store,
+                          dry_run=dry_run)  # fmt: skip
+    except SweepRefused as exc:
+        _refused(exc)
+    except TierdeckError as exc:
+        fail(str(exc), EXIT_FAILED)
     if dry_run:
         _print_dry_run(plan)
         return
     assert plan.set_id is not None
     service = BenchService(host, store=lambda: store)
+    reporter = _SweepReporter(live=sys.stderr.isatty() and not as_json)
     reporter.run.say(f"sweep #{plan.set_id}: {len(plan.to_run)} of {len(plan.cells)} cells to run")
     try:
         with reporter.run:
