@@ -16,7 +16,6 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, TabbedContent, TabPane, Tree
 
-from ..app.context import context
 from ..core.models import Inventory, Problem, Severity
 from ..core.relations import disks_under
 from ..core.units import format_bytes
@@ -30,6 +29,7 @@ from ..widgets.mergerfs_tables import (
 from ..widgets.mergerfs_tables import pool_detail as mergerfs_detail
 from ..widgets.pool_tree import PoolItem, PoolTree, pool_detail, relation_key
 from ..widgets.problem_list import problems_renderable
+from .dashboard_bench import BENCH_BINDINGS, BenchEntries
 
 if TYPE_CHECKING:  # the mover's modules load when m is pressed, not with the dashboard
     from pathlib import Path
@@ -44,7 +44,7 @@ SECTION_FOCUS = {
 }
 
 
-class DashboardScreen(Screen[None]):
+class DashboardScreen(BenchEntries, Screen[None]):
     CSS_PATH = "dashboard.tcss"
 
     _SECTIONS = "switch to Disks, Pools, mergerfs, Problems"
@@ -53,13 +53,7 @@ class DashboardScreen(Screen[None]):
         Binding("2", "section('pools')", "Pools", show=False, tooltip=_SECTIONS),
         Binding("3", "section('mergerfs')", "mergerfs", show=False, tooltip=_SECTIONS),
         Binding("4", "section('problems')", "Problems", show=False, tooltip=_SECTIONS),
-        Binding(
-            "b",
-            "bench",
-            "Benchmark",
-            tooltip="benchmark the selected mount, pool, branch or disk (fio); on a disk: "
-            "its own filesystem, or the raw device if nothing uses it",
-        ),
+        BENCH_BINDINGS[0],
         Binding("h", "history", "History", tooltip="benchmark history: open, rename, tag, delete"),
         Binding(
             "l",
@@ -77,21 +71,7 @@ class DashboardScreen(Screen[None]):
             tooltip="the mover of a layout file: its forecast, a move with live progress, the "
             "last run's report",
         ),
-        Binding(
-            "w",
-            "sweep",
-            "Sweep",
-            show=False,
-            tooltip="run a sweep file (tierdeck.sweep/1): one run per combination, as a matrix",
-        ),
-        Binding(
-            "p",
-            "ladder",
-            "Ladder",
-            show=False,
-            tooltip="layer-penalty ladder of the highlighted mergerfs pool (mergerfs tab): "
-            "branch, pool, tmpfs, nullrw (asks first)",
-        ),
+        *BENCH_BINDINGS[1:],
     ]
     HELP_TITLE = "tierdeck keys: dashboard"
     HELP_NOTES = (
@@ -144,69 +124,6 @@ class DashboardScreen(Screen[None]):
         # Land on the section's list so arrows work at once (walking the tab bar with
         # left/right keeps focus on the tabs instead: that path does not come here).
         self.query_one(SECTION_FOCUS[section]).focus()
-
-    # -- benchmarks -------------------------------------------------------------------
-
-    def action_bench(self) -> None:
-        """b: the setup screen, aimed at the selected pool, branch, dataset or disk."""
-        from ..app.bench_targets import suggest_target
-        from .bench_setup import BenchSetupScreen
-
-        if not self._can_bench() or self.inventory is None:
-            return
-        choice = suggest_target(self.inventory, self._selected())
-        self.app.push_screen(
-            BenchSetupScreen(
-                context(self).host, self.inventory, initial_path=choice.path, note=choice.note
-            )
-        )
-
-    def _can_bench(self) -> bool:
-        if self.inventory is None:
-            self.notify("The inventory is still loading: try again in a moment.")
-            return False
-        if not context(self).host.capabilities.run_benchmarks:
-            # The demo's paths and disks belong to another machine: running fio on
-            # same-named paths here would measure the wrong thing, or write somewhere.
-            self.notify(
-                "Benchmarks run on this machine only: this is a recording (--demo or "
-                "--recorded). Start tierdeck without them to benchmark.",
-                severity="warning",
-            )
-            return False
-        return True
-
-    def _selected(self) -> object:
-        """What b aims at: the highlighted disk, pool item, branch or mergerfs pool."""
-        section = self.query_one("#sections", TabbedContent).active
-        if section == "disks":
-            return self.query_one(DiskTable).selected_disk
-        if section == "pools":
-            return self.query_one(PoolTree).selected_item
-        if section == "mergerfs":
-            branches = self.query_one(BranchTable)
-            branch = branches.selected_branch if branches.has_focus else None
-            return branch or self.query_one(MergerfsPoolTable).selected_pool
-        return None
-
-    def action_sweep(self) -> None:
-        """w: a sweep file to run; one without a target runs where b would aim."""
-        from ..app.bench_targets import suggest_target
-        from .sweep_open import ask_sweep
-
-        if self._can_bench() and self.inventory is not None:
-            ask_sweep(self, suggest_target(self.inventory, self._selected()).path)
-
-    def action_ladder(self) -> None:
-        """p: the ladder of the highlighted mergerfs pool."""
-        from .ladder_open import ask_ladder
-
-        on_pools = self.query_one("#sections", TabbedContent).active == "mergerfs"
-        pool = self.query_one(MergerfsPoolTable).selected_pool if on_pools else None
-        if pool is None:
-            self.notify("p: highlight a mergerfs pool on the mergerfs tab (3) first.")
-        elif self._can_bench():
-            ask_ladder(self, pool)
 
     def action_history(self) -> None:
         """h: the benchmark history."""

@@ -19,7 +19,6 @@ Space marks runs for a comparison (screens/history_marks), c compares them
 
 from __future__ import annotations
 
-from rich.console import Group
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -35,46 +34,23 @@ from ..core.bench_models import RunResult, RunStatus
 from ..core.errors import one_line
 from ..widgets.run_view import (
     CACHE_MARK,
-    IMPORTED_MARK,
-    IMPORTED_SHORT,
     OLD_LAYOUT_MARK,
-    OLD_LAYOUT_SHORT,
-    ClippedLines,
-    error_lines,
-    list_rate_cells,
-    name_cell,
-    status_text,
 )
 from .history_import import HistoryImport
-from .history_marks import MARK_COLUMN, CompareMarking, mark_cell
+from .history_marks import CompareMarking
 from .history_sets import SET_BINDINGS, RunSetOpening
-from .run_editing import RunEditing, StoreFactory, default_store, when
+from .history_table import HistoryTable
+from .run_editing import RunEditing, StoreFactory, default_store
 
 __all__ = ["HistoryScreen"]
 
 FAILED_VIEW = (RunStatus.FAILED, RunStatus.CANCELLED)
 PAGE = 100  # runs per listing: all 10,000 at once took 8 s to show (bench/history.py)
-WIDE = 100  # from this width on, the list has a target column
 
 
-def cut_left(text: str, width: int) -> str:
-    """Keep the end of a path, where the interesting part is: "…/pool/slow"."""
-    return text if len(text) <= width else "…" + text[-(width - 1) :]
-
-
-def legend(runs: list[RunResult]) -> Text:
-    """What the marks in this listing mean; empty when there are none."""
-    parts = []
-    if any(r.inflated for r in runs):
-        parts.append(f"{CACHE_MARK} the page cache may have inflated the figures")
-    if any(r.clones_shared_file for r in runs):
-        parts.append(f"{OLD_LAYOUT_MARK} {OLD_LAYOUT_SHORT} (stored before 0.2): figures too low")
-    if any(r.imported for r in runs):
-        parts.append(f"{IMPORTED_MARK} {IMPORTED_SHORT}")
-    return Text(" · ".join(parts), style="dim")
-
-
-class HistoryScreen(RunEditing, HistoryImport, CompareMarking, RunSetOpening, Screen[None]):
+class HistoryScreen(
+    HistoryTable, RunEditing, HistoryImport, CompareMarking, RunSetOpening, Screen[None]
+):
     CSS_PATH = "bench.tcss"
 
     BINDINGS = [
@@ -235,105 +211,6 @@ class HistoryScreen(RunEditing, HistoryImport, CompareMarking, RunSetOpening, Sc
             else:
                 label.append(" · enter opens · space marks · f: failed ones", style="dim")
         self.query_one("#history-view", Static).update(label)
-
-    def _fill_table(self) -> None:
-        table: DataTable[Text | str] = self.query_one("#history-table", DataTable)
-        keep = self.select_id if self.select_id is not None else self.selected_id
-        table.clear(columns=True)
-        # Each column costs its width plus 2 of cell padding; 1 more for the scrollbar.
-        room = (table.size.width or self.size.width - 2) - 1
-        self._short_dates = room < 110
-        date_w = 11 if self._short_dates else 16
-        # The highlighted run's target is written out under the table: at 80 columns
-        # its name is worth more than "…s/pool/slow".
-        columns = 6 if room >= WIDE else 5
-        last = ("status", 11) if self.show_failed else ("read", 11)
-        fixed = 1 + 4 + date_w + last[1] + 11 + (columns + 1) * 2
-        flexible = max(24, room - fixed)
-        self._target_width = flexible * 2 // 5 if room >= WIDE else 0
-        if self.show_failed:  # the reason gets the larger share: it is why one looks
-            name_w = (flexible - self._target_width) // 2
-        else:
-            name_w = flexible - self._target_width
-        table.add_column("", width=1, key=MARK_COLUMN)
-        table.add_column("#", width=4, key="id")
-        table.add_column("when", width=date_w, key="when")
-        table.add_column("name", width=name_w, key="name")
-        if self._target_width:
-            table.add_column("target", width=self._target_width, key="target")
-        if self.show_failed:
-            table.add_column("status", width=11, key="status")
-            table.add_column("why", width=flexible - self._target_width - name_w + 11, key="why")
-        else:
-            table.add_column(Text("read", justify="right"), width=11, key="read")
-            table.add_column(Text("write", justify="right"), width=11, key="write")
-        for run in self.runs:
-            table.add_row(*self._row(run), key=str(run.id))
-        empty = self.query_one("#history-empty", Static)
-        if not self.runs:
-            what = "failed or cancelled runs" if self.show_failed else "runs that finished ok"
-            empty.update(Text(f"No {what} stored yet" + self._filter_note() + ".", style="dim"))
-        else:
-            empty.update("")
-        empty.display = not self.runs
-        if keep is not None:
-            try:
-                table.move_cursor(row=table.get_row_index(str(keep)))
-            except Exception:  # noqa: BLE001 - the row is gone (deleted, filtered out)
-                pass
-        self.select_id = None
-        marks = legend(self.runs)
-        if self.more:
-            marks.append(
-                f"{' · ' if marks.plain else ''}the newest {len(self.runs)} runs; "
-                "the last row loads more",
-                style="dim",
-            )
-        box = self.query_one("#history-legend", Static)
-        box.update(marks)
-        box.display = bool(marks.plain)
-        self._draw_current()
-
-    def _filter_note(self) -> str:
-        target, preset = self._filters
-        parts = [f"on {target}" if target else "", f"with preset {preset}" if preset else ""]
-        text = " ".join(p for p in parts if p)
-        return f" {text}" if text else ""
-
-    def _row(self, run: RunResult) -> list[Text | str]:
-        cells: list[Text | str] = [
-            mark_cell(self.marks.order(run.id)),
-            str(run.id),
-            when(run.started_at, short=self._short_dates),
-            name_cell(run),
-        ]
-        if self._target_width:
-            cells.append(Text(cut_left(run.target.path, self._target_width), style="dim"))
-        if self.show_failed:
-            why = (run.error or "").strip().splitlines()
-            cells += [status_text(run.status), Text(why[0] if why else "", style="dim")]
-        else:
-            cells += list_rate_cells(run)
-        return cells
-
-    def _draw_current(self) -> None:
-        """The highlighted run, whole: what the columns had to cut."""
-        box = self.query_one("#history-current", Static)
-        run = self.selected_run
-        if run is None:
-            box.update("")
-            box.display = False
-            return
-        line = Text(f"#{run.id} ", style="bold")
-        line.append_text(name_cell(run))
-        line.append(f" · {run.target.label}", style="dim")
-        if run.target.path not in run.target.label:
-            line.append(f" ({run.target.path})", style="dim")
-        parts: list[Text | ClippedLines] = [line]
-        if run.error:
-            parts.append(ClippedLines(error_lines(run.error), 4, "enter: all", wrap=False))
-        box.update(Group(*parts))
-        box.display = True
 
     # -- selection ---------------------------------------------------------------------------
 
