@@ -2,8 +2,9 @@
 a throwaway pool over tmpfs and one with nullrw, as one table with each layer's cost
 (``widgets/ladder_table``), the diagnosis line, and the rung running now below.
 
-Opened by ``p`` on a mergerfs pool of the dashboard (``screens/ladder_open.py`` asks
-first: the ladder writes test files on the branches and mounts throwaway pools). The
+Opened by ``p`` on a mergerfs pool of the dashboard (``screens/ladder_open.py``: a menu
+first, saying the ladder writes test files on the branches and mounts throwaway pools;
+then the view checks the plan in a thread), or on a stored ladder from the history. The
 run is ``app.ladder_run.run_ladder`` bound to its plan, run by ``SequenceView``; a
 cancel stops the rung in progress and skips the rest, and the throwaway mounts are
 gone when the runner returns, whatever happened.
