@@ -4,9 +4,9 @@ filling in as cells finish, and the run in progress below.
 Opened on a stored sweep (``w``/``W`` in the history, ``screens/history_sets``; nothing
 runs) or to run one (``w`` on the dashboard asks for a sweep file,
 ``screens/sweep_open.py``: the view checks the plan in a thread first). Enter on a
-cell opens its run. The run is a ``SweepRun`` (``app.sweep_run.run_sweep`` bound to the service, the inventory
-and the plan) run by ``SequenceView``; its events come back as
-``app.sequence_messages``. A cancelled or failed sweep keeps its finished cells: ``R``
+cell opens its run. The run is a ``SweepRun`` (``app.sweep_run.run_sweep`` bound to
+the service, the inventory and the plan) run by ``SequenceView``; its events come back
+as ``app.sequence_messages``. A cancelled or failed sweep keeps its finished cells: ``R``
 (or ``tierdeck bench sweep FILE --resume ID``) runs the missing ones.
 """
 
