@@ -6,25 +6,33 @@ time_based fio run of --runtime seconds over one --size file, in a scratch direc
 (--target, default a fresh folder under /var/tmp). Every round runs, in an order
 rotated from round to round:
 
-1. the sweep: ``tierdeck bench sweep FILE --target DIR --runtime S --json`` (a
+1. the shell loop of plain fio, the reference:
+   ``sh -c 'for f in cell-*.fio; do fio --output-format=json $f; done'`` over the cells'
+   job files exactly as tierdeck runs them (``jobfile_text`` of each planned cell:
+   fio's own directory= and file naming), then ``rm -f`` of the test files, which the
+   sweep removes too. Plain fio run twice in one directory reuses its files, as the
+   sweep does;
+2. the sweep: ``tierdeck bench sweep FILE --target DIR --runtime S --json`` (a
    throwaway history), as a user runs it;
-2. the shell loop: ``sh -c 'for f in cell-*.fio; do fio --output-format=json $f; done'``
-   over the cells' job files exactly as tierdeck runs them (``jobfile_text`` of each
-   planned cell: fio's own directory= and file naming), the files removed at the end.
-   Plain fio run twice in one directory reuses its files, as the sweep does;
 3. the shell loop of ``tierdeck bench run --job cell-N.fio --target DIR --no-save``: what
    a user without sweeps would type.
 
-The gap: in a separate in-process sweep (``run_sweep`` with an event recorder), from
-the moment a cell's fio exits (its run's "cleaning up"/"done" phase) to the moment the
-next cell's fio starts measuring: tierdeck's own time between cells (preflight,
-fingerprint, saving the run, the next plan). Also in process: the same sweep with the
-test files removed after every cell (no reuse), to show what reusing them saves (read
-cells: fio lays a file out before reading it).
+Each is given as its ratio to the fio loop of the same round (then the median and
+min-max over rounds). The tierdeck commands run with compiled bytecode (a throwaway
+PYTHONPYCACHEPREFIX, after one warm-up), as an installed tierdeck does, even where
+PYTHONDONTWRITEBYTECODE is set.
 
-Ratios are taken within a round, then the median and min-max over rounds. Goal: the
-sweep takes no longer than the shell loop of fio (ratio <= 1.0 would mean tierdeck's gap
-is hidden; in practice the gap is the price of the preflight and the history).
+tierdeck's own time, in a separate in-process sweep (``plan_sweep`` + ``run_sweep``
+with an event recorder): before the first fio (inventory, then plan_sweep: every
+cell's preflight and fio --parse-only, beside each target's fingerprint); the gap
+between cells, from the moment a cell's fio exits (its run's "done" phase) to the
+moment the next cell's fio starts (its "measuring" phase); after the last fio (the
+last save, the test files removed, the result read back). Plus the CLI's interpreter
+start and imports. Also in process: the same sweep with the test files removed after
+every cell (no reuse), to show what reusing them saves (read cells: fio lays a file
+out before reading it).
+
+Goal: the sweep takes no longer than the shell loop of fio (ratio <= 1.00).
 Run from the repository root: ``.venv/bin/python bench/sweep.py [--rounds 3]``.
 """
 
@@ -39,7 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tierdeck.app.bench_events import Progress, RunPhase
@@ -62,6 +70,11 @@ bs = ["4k", "64k"]
 iodepth = [1, 4, 16]
 """
 CLI = [sys.executable, "-m", "tierdeck.app.cli"]
+# what `tierdeck bench sweep` imports before it reads the machine
+IMPORTS = (
+    "import tierdeck.app.cli, tierdeck.app.cli_bench, tierdeck.app.cli_sweep, "
+    "tierdeck.app.sweep_run, tierdeck.app.inventory, tierdeck.app.sweep_render"
+)
 
 
 def timed(argv: list[str], env: dict[str, str] | None = None) -> float:
@@ -75,13 +88,19 @@ def clean(target: Path) -> None:
         path.unlink()
 
 
-def in_process(
-    spec_text: str, target: Path, runtime: int, data: Path, reuse: bool
-) -> tuple[float, list[float]]:
-    """The whole sweep's seconds and the gaps between cells (fio exit -> next fio start)."""
+@dataclass
+class InProcess:
+    total: float  # inventory to the result back
+    before: float  # inventory + plan_sweep + up to the first fio's start
+    gaps: list[float]  # fio exit -> next fio start
+    after: float  # the last fio's exit -> run_sweep returned
+
+
+def in_process(spec_text: str, target: Path, runtime: int, data: Path, reuse: bool) -> InProcess:
     host = LiveHost()
-    inv = collect_inventory(host)
     store = RunSetStore(data / f"inproc-{time.monotonic_ns()}.sqlite3")
+    start = time.monotonic()
+    inv = collect_inventory(host)
     plan = plan_sweep(
         host, inv, parse_sweep(spec_text), target=str(target), runtime=runtime, store=store
     )
@@ -93,26 +112,27 @@ def in_process(
     marks: list[tuple[str, float]] = []
 
     def record(event: object) -> None:
-        if isinstance(event, Progress):
-            if event.phase is RunPhase.MEASURING and (not marks or marks[-1][0] != "start"):
-                marks.append(("start", time.monotonic()))
-            elif (
-                event.phase in (RunPhase.CLEANING_UP, RunPhase.DONE)
-                and marks
-                and marks[-1][0] == "start"
-            ):
-                marks.append(("end", time.monotonic()))
+        if not isinstance(event, Progress):
+            return
+        if event.phase is RunPhase.MEASURING and (not marks or marks[-1][0] != "start"):
+            marks.append(("start", time.monotonic()))
+        elif event.phase is RunPhase.DONE and marks and marks[-1][0] == "start":
+            marks.append(("end", time.monotonic()))
 
     service = BenchService(host, store=lambda: store)
-    start = time.monotonic()
     asyncio.run(run_sweep(service, inv, plan, record))
-    total = time.monotonic() - start
+    finish = time.monotonic()
     gaps = [
         b[1] - a[1]
         for a, b in zip(marks, marks[1:], strict=False)
         if a[0] == "end" and b[0] == "start"
     ]
-    return total, gaps
+    return InProcess(finish - start, marks[0][1] - start, gaps, finish - marks[-1][1])
+
+
+def band(values: list[float], scale: float = 1.0, fmt: str = ".2f") -> str:
+    low, mid, high = (v * scale for v in (min(values), statistics.median(values), max(values)))
+    return f"{mid:{fmt}} ({low:{fmt}}-{high:{fmt}})"
 
 
 def main() -> None:
@@ -147,14 +167,16 @@ def main() -> None:
             path = work / f"cell-{i}.fio"
             path.write_text(jobfile_text(request.jobs, str(target)))
             cells.append(path)
+        # ... and removes its test files at the end, as the sweep does
         fio_loop = [
             "sh",
             "-c",
-            'for f in "$@"; do fio --output-format=json "$f"; done',
-            "sh",
+            'for f in "$@"; do fio --output-format=json "$f"; done; rm -f "$0"/.tierdeck-bench.*',
+            str(target),
             *map(str, cells),
         ]
-        env = {**os.environ, "TIERDECK_DATA_DIR": str(work / "data")}
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env |= {"TIERDECK_DATA_DIR": str(work / "data"), "PYTHONPYCACHEPREFIX": str(work / "pyc")}
         bench_loop = [
             "sh",
             "-c",
@@ -174,9 +196,10 @@ def main() -> None:
             str(args.runtime),
             "--json",
         ]
+        timed([*sweep_cmd, "--dry-run"], env)  # warm-up: compiles the bytecode once
         ways = {
-            "sweep": lambda: timed(sweep_cmd, env),
             "fio loop": lambda: timed(fio_loop),
+            "sweep": lambda: timed(sweep_cmd, env),
             "bench run loop": lambda: timed(bench_loop, env),
         }
         rows: dict[str, list[float]] = {name: [] for name in ways}
@@ -185,34 +208,41 @@ def main() -> None:
             for name in names[r % len(names) :] + names[: r % len(names)]:
                 rows[name].append(ways[name]())
                 clean(target)
-        gaps: list[float] = []
-        reuse_totals, fresh_totals = [], []
+        imports = [timed([sys.executable, "-c", IMPORTS], env) for _ in range(args.rounds)]
+        reused: list[InProcess] = []
+        fresh: list[InProcess] = []
         for _ in range(args.rounds):
-            total, found = in_process(spec_text, target, args.runtime, work, reuse=True)
-            reuse_totals.append(total)
-            gaps += found
-            fresh_totals.append(in_process(spec_text, target, args.runtime, work, reuse=False)[0])
+            reused.append(in_process(spec_text, target, args.runtime, work, reuse=True))
+            fresh.append(in_process(spec_text, target, args.runtime, work, reuse=False))
             clean(target)
 
-        def band(values: list[float]) -> str:
-            return f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
-
         print(
-            f"{len(cells)} cells, fio --runtime {args.runtime} s each, size {args.size}, {args.rounds} rounds"
+            f"{len(cells)} cells, fio --runtime {args.runtime} s each, size {args.size}, "
+            f"{args.rounds} rounds; median (min-max); x: against the fio loop of the same round"
         )
         for name, values in rows.items():
-            print(f"  {name:<16} {band(values)} s")
-        for name in ("fio loop", "bench run loop"):
-            ratios = [a / b for a, b in zip(rows["sweep"], rows[name], strict=True)]
-            print(f"  sweep / {name:<14} {band(ratios)}")
+            ratios = [a / b for a, b in zip(values, rows["fio loop"], strict=True)]
+            print(f"  {name:<16} {band(values)} s   {band(ratios)} x")
+        gaps = [g for run in reused for g in run.gaps]
+        print("tierdeck's own time (in process, sweep with reused files):")
         print(
-            f"  gap between cells (fio exit -> next fio start): median {statistics.median(gaps) * 1000:.0f} ms"
-            f" ({min(gaps) * 1000:.0f}-{max(gaps) * 1000:.0f}), {len(gaps)} gaps"
+            f"  before the first fio   {band([r.before for r in reused], 1000, '.0f')} ms"
+            " (inventory, plan_sweep: preflights, fio --parse-only beside the fingerprints)"
         )
-        ratios = [a / b for a, b in zip(reuse_totals, fresh_totals, strict=True)]
         print(
-            f"  in process: reusing files {band(reuse_totals)} s, removing them each cell"
-            f" {band(fresh_totals)} s, ratio {band(ratios)}"
+            f"  between cells          {band(gaps, 1000, '.1f')} ms"
+            f" (fio exit -> next fio start, {len(gaps)} gaps)"
+        )
+        print(
+            f"  after the last fio     {band([r.after for r in reused], 1000, '.0f')} ms"
+            " (the last save, the files removed, the result read)"
+        )
+        print(f"  CLI interpreter+imports {band(imports, 1000, '.0f')} ms")
+        totals = [r.total for r in reused]
+        ratios = [r.total / f.total for r, f in zip(reused, fresh, strict=True)]
+        print(
+            f"  reusing files {band(totals)} s, removing them each cell"
+            f" {band([f.total for f in fresh])} s, ratio {band(ratios)}"
         )
     finally:
         shutil.rmtree(work, ignore_errors=True)
