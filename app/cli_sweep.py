@@ -281,27 +281,15 @@ def sweep_export_cmd(sweep_id: int, fmt: str | None, output: Path | None) -> Non
     """Export stored sweep ID: Markdown tables (as the matrix), CSV (a row per cell and
     direction, every figure) or the tierdeck.sweep-result/1 JSON."""
     from .run_sets import RunSetStore
-    from .sweep_render import sweep_csv, sweep_markdown, sweep_to_json
-    from .sweep_store import SweepNotFound, load_result, sweep_set
+    from .sweep_export import SweepExportFormat, sweep_export_text
+    from .sweep_store import SweepNotFound
 
     try:
-        store = RunSetStore()
-        name = sweep_set(store, sweep_id).name
-        result = load_result(store, sweep_id)
+        text = sweep_export_text(RunSetStore(), sweep_id, SweepExportFormat(fmt or "md"))
     except SweepNotFound as exc:
         fail(str(exc), EXIT_REFUSED)
     except TierdeckError as exc:
         fail(str(exc), EXIT_FAILED)
-    fmt = fmt or "md"
-    if fmt == "json":
-        from .sweep_store import spec_of
-
-        _, settings = spec_of(sweep_set(store, sweep_id).definition)
-        has_axis = any(a.name == TARGETS_AXIS for a in result.spec.axes)
-        target = None if has_axis else settings.target or result.spec.target
-        text = json.dumps(sweep_to_json(result, name, target), indent=2) + "\n"
-    else:
-        text = sweep_markdown(result, name) if fmt == "md" else sweep_csv(result)
     if output is None:
         click.echo(text, nl=False)
         return

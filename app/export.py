@@ -128,11 +128,19 @@ def write_export(
     default name in ``folder`` (default: the current folder), never over a file there.
     Raises ExportRefused, or OSError as the file system does (read-only, full)."""
     text = render_export(runs, fmt, redact=redact, baseline=baseline, known=known)
+    return write_text_export(text, default_name(runs, fmt, redact=redact), output, folder=folder)
+
+
+def write_text_export(
+    text: str, name: str, output: Path | None = None, *, folder: Path | None = None
+) -> ExportWritten:
+    """Write an export's ``text``: to ``output`` (replaced if it exists), or as ``name``
+    in ``folder`` (default: the current folder), never over a file there."""
     if output is not None:
         path = output.absolute()
         _write(path, text)
         return ExportWritten(path)
-    wanted = ((folder or Path.cwd()) / default_name(runs, fmt, redact=redact)).absolute()
+    wanted = ((folder or Path.cwd()) / name).absolute()
     path = _claim_free_name(wanted)
     try:
         _write(path, text)

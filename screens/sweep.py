@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from rich.console import Group
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -26,6 +26,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from ..app.sequence_messages import CellFinished, CellStarted, SweepRun, sweep_message
+from ..core.errors import TierdeckError, one_line
 from ..core.sweep import SweepResult
 from ..core.units import fmt_clock
 from ..widgets.bars import percent_bar
@@ -56,6 +57,7 @@ class SweepScreen(SequenceView, Screen[None]):
         Binding("enter", "open_cell", "Open run", tooltip="the highlighted cell's run, in full"),
         *MATRIX_BINDINGS,
         *sequence_bindings("sweep", "the finished cells stay, R resumes"),
+        Binding("e", "export", "Export", tooltip="the sweep as a file: Markdown, CSV or JSON"),
         Binding(
             "R",
             "resume",
@@ -79,6 +81,8 @@ class SweepScreen(SequenceView, Screen[None]):
     planning: var[bool] = var(False)
     cells_done: var[int] = var(0)
     """Cells finished while this view ran the sweep (tests wait on it)."""
+    exported: str | None = None
+    """The last file the export key wrote (tests wait on it)."""
 
     def __init__(
         self,
@@ -243,6 +247,41 @@ class SweepScreen(SequenceView, Screen[None]):
             self.notify("This cell has no run yet.")
         else:
             self.app.push_screen(RunDetailScreen(cell.run_id))
+
+    def action_export(self) -> None:
+        """e: the sweep as a file in the folder tierdeck was started from (never over
+        another file), as ``tierdeck bench sweep-export`` writes it."""
+        from ..app.sweep_export import SweepExportFormat
+        from .choice import ChoiceScreen
+
+        if not self.result.id:
+            self.notify("The sweep is still being checked: nothing stored to export yet.")
+            return
+        sweep_id = self.result.id
+
+        def picked(key: str | None) -> None:
+            if key is not None:
+                self._export_worker(sweep_id, SweepExportFormat(key))
+
+        choices = [("md", "Markdown (the matrix)"), ("csv", "CSV (every figure)"),
+                   ("json", "JSON (tierdeck.sweep-result/1)")]  # fmt: skip
+        self.app.push_screen(ChoiceScreen(f"Export sweep #{sweep_id}", choices), picked)
+
+    @work(thread=True, group="export", exit_on_error=False)
+    def _export_worker(self, sweep_id: int, fmt: object) -> None:
+        from ..app.run_sets import RunSetStore
+        from ..app.sweep_export import SweepExportFormat, write_sweep_export
+
+        assert isinstance(fmt, SweepExportFormat)
+        try:
+            written = write_sweep_export(RunSetStore(), sweep_id, fmt)
+        except (TierdeckError, OSError) as exc:
+            self.app.call_from_thread(
+                self.notify, f"Export failed: {one_line(exc)}", severity="error", timeout=10
+            )
+            return
+        self.exported = str(written.path)
+        self.app.call_from_thread(self.notify, f"Export: {written.message()}", timeout=10)
 
     def action_resume(self) -> None:
         if self.check_action("resume", ()) and self._resume is not None:

@@ -117,3 +117,32 @@ async def test_w_on_a_ladders_run_opens_it_and_no_sets_is_said(
         await wait_until(pilot, lambda: isinstance(app.screen, LadderScreen), "its ladder")
         view = app.screen
         assert isinstance(view, LadderScreen) and view.ladder_id == ladder
+
+
+async def test_e_in_a_stored_sweep_writes_the_chosen_format_beside_never_over(
+    demo_host: RecordedHost,
+    demo_collector: CountingCollector,
+    history: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sweep, _ = store_sets()
+    monkeypatch.chdir(history)
+    (history / f"tierdeck-sweep-{sweep}.csv").write_text("someone else's\n")
+    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_history(pilot, app)
+        await pilot.press("W")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the sets")
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, SweepScreen), "the sweep")
+        view = app.screen
+        assert isinstance(view, SweepScreen)
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the formats")
+        await pilot.press("down", "enter")  # CSV
+        await wait_until(pilot, lambda: view.exported is not None, "the export")
+    written = Path(view.exported or "")
+    assert written.parent == history and written.name == f"tierdeck-sweep-{sweep}_2.csv"
+    lines = written.read_text().splitlines()
+    assert len(lines) == 1 + 2 and "numjobs" in lines[0]  # a row per cell (one direction)
+    assert (history / f"tierdeck-sweep-{sweep}.csv").read_text() == "someone else's\n"
