@@ -127,3 +127,26 @@ def test_udevd_is_running_only_while_its_control_socket_listens(tmp_path: Path) 
         server.close()
     # The socket file outlives a stopped udevd, as its database does: not running.
     assert control.exists() and not udevd_running(str(control))
+
+
+def test_live_run_timeout_stops_the_whole_command_and_a_signal_is_one_line() -> None:
+    # A hung tool's children go too (a zpool waiting on a dead pool forks helpers).
+    import time
+
+    import psutil
+
+    with pytest.raises(ToolTimeout):
+        LiveHost().run(["sh", "-c", "sleep 31.7 & sleep 30"], timeout=0.3)
+
+    def child_alive() -> bool:
+        for proc in psutil.process_iter(["cmdline", "status"]):
+            if proc.info["cmdline"] == ["sleep", "31.7"]:
+                return proc.info["status"] != psutil.STATUS_ZOMBIE
+        return False
+
+    deadline = time.monotonic() + 5.0
+    while child_alive():  # SIGKILL is sent before run() returns; allow the reaping
+        assert time.monotonic() < deadline, "the command's child outlived its timeout"
+        time.sleep(0.05)
+    with pytest.raises(HostError, match=r"^sh -c kill -9 \$\$: killed by SIGKILL$"):
+        LiveHost().run(["sh", "-c", "kill -9 $$"])
