@@ -222,9 +222,6 @@ class RunReporter:
 
     def __init__(self, *, live: bool) -> None:
         self.live = live
-        from rich.console import Console
-
-        self.console = Console(stderr=True, highlight=False)
         self.progress: Progress | None = None
         self._task: TaskID | None = None
         self._rate = ""
@@ -234,7 +231,12 @@ class RunReporter:
 
     def __enter__(self) -> RunReporter:
         if self.live:
-            self.progress = _live_progress(self.console, lambda: self._disks)
+            # rich only for the live bar: off a terminal (--json, the journal) its ~0.1 s
+            # of imports would be paid for nothing
+            from rich.console import Console
+
+            console = Console(stderr=True, highlight=False)
+            self.progress = _live_progress(console, lambda: self._disks)
             self._task = self.progress.add_task("starting", total=1.0, eta="--:--", rate="")
             self.progress.start()
         return self
