@@ -219,6 +219,7 @@ _V5 = (
         key TEXT NOT NULL,                 -- the cell's identity within the set
         position INTEGER NOT NULL,
         run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+        note TEXT,                         -- why it has no run (a rung skipped before fio)
         PRIMARY KEY (set_id, key)
     )""",
     "CREATE INDEX run_set_cells_run ON run_set_cells (run_id)",

@@ -187,7 +187,8 @@ class _Ladder:
 
     def record(self, position: int, planned: PlannedRung, rung: Rung) -> None:
         if self.plan.store is not None and self.set_id is not None:
-            self.plan.store.add_cell(self.set_id, planned.key, rung.run_id, position)
+            note = rung.skipped if rung.run_id is None else None
+            self.plan.store.add_cell(self.set_id, planned.key, rung.run_id, position, note)
 
 
 def _refusal_text(refusal: BenchRefused) -> str:

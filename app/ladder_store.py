@@ -3,9 +3,10 @@ from ``LadderPlan.definition``) and its cells, one per rung (``PlannedRung.key``
 ``branch:PATH``, ``pool``, ``tmpfs``, ``nullrw``, or ``NAME=VALUE`` of an option rung),
 each naming the rung's run.
 
-A rung skipped before fio ran has no run, so the store has no reason for it: it comes
-back skipped as "no run stored" (as does a rung whose run was deleted from the history).
-A cancelled or failed run comes back skipped with its status, as ``run_ladder`` reported it.
+A rung skipped before fio ran has no run; its cell keeps the reason (``notes``), shown
+again. A rung whose run was deleted from the history comes back skipped as "no run
+stored". A cancelled or failed run comes back skipped with its status, as
+``run_ladder`` reported it.
 """
 
 from __future__ import annotations
@@ -46,10 +47,10 @@ def expected_keys(definition: dict[str, Any]) -> list[str]:
     return [k.value for k in _LAYERS]
 
 
-def _rung(key: str, run: RunResult | None) -> Rung:
+def _rung(key: str, run: RunResult | None, note: str | None = None) -> Rung:
     kind, path, option = rung_of_key(key)
     if run is None:
-        return Rung(kind, path or "-", option=option, skipped=NOT_STORED)
+        return Rung(kind, path or "-", option=option, skipped=note or NOT_STORED)
     where = run.target.path  # a throwaway rung's mountpoint, as it was
     status = RunStatus(run.status)
     if status is RunStatus.CANCELLED:
@@ -66,12 +67,15 @@ def load_ladder(store: RunSetStore, set_id: int) -> LadderResult:
     if found is None or found.kind is not RunSetKind.LADDER:
         raise LadderNotFound(f"no ladder #{set_id} in the history")
     runs = store.cells(set_id)  # in rung order
-    keys = [k for k in runs if k.startswith(BRANCH_KEY)]
+    notes = store.notes(set_id)
+    keys = [k for k in {**runs, **notes} if k.startswith(BRANCH_KEY)]
     layers = not isinstance(found.definition.get("option"), dict)
     if layers and not keys:  # no branch rung ran: still a row, as run_ladder showed it
         keys.append(f"{BRANCH_KEY}-")
     keys += expected_keys(found.definition)
     keys += [k for k in runs if k not in keys]  # anything else stored, in its order
-    rungs = [_rung(key, store.get(runs[key]) if key in runs else None) for key in keys]
+    rungs = [
+        _rung(key, store.get(runs[key]) if key in runs else None, notes.get(key)) for key in keys
+    ]
     pool = str(found.definition.get("pool") or found.name)
     return LadderResult(set_id, pool, with_penalties(rungs))

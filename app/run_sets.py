@@ -77,16 +77,19 @@ class RunSetStore(HistoryStore):
             rows = conn.execute(sql, params).fetchall()
         return [_set_from_row(r) for r in rows]
 
-    def add_cell(self, set_id: int, key: str, run_id: int | None, position: int) -> None:
-        """Record which run fills a cell (replacing an earlier run of the same cell)."""
+    def add_cell(
+        self, set_id: int, key: str, run_id: int | None, position: int, note: str | None = None
+    ) -> None:
+        """Record which run fills a cell (replacing an earlier run of the same cell), or
+        with no run, ``note``: why (a ladder's rung skipped before fio ran)."""
         with self._transaction() as conn:
             if conn.execute("SELECT 1 FROM run_sets WHERE id = ?", (set_id,)).fetchone() is None:
                 raise HistoryError(f"no sweep or ladder #{set_id} in the history")
             conn.execute(
-                "INSERT INTO run_set_cells (set_id, key, position, run_id) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT (set_id, key) DO UPDATE SET"
-                " position = excluded.position, run_id = excluded.run_id",
-                (set_id, key, position, run_id),
+                "INSERT INTO run_set_cells (set_id, key, position, run_id, note)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (set_id, key) DO UPDATE SET"
+                " position = excluded.position, run_id = excluded.run_id, note = excluded.note",
+                (set_id, key, position, run_id, note),
             )
 
     def cells(self, set_id: int) -> dict[str, int]:
@@ -99,6 +102,17 @@ class RunSetStore(HistoryStore):
                 (set_id,),
             ).fetchall()
         return {str(r["key"]): int(r["run_id"]) for r in rows}
+
+    def notes(self, set_id: int) -> dict[str, str]:
+        """Cell key -> why it has no run, in cell order, for the cells stored with a note
+        and no run."""
+        with self._connect() as conn:
+            rows = conn.execute(
+                "SELECT key, note FROM run_set_cells WHERE set_id = ? AND run_id IS NULL"
+                " AND note IS NOT NULL ORDER BY position",
+                (set_id,),
+            ).fetchall()
+        return {str(r["key"]): str(r["note"]) for r in rows}
 
     def delete_set(self, set_id: int) -> None:
         """Forget the set (its runs stay in the history, with their tag)."""

@@ -97,3 +97,20 @@ def test_cell_keys_name_their_rungs() -> None:
     assert rung_of_key("branch:/mnt/a:b") == (RungKind.BRANCH, "/mnt/a:b", None)
     assert rung_of_key("tmpfs") == (RungKind.TMPFS, None, None)
     assert rung_of_key("threads=4") == (RungKind.OPTION, None, ("threads", "4"))
+
+
+def test_rungs_skipped_before_fio_come_back_with_their_reason(tmp_path: Path) -> None:
+    store = RunSetStore(tmp_path / "h.sqlite3")
+    set_id, tag = _ladder(store, {"pool": "/mnt/pool", "option": None})
+    store.add_cell(set_id, "branch:-", None, 0, "no RW branch has room for the job")
+    store.add_cell(set_id, "pool", store.save(_run("/mnt/pool", 300.0, tag)), 1)
+    store.add_cell(set_id, "tmpfs", None, 2, "a tmpfs of 2.0 GiB does not fit in RAM")
+    store.add_cell(set_id, "nullrw", None, 3, "a tmpfs of 2.0 GiB does not fit in RAM")
+    branch, pool, tmpfs, nullrw = load_ladder(store, set_id).rungs
+    assert (branch.kind, branch.path) == (RungKind.BRANCH, "-")
+    assert branch.skipped == "no RW branch has room for the job"
+    assert pool.skipped is None and pool.penalty_pct is None  # nothing to compare with
+    assert tmpfs.skipped == nullrw.skipped == "a tmpfs of 2.0 GiB does not fit in RAM"
+    # a cell run later keeps no stale note
+    store.add_cell(set_id, "tmpfs", store.save(_run("/run/t/pool-tmpfs", 900.0, tag)), 2)
+    assert "tmpfs" not in store.notes(set_id)
