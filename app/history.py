@@ -219,11 +219,13 @@ _V5 = (
         key TEXT NOT NULL,                 -- the cell's identity within the set
         position INTEGER NOT NULL,
         run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL,
-        note TEXT,                         -- why it has no run (a rung skipped before fio)
         PRIMARY KEY (set_id, key)
     )""",
     "CREATE INDEX run_set_cells_run ON run_set_cells (run_id)",
 )
+
+# v6: why a cell has no run (a ladder's rung skipped before fio ran: no room, no RAM).
+_V6 = ("ALTER TABLE run_set_cells ADD COLUMN note TEXT",)
 
 Migration = Sequence[str | Callable[[sqlite3.Connection], None]]
 # v3: warnings are {"kind", "text"} objects (core.bench_models.RunWarning).
@@ -233,6 +235,7 @@ MIGRATIONS: list[Migration] = [
     (_type_warnings,),
     _V4,
     _V5,
+    _V6,
 ]
 
 # list() without full=True: every runs column but the big fio document
