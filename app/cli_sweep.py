@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from ..core.models import Inventory
     from ..core.sweep import SweepResult
     from .bench_service import BenchService
+    from .run_sets import RunSetStore
     from .sweep_run import SweepPlan
+    from .sweep_store import SweepSettings
 
 EXAMPLES = "sweeps"  # app/sweeps/*.toml, shipped as package data
 PLACEHOLDER = "/path/to/"  # the targets of a shipped example that the user must replace
@@ -40,7 +42,8 @@ FILE        the sweep file; or --example NAME (tierdeck bench sweeps lists them)
 --target    where the cells run (overrides target = in the file); given more than
             once, the targets become the first axis (replacing a targets axis)
 --resume ID finish sweep ID: only its missing cells run (not run, not ok, or
-            deleted); the file and options must be the ones it started with
+            deleted). Alone, it reads the sweep and its options from the history;
+            with a FILE, the file and options must be the ones it started with
 
 Consecutive cells that plan the same test files (same numjobs, nrfiles, size) reuse
 them, as plain fio does in one directory; every file is removed at the end, also
@@ -98,6 +101,18 @@ def _read_spec(file: Path | None, example: str | None, targets: tuple[str, ...])
                 EXIT_REFUSED,
             )
     return spec
+
+
+def _stored_spec(store: RunSetStore, sweep_id: int) -> tuple[SweepSpec, SweepSettings]:
+    """``--resume ID`` alone: the sweep as it was started, from the history."""
+    from .sweep_store import SweepNotFound, spec_of, sweep_set
+
+    try:
+        return spec_of(sweep_set(store, sweep_id).definition)
+    except SweepNotFound as exc:
+        fail(str(exc), EXIT_REFUSED)
+    except TierdeckError as exc:
+        fail(str(exc), EXIT_FAILED)
 
 
 class _SweepReporter:
@@ -197,12 +212,18 @@ def sweep_cmd(
     from .sweep_run import SweepRefused, plan_sweep
 
     targets = tuple(os.path.abspath(t) for t in targets)
-    spec = _read_spec(file, example, targets)
-    host = LiveHost()
     try:
         store = RunSetStore()
     except TierdeckError as exc:
         fail(str(exc), EXIT_FAILED)
+    if resume is not None and file is None and example is None:
+        spec, stored = _stored_spec(store, resume)
+        targets = targets or ((stored.target,) if stored.target else ())
+        runtime = runtime if runtime is not None else stored.runtime
+        size = size if size is not None else stored.size
+    else:
+        spec = _read_spec(file, example, targets)
+    host = LiveHost()
     try:
         inv = collect_inventory(host)
         plan = plan_sweep(host, inv, spec, target=targets[0] if len(targets) == 1 else None,

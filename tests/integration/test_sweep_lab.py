@@ -96,7 +96,8 @@ def test_an_interrupted_sweep_resumes_with_only_the_missing_cells(
     ok_before = {r.id for r in tagged(data, "sweep:1") if r.status == "ok"}
     assert len(ok_before) == 2
 
-    resumed = tierdeck(data, *args, "--resume", "1", "--json")
+    # --resume alone: the sweep file, its target and runtime come from the history
+    resumed = tierdeck(data, "bench", "sweep", "--resume", "1", "--json")
     assert resumed.returncode == 0, resumed.stderr
     assert "2 of 4 cells to run" in resumed.stderr
     doc = json.loads(resumed.stdout)
@@ -105,3 +106,9 @@ def test_an_interrupted_sweep_resumes_with_only_the_missing_cells(
     assert set(ids[:2]) == ok_before  # the first two cells were not run again
     assert len(set(ids)) == 4
     assert bench_files(target) == []
+    # with the file again, as it was started: accepted, nothing left to run
+    again = tierdeck(data, *args, "--resume", "1", "--json")
+    assert again.returncode == 0 and "0 of 4 cells to run" in again.stderr, again.stderr
+    assert [c["run_id"] for c in json.loads(again.stdout)["cells"]] == ids
+    different = tierdeck(data, *args[:-1], "2", "--resume", "1")  # another runtime
+    assert different.returncode == 2 and "runtime" in different.stderr, different.stderr
