@@ -7,7 +7,7 @@ runs) or to run one (``w`` on the dashboard asks for a sweep file,
 cell opens its run. The run is a ``SweepRun`` (``app.sweep_run.run_sweep`` bound to
 the service, the inventory and the plan) run by ``SequenceView``; its events come back
 as ``app.sequence_messages``. A cancelled or failed sweep keeps its finished cells: ``R``
-(or ``tierdeck bench sweep FILE --resume ID``) runs the missing ones.
+(or ``tierdeck bench sweep --resume ID``) runs the missing ones.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ class SweepScreen(SequenceView, Screen[None]):
         self.CANCEL_QUESTION = (
             "The run in progress stops (fio TERM, then KILL; its files are removed) and no "
             "further cell starts. The finished cells stay in the history: R here, or "
-            f"tierdeck bench sweep FILE --resume {self.result.id}, runs the missing ones."
+            f"tierdeck bench sweep --resume {self.result.id}, runs the missing ones."
         )
 
     def compose(self) -> ComposeResult:
@@ -217,7 +217,7 @@ class SweepScreen(SequenceView, Screen[None]):
         if self.outcome not in (None, "done"):
             out.append(f" · ✘ {self.outcome}", style="bold red")
         hint = " · R resumes" if self._resume is not None else ""
-        out.append(f"{hint} · tierdeck bench sweep FILE --resume {self.result.id}", style="dim")
+        out.append(f"{hint} · tierdeck bench sweep --resume {self.result.id}", style="dim")
         return out
 
     # -- actions --------------------------------------------------------------------------
