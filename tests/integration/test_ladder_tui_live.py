@@ -1,0 +1,58 @@
+"""The ladder from the dashboard on the lab NAS, nothing replaced: p on the lab's
+pool/cached, the menu's "run it", the real plan (probes, the policy's branch) and real
+fio on every rung through real throwaway mounts; the table ends with four rungs, each
+a stored run tagged with the ladder, and nothing is left mounted under this process's
+throwaway root."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from tierdeck.app.run_sets import RunSetKind, RunSetStore, set_tag
+from tierdeck.app.tui import TierdeckApp
+from tierdeck.backends.host import LiveHost
+from tierdeck.core.ladder import RungKind
+from tierdeck.screens.choice import ChoiceScreen
+from tierdeck.screens.ladder import LadderScreen
+from tierdeck.widgets.mergerfs_tables import MergerfsPoolTable
+
+from tests.integration.test_ladder_lab import no_leftovers
+from tests.pilot.waiting import screen_text, wait_for_inventory
+from tests.waiting import wait_until
+
+pytestmark = pytest.mark.integration
+
+
+async def test_p_runs_the_real_ladder_on_the_labs_tiered_pool(
+    lab_nas: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TIERDECK_DATA_DIR", str(tmp_path / "data"))
+    pool = str(lab_nas / "pool" / "cached")
+    app = TierdeckApp(LiveHost(), hotplug=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for_inventory(pilot, app)
+        await pilot.press("3")
+        table = app.screen.query_one(MergerfsPoolTable)
+        rows = [p.mountpoint for p in table.pools]
+        assert pool in rows
+        table.move_cursor(row=rows.index(pool))
+        await pilot.press("p")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the menu")
+        await pilot.press("enter")  # run it, with the default job
+        await wait_until(pilot, lambda: isinstance(app.screen, LadderScreen), "the ladder")
+        view = app.screen
+        assert isinstance(view, LadderScreen)
+        await wait_until(
+            pilot, lambda: view.rungs_done == 4 and not view.running, "four rungs", timeout=120
+        )
+        kinds = [r.kind for r in view.rungs]
+        assert kinds == [RungKind.BRANCH, RungKind.POOL, RungKind.TMPFS, RungKind.NULLRW]
+        assert all(r.skipped is None and r.run_id is not None for r in view.rungs)
+        assert "Diagnosis" in screen_text(app)
+    store = RunSetStore()
+    ladder = store.list_sets(RunSetKind.LADDER)[0]
+    tagged = {r.id for r in store.list(tag=set_tag(RunSetKind.LADDER, ladder.id))}
+    assert tagged == {r.run_id for r in view.rungs}
+    no_leftovers(os.getpid())
