@@ -72,7 +72,7 @@ def parse_owner(text: str) -> Owner | None:
         pid, start = data["pid"], data["start_ticks"]
     except (ValueError, TypeError, KeyError):
         return None
-    if not isinstance(pid, int) or not isinstance(start, int) or pid <= 0:
+    if type(pid) is not int or type(start) is not int or pid <= 0:  # JSON true is no pid
         return None
     return Owner(pid, start)
 

@@ -1,0 +1,54 @@
+"""The ladder's parsers of outside text never fail but as designed, whatever the bytes:
+--option (a typed OptionSweep or OptionSweepError), the throwaway root's owner file and
+/proc/PID/stat (a value or None)."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+from tierdeck.app.throwaway_mounts import Owner, parse_owner, parse_stat_start
+from tierdeck.core.ladder_options import (
+    SWEEPABLE,
+    OptionSweep,
+    OptionSweepError,
+    parse_option_sweep,
+)
+
+# the shapes that reach the parsers' branches, and plain garbage
+_option_text = st.one_of(
+    st.text(max_size=80),
+    st.builds(
+        lambda name, values: f"{name}={','.join(values)}",
+        st.one_of(st.sampled_from(sorted(SWEEPABLE)), st.text(max_size=20)),
+        st.lists(st.text(max_size=12), max_size=5),
+    ),
+)
+
+
+@given(_option_text)
+def test_option_sweep_is_typed_or_refused(text: str) -> None:
+    try:
+        found = parse_option_sweep(text)
+    except OptionSweepError as exc:
+        assert str(exc)  # says why
+        return
+    assert isinstance(found, OptionSweep) and found.name in SWEEPABLE
+    assert found.values and all(v == v.strip() and v for v in found.values)
+
+
+@given(st.one_of(st.text(max_size=200), st.builds(json.dumps, st.dictionaries(
+    st.sampled_from(["pid", "start_ticks", "x"]),
+    st.one_of(st.integers(), st.text(max_size=5), st.none(), st.booleans()))),
+))  # fmt: skip
+def test_owner_file_garbage_is_none_or_an_owner(text: str) -> None:
+    found = parse_owner(text)
+    assert found is None or (isinstance(found, Owner) and type(found.pid) is int and found.pid > 0)
+    assert parse_owner('{"pid": true, "start_ticks": 5}') is None
+
+
+@given(st.text(max_size=300))
+def test_stat_garbage_is_none_or_a_number(text: str) -> None:
+    found = parse_stat_start(text)
+    assert found is None or isinstance(found, int)
