@@ -306,11 +306,13 @@ def _check_branches(
     for branch in pool.branches:
         if branch.mode is not BranchMode.RW:
             continue
+        fs_type = _fs_type_at(inv, branch.path)
         try:
-            avail = host.statvfs(branch.path).avail_bytes
-        except (OSError, HostError):
+            # a branch on NFS or FUSE may hang: with a timeout, as the target's own check
+            avail = _usage(host, branch.path, fs_type).avail_bytes
+        except BenchRefused:
             continue
-        largest = max(largest, space_need(files, _fs_type_at(inv, branch.path)).largest_file)
+        largest = max(largest, space_need(files, fs_type).largest_file)
         best = max(best, avail - (pool.branch_minfreespace(branch) or 0))
     if largest > best:
         raise BenchRefused(

@@ -696,3 +696,35 @@ def test_commands_and_test_files() -> None:
         "/mnt/my:pool/.tierdeck-bench.a.0.0",
         "/mnt/my:pool/.tierdeck-bench.a",
     )
+
+
+def test_a_hung_branch_is_skipped_in_the_space_check_not_waited_for(
+    tmp_path: Path, no_real_probe: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # disk2 on NFS whose server is gone: its statvfs never answers (a dead mergerfs
+    # under a branch does the same); the pool's other branch still holds the file.
+    import threading
+
+    from tierdeck.app import bench_preflight
+
+    inv = nas()
+    mounts = tuple(
+        replace(m, fs_type="nfs4") if m.mountpoint == "/mnt/disk2" else m for m in inv.mounts
+    )
+    inv = replace(inv, mounts=mounts)
+    host = recorded(tmp_path)
+    never = threading.Event()
+    answer = RecordedHost.statvfs
+
+    def statvfs(self: RecordedHost, path: str) -> Any:
+        if path == "/mnt/disk2" and not never.wait(10):
+            raise AssertionError("the space check waited for a hung branch")
+        return answer(self, path)
+
+    monkeypatch.setattr(RecordedHost, "statvfs", statvfs)
+    monkeypatch.setattr(bench_preflight, "NETWORK_STATVFS_TIMEOUT", 0.2)
+    try:
+        request = plan_run(host, inv, "/mnt/pool", [WRITE], size="4G")
+    finally:
+        never.set()
+    assert request.target.path == "/mnt/pool"
