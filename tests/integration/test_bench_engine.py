@@ -185,9 +185,14 @@ async def test_each_preset_runs_shortened(lab_nas: Path, preset: object) -> None
     assert isinstance(preset, Preset)
     cache = lab_nas / "mnt" / "cache"
     inv = inventory()
-    # 8 clones x 8M, rewritten for 2 s on copy-on-write btrfs: 128 MiB of 215 MiB free
-    request = plan_run(HOST, inv, str(cache), preset.jobs, preset=preset.name, size="8M", runtime=2)
-    assert all((j.size, j.runtime) == ("8M", 2) for j in request.jobs)
+    # 8 clones x 8M, rewritten for 2 s on copy-on-write btrfs: 128 MiB of 215 MiB free.
+    # A suite of 4 or 8 stonewalled jobs gets 1 s a job (its series still spans seconds):
+    # the suite's time stays in budget.
+    seconds = 1 if len(preset.jobs) >= 4 else 2
+    request = plan_run(
+        HOST, inv, str(cache), preset.jobs, preset=preset.name, size="8M", runtime=seconds
+    )
+    assert all((j.size, j.runtime) == ("8M", seconds) for j in request.jobs)
     assert request.drop_caches is preset.drop_caches  # we are root
     recorder = Recorder()
     result = await run(request, recorder)

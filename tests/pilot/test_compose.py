@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Input, Select, TabbedContent
@@ -61,7 +62,10 @@ async def type_into(pilot: Pilot[None], screen: ComposeScreen, field: str, text:
     assert box.value == text
 
 
-async def test_pick_branches_fix_rules_and_save(demo_host: RecordedHost, tmp_path: Path) -> None:
+async def test_pick_branches_fix_rules_and_save(
+    demo_host: RecordedHost, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the prompts get a short relative name, typed key by key
     app = demo_app(demo_host)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_compose(pilot, app)
@@ -105,7 +109,7 @@ async def test_pick_branches_fix_rules_and_save(demo_host: RecordedHost, tmp_pat
         target = tmp_path / "tiers.toml"
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the prompt")
-        await pilot.press("ctrl+a", "ctrl+k", *str(target), "enter")
+        await pilot.press("ctrl+a", "ctrl+k", *target.name, "enter")
         await wait_until(pilot, target.exists, "the saved layout")
         assert app.screen is screen
         assert load_layout(target) == screen.evaluation.layout  # type: ignore[union-attr]
@@ -113,14 +117,14 @@ async def test_pick_branches_fix_rules_and_save(demo_host: RecordedHost, tmp_pat
         target.write_text("# the user's own notes\n")
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the prompt")
-        await pilot.press("ctrl+a", "ctrl+k", *str(target), "enter")
+        await pilot.press("ctrl+a", "ctrl+k", *target.name, "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "replace?")
         await pilot.press("n")
         await wait_until(pilot, lambda: app.screen is screen, "back, nothing written")
         assert target.read_text() == "# the user's own notes\n"
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the prompt")
-        await pilot.press("ctrl+a", "ctrl+k", *str(target), "enter")
+        await pilot.press("ctrl+a", "ctrl+k", *target.name, "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "replace?")
         await pilot.press("y")
         await wait_until(pilot, lambda: target.read_text().startswith("format"), "replaced")
@@ -132,7 +136,7 @@ async def test_pick_branches_fix_rules_and_save(demo_host: RecordedHost, tmp_pat
         await pilot.press("down", "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the prompt")
         assert app.screen.query_one(Input).value == "tierdeck-fstab"
-        await pilot.press("ctrl+a", "ctrl+k", *str(fstab), "enter")
+        await pilot.press("ctrl+a", "ctrl+k", *fstab.name, "enter")
         await wait_until(pilot, fstab.exists, "the fstab lines")
         layout = screen.evaluation.layout  # type: ignore[union-attr]
         assert fstab.read_text().splitlines() == list(layout_outputs(layout).fstab)
