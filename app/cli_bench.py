@@ -23,9 +23,9 @@ import shlex
 import signal
 import sys
 import textwrap
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from .bench_service import BenchService
 
 PRESETS_SCHEMA = "tierdeck.presets/1"
+T = TypeVar("T")
 
 _BUFFERED_ADVICE = (
     "To run anyway, re-run with --direct 0 (buffered I/O). The page cache (or the ZFS "
@@ -305,29 +306,42 @@ class RunReporter:
             self._disks = Text("disks (read/write MiB/s, busy): " + "   ".join(parts), style="dim")
 
 
-async def _drive(
-    service: BenchService, inv: Inventory, request: RunRequest, reporter: RunReporter
-) -> tuple[RunResult, int]:
-    """Run and store, cancelling cleanly (fio stopped, test files removed) on
-    SIGINT/SIGTERM."""
+async def until_cancelled(
+    work: Callable[[asyncio.Event], Awaitable[T]], say: Callable[[str], None], cancelling: str
+) -> tuple[T, int]:
+    """``work(cancel)`` with SIGINT/SIGTERM setting ``cancel`` (said once, as
+    ``cancelling``): its result, and the first signal received (0: none). Runs, sweeps
+    and ladders stop cleanly this way: fio stopped, files removed, mounts gone."""
     cancel = asyncio.Event()
     loop = asyncio.get_running_loop()
     received: list[int] = []
 
     def on_signal(signum: int) -> None:
         if not received:
-            reporter.say("cancelling: stopping fio and removing its test files ...")
+            say(cancelling)
         received.append(signum)
         cancel.set()
 
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, on_signal, signum)
     try:
-        result = await service.run(inv, request, reporter, cancel)
+        result = await work(cancel)
     finally:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
     return result, received[0] if received else 0
+
+
+async def _drive(
+    service: BenchService, inv: Inventory, request: RunRequest, reporter: RunReporter
+) -> tuple[RunResult, int]:
+    """Run and store, cancelling cleanly (fio stopped, test files removed) on
+    SIGINT/SIGTERM."""
+    return await until_cancelled(
+        lambda cancel: service.run(inv, request, reporter, cancel),
+        reporter.say,
+        "cancelling: stopping fio and removing its test files ...",
+    )
 
 
 def _load_jobs(

@@ -91,26 +91,14 @@ class LadderReporter(RunReporter):
 async def _drive(
     service: BenchService, inv: Inventory, plan: LadderPlan, reporter: LadderReporter
 ) -> tuple[LadderResult, int]:
+    from .cli_bench import until_cancelled
     from .ladder_run import run_ladder
 
-    cancel = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    received: list[int] = []
-
-    def on_signal(signum: int) -> None:
-        if not received:
-            reporter.say("cancelling: stopping fio and unmounting the throwaway pools ...")
-        received.append(signum)
-        cancel.set()
-
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, on_signal, signum)
-    try:
-        result = await run_ladder(service, inv, plan, reporter, cancel)
-    finally:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(signum)
-    return result, received[0] if received else 0
+    return await until_cancelled(
+        lambda cancel: run_ladder(service, inv, plan, reporter, cancel),
+        reporter.say,
+        "cancelling: stopping fio and unmounting the throwaway pools ...",
+    )
 
 
 @click.command("ladder", help=LADDER_HELP)

@@ -151,26 +151,14 @@ class _SweepReporter:
 async def _drive(
     service: BenchService, inv: Inventory, plan: SweepPlan, reporter: _SweepReporter
 ) -> tuple[SweepResult, int]:
+    from .cli_bench import until_cancelled
     from .sweep_run import run_sweep
 
-    cancel = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    received: list[int] = []
-
-    def on_signal(signum: int) -> None:
-        if not received:
-            reporter.run.say("cancelling: stopping fio and removing the test files ...")
-        received.append(signum)
-        cancel.set()
-
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, on_signal, signum)
-    try:
-        result = await run_sweep(service, inv, plan, reporter, cancel)
-    finally:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(signum)
-    return result, received[0] if received else 0
+    return await until_cancelled(
+        lambda cancel: run_sweep(service, inv, plan, reporter, cancel),
+        reporter.run.say,
+        "cancelling: stopping fio and removing the test files ...",
+    )
 
 
 def _refused(exc: Exception) -> NoReturn:
