@@ -271,6 +271,11 @@ def migrate(conn: sqlite3.Connection, path: Path, upto: int | None = None) -> in
     for version in range(current, target):
         try:
             conn.execute("BEGIN IMMEDIATE")
+            # Read again under the lock: another tierdeck opening the same new file (the
+            # TUI and a CLI run, a sweep and a script) may have migrated it meanwhile.
+            if schema_version(conn) > version:
+                conn.execute("COMMIT")
+                continue
             for step in MIGRATIONS[version]:
                 if callable(step):
                     step(conn)

@@ -474,3 +474,28 @@ def test_result_to_json_shape() -> None:
     assert "fio" not in doc
     assert result_to_json(recorded_result(), include_fio=True)["fio"]["fio version"] == "fio-3.33"
     json.dumps(doc)  # plain JSON types only
+
+
+def test_a_migration_another_process_made_meanwhile_is_not_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two tierdecks open a new history at once: both read version 0, one migrates first.
+    import sqlite3
+
+    from tierdeck.app import history
+
+    path = tmp_path / "h.sqlite3"
+    HistoryStore(path)  # the other process, done
+    real = history.schema_version
+    reads: list[int] = []
+
+    def stale_first(conn: sqlite3.Connection) -> int:
+        reads.append(1)
+        return 0 if len(reads) == 1 else real(conn)
+
+    monkeypatch.setattr(history, "schema_version", stale_first)
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        assert history.migrate(conn, path) == len(history.MIGRATIONS)
+    finally:
+        conn.close()
