@@ -15,7 +15,7 @@ from tierdeck.core.jobspec import BENCH_FILE_PREFIX
 from tierdeck.screens.confirm import PromptScreen
 from tierdeck.screens.sweep import SweepScreen
 
-from tests.pilot.waiting import wait_for_inventory
+from tests.pilot.waiting import paste_text, wait_for_inventory
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.integration
@@ -38,7 +38,8 @@ async def test_w_runs_a_real_sweep_file_on_the_lab(
         await wait_for_inventory(pilot, app)
         await pilot.press("w")
         await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the prompt")
-        await pilot.press(*str(sweep), "enter")
+        await paste_text(pilot, str(sweep))
+        await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, SweepScreen), "the sweep view")
         view = app.screen
         assert isinstance(view, SweepScreen)

@@ -25,7 +25,7 @@ from tierdeck.screens.run import RunScreen
 from tierdeck.widgets.series_chart import SeriesChart
 
 from tests.conftest import MountDir
-from tests.pilot.waiting import screen_text, shown_text, wait_for_inventory
+from tests.pilot.waiting import paste_text, screen_text, shown_text, wait_for_inventory
 from tests.processes import fio_processes_using
 from tests.waiting import wait_until
 
@@ -89,7 +89,7 @@ async def open_setup(pilot: Pilot[None], app: TierdeckApp, path: Path) -> BenchS
     setup.query_one("#path", Input).focus()
     await pilot.pause()
     await pilot.press("ctrl+u")  # clear what the dashboard suggested
-    await type_text(pilot, str(path))
+    await paste_text(pilot, str(path))
     assert setup.path == str(path)
     return setup
 
@@ -141,7 +141,7 @@ async def test_custom_job_from_dashboard_to_result_and_history(tmpfs: Path, data
         assert not area.read_only
         area.focus()
         await pilot.press("f7", "delete")  # select all, delete: start from nothing
-        await type_text(pilot, STEP_JOB)
+        await paste_text(pilot, STEP_JOB)
         assert area.text == STEP_JOB
         assert not setup.query_one("#job-error").display
         screen = await start(pilot, app, setup)

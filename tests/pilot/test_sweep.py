@@ -26,7 +26,7 @@ from tierdeck.widgets.series_chart import SeriesChart
 from tierdeck.widgets.sweep_matrix import SweepMatrix
 
 from tests.pilot.conftest import CountingCollector
-from tests.pilot.waiting import screen_text, wait_for_inventory
+from tests.pilot.waiting import paste_text, screen_text, wait_for_inventory
 from tests.snapshot_apps.bench_data import load_events, result_of
 from tests.snapshot_apps.sweep import FIGURES, SPEC, ScriptedSweep, SweepApp
 from tests.snapshot_apps.sweep import result_of as sweep_result_of
@@ -187,7 +187,8 @@ async def ask_for_sweep(pilot: Any, app: TierdeckApp, sweep_file: Path) -> Sweep
     await wait_for_inventory(pilot, app)
     await pilot.press("w")
     await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the file prompt")
-    await pilot.press(*str(sweep_file), "enter")
+    await paste_text(pilot, str(sweep_file))
+    await pilot.press("enter")
     await wait_until(pilot, lambda: "which directory" in screen_text(app), "the target prompt")
     await pilot.press(*"/mnt/cached", "enter")
     await wait_until(pilot, lambda: isinstance(app.screen, SweepScreen), "the sweep view")
