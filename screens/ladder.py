@@ -18,6 +18,7 @@ from typing import cast
 from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.reactive import var
 from textual.screen import Screen
@@ -35,7 +36,10 @@ LadderPlanner = Callable[[], LadderRun]  # blocking (a thread worker); raises a 
 class LadderScreen(SequenceView, Screen[None]):
     CSS_PATH = "bench.tcss"
 
-    BINDINGS = [*sequence_bindings("ladder", "the rungs done so far are kept, the mounts go")]
+    BINDINGS = [
+        Binding("enter", "open_rung", "Open run", tooltip="a measured rung's run, in full"),
+        *sequence_bindings("ladder", "the rungs done so far are kept, the mounts go"),
+    ]
     HELP_TITLE = "tierdeck keys: layer-penalty ladder"
     HELP_NOTES = (
         ("up / down", "scroll: the table, the rung running now"),
@@ -120,6 +124,24 @@ class LadderScreen(SequenceView, Screen[None]):
             self.rungs = list(result.rungs)
             self.ladder_id = result.id
         self._draw_table()
+
+    def action_open_rung(self) -> None:
+        """enter: pick a measured rung, then its run in the run detail view (as the
+        history opens it): its per-second chart, its jobs, its fio output."""
+        from .choice import ChoiceScreen
+        from .run_detail import RunDetailScreen
+
+        stored = [r for r in self.rungs if r.run_id is not None]
+        if not stored:
+            self.notify("No rung has a stored run yet.")
+            return
+
+        def picked(key: str | None) -> None:
+            if key is not None:
+                self.app.push_screen(RunDetailScreen(int(key)))
+
+        choices = [(str(r.run_id), f"{r.label:<8} run #{r.run_id}  {r.path}") for r in stored]
+        self.app.push_screen(ChoiceScreen("Open a rung's run", choices), picked)
 
     # -- drawing ------------------------------------------------------------------------
 

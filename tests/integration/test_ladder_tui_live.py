@@ -1,8 +1,8 @@
 """The ladder from the dashboard on the lab NAS, nothing replaced: p on the lab's
 pool/cached, the menu's "run it", the real plan (probes, the policy's branch) and real
 fio on every rung through real throwaway mounts; the table ends with four rungs, each
-a stored run tagged with the ladder, and nothing is left mounted under this process's
-throwaway root."""
+a stored run tagged with the ladder (enter opens one), and nothing is left mounted under
+this process's throwaway root."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from tierdeck.backends.host import LiveHost
 from tierdeck.core.ladder import RungKind
 from tierdeck.screens.choice import ChoiceScreen
 from tierdeck.screens.ladder import LadderScreen
+from tierdeck.screens.run_detail import RunDetailScreen
 from tierdeck.widgets.mergerfs_tables import MergerfsPoolTable
 
 from tests.integration.test_ladder_lab import no_leftovers
@@ -51,6 +52,16 @@ async def test_p_runs_the_real_ladder_on_the_labs_tiered_pool(
         assert kinds == [RungKind.BRANCH, RungKind.POOL, RungKind.TMPFS, RungKind.NULLRW]
         assert all(r.skipped is None and r.run_id is not None for r in view.rungs)
         assert "Diagnosis" in screen_text(app)
+        # enter: pick the pool's rung, its stored run opens in full
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the rungs")
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the run")
+        detail = app.screen
+        assert isinstance(detail, RunDetailScreen)
+        await wait_until(pilot, lambda: detail.run is not None, "the run loaded")
+        assert detail.run is not None and detail.run.id == view.rungs[1].run_id
+        assert detail.run.target.path == pool
     store = RunSetStore()
     ladder = store.list_sets(RunSetKind.LADDER)[0]
     tagged = {r.id for r in store.list(tag=set_tag(RunSetKind.LADDER, ladder.id))}
