@@ -332,6 +332,11 @@ async def until_cancelled(
     return result, received[0] if received else 0
 
 
+def cancel_exit_code(signum: int) -> int:
+    """The exit status of a run, sweep or ladder cancelled by ``signum``."""
+    return EXIT_SIGTERM if signum == signal.SIGTERM else EXIT_SIGINT
+
+
 async def _drive(
     service: BenchService, inv: Inventory, request: RunRequest, reporter: RunReporter
 ) -> tuple[RunResult, int]:
@@ -578,7 +583,7 @@ def run_cmd(
 
     status = RunStatus(result.status)
     if status is RunStatus.CANCELLED:
-        sys.exit(EXIT_SIGTERM if signum == signal.SIGTERM else EXIT_SIGINT)
+        sys.exit(cancel_exit_code(signum))
     if status is RunStatus.FAILED:
         fail(f"the run failed: {result.error or 'no message from fio'}", EXIT_FAILED)
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,8 +16,8 @@ import click
 
 from ..core.errors import TierdeckError
 from ..core.jobspec import JobSpecError
-from .cli import EXIT_FAILED, EXIT_REFUSED, EXIT_SIGINT, EXIT_SIGTERM, fail, once
-from .cli_bench import RunReporter, _load_jobs, _stderr_is_terminal
+from .cli import EXIT_FAILED, EXIT_REFUSED, fail, once
+from .cli_bench import RunReporter, _load_jobs, _stderr_is_terminal, cancel_exit_code
 
 if TYPE_CHECKING:
     from ..core.ladder import LadderResult
@@ -182,7 +181,7 @@ def ladder_cmd(
         fail(str(exc), EXIT_FAILED)
     _report(result, as_json=as_json)
     if signum:
-        sys.exit(EXIT_SIGTERM if signum == signal.SIGTERM else EXIT_SIGINT)
+        sys.exit(cancel_exit_code(signum))
 
 
 def _report(result: LadderResult, *, as_json: bool) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import signal
 import sys
 from importlib import resources
 from pathlib import Path
@@ -17,7 +16,7 @@ import click
 from ..core.errors import TierdeckError
 from ..core.sweep import TARGETS_AXIS, SweepError, SweepSpec, parse_sweep
 from ..core.units import fmt_clock
-from .cli import EXIT_FAILED, EXIT_REFUSED, EXIT_SIGINT, EXIT_SIGTERM, fail, once
+from .cli import EXIT_FAILED, EXIT_REFUSED, fail, once
 
 if TYPE_CHECKING:
     from ..core.models import Inventory
@@ -240,8 +239,9 @@ def sweep_cmd(
         click.echo("\n".join(matrix_lines(result, plan.name)))
         click.echo(f"saved as sweep #{result.id} (tierdeck bench sweep-export {result.id})")
     if signum:
-        fail(f"cancelled: finish it with --resume {result.id}",
-             EXIT_SIGTERM if signum == signal.SIGTERM else EXIT_SIGINT)  # fmt: skip
+        from .cli_bench import cancel_exit_code
+
+        fail(f"cancelled: finish it with --resume {result.id}", cancel_exit_code(signum))
     if not result.complete:
         fail(f"{len(result.missing)} of {len(result.cells)} cells did not run ok "
              f"(--resume {result.id} runs them again)", EXIT_FAILED)  # fmt: skip
