@@ -1,4 +1,5 @@
-"""``tierdeck history import``: files of fio output into the history, one run each.
+"""``tierdeck history import``: files of fio output into the history, one run per fio
+run in each (a notes file of several fio runs gives several).
 
 Each file is read whole (up to READ_LIMIT), parsed by ``backends.fio_import``, checked
 against the history for the same bytes (sha256), and stored. A file that is refused
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..backends.fio_import import content_hash, imported_run
+from ..backends.fio_import import content_hash, imported_runs
 from ..backends.localfiles import read_user_file
 from ..core.bench_models import RunResult
 from ..core.imports import ImportRefusalKind, ImportRefused
@@ -27,12 +28,17 @@ READ_LIMIT = 256 * 2**20
 @dataclass(frozen=True)
 class ImportOutcome:
     path: Path
-    run: RunResult | None  # as stored (with its id), None when refused
+    run: RunResult | None  # as stored (with its id), None when refused; the file's first
     refusal: ImportRefused | None = None
+    more: tuple[RunResult, ...] = ()  # the file's further fio runs, as stored
 
     @property
     def run_id(self) -> int | None:
         return None if self.run is None else self.run.id
+
+    @property
+    def runs(self) -> tuple[RunResult, ...]:
+        return () if self.run is None else (self.run, *self.more)
 
 
 def import_file(
@@ -43,7 +49,20 @@ def import_file(
     label: str | None = None,
     tags: Sequence[str] = (),
 ) -> RunResult:
-    """Store the run ``path`` holds; raise ImportRefused (nothing stored) otherwise."""
+    """Store what ``path`` holds, as ``import_runs`` does, and return its first run."""
+    return import_runs(store, path, now=now, label=label, tags=tags)[0]
+
+
+def import_runs(
+    store: RunStore,
+    path: Path,
+    *,
+    now: float,
+    label: str | None = None,
+    tags: Sequence[str] = (),
+) -> tuple[RunResult, ...]:
+    """Store each fio run ``path`` holds, in order; raise ImportRefused (nothing
+    stored) otherwise."""
     try:
         data = read_user_file(path, READ_LIMIT)
     except OSError as exc:
@@ -56,10 +75,15 @@ def import_file(
             kind=ImportRefusalKind.DUPLICATE,
             existing_run=existing,
         )
-    run = imported_run(data, path.name, now=now, name=label, tags=tags)
+    runs = imported_runs(data, path.name, now=now, name=label, tags=tags)
+    stored: list[RunResult] = []
     try:
-        run_id = store.save(run)
+        for run in runs:
+            stored.append(replace(run, id=store.save(run)))
     except HistoryError:
+        for done in stored:  # all of the file's runs or none
+            assert done.id is not None
+            store.delete(done.id)
         # another import of the same bytes won the race (the hash is unique)
         existing = store.find_import(content_hash(data))
         if existing is None:
@@ -69,7 +93,7 @@ def import_file(
             kind=ImportRefusalKind.DUPLICATE,
             existing_run=existing,
         ) from None
-    return replace(run, id=run_id)
+    return tuple(stored)
 
 
 def import_files(
@@ -88,9 +112,9 @@ def import_files(
         if label and len(paths) > 1:
             name = f"{label} ({os.path.basename(path)})"
         try:
-            run = import_file(store, path, now=now, label=name, tags=tags)
+            first, *more = import_runs(store, path, now=now, label=name, tags=tags)
         except ImportRefused as exc:
             outcomes.append(ImportOutcome(path, None, exc))
             continue
-        outcomes.append(ImportOutcome(path, run))
+        outcomes.append(ImportOutcome(path, first, more=tuple(more)))
     return outcomes

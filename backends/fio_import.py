@@ -5,7 +5,9 @@ through the stream parser's own reading) and ``fio_import_text`` (fio's default 
 pasted in forum posts and notes). Whatever the file, the result is a ``RunResult``
 like the runner's, marked as imported (``RunResult.imported``): its fio JSON (for a
 text, the figures read, in fio's JSON shape), its summary and per-job summaries, the
-job options the file holds, the fio version as its environment, no series.
+job options the file holds, the fio version as its environment, no series. A text
+holding several fio runs (notes, a script's output) gives one run each
+(``imported_runs``), never one run adding unrelated figures together.
 
 Anything else is refused with ``ImportRefused`` and a kind; nothing here raises
 another error for any input (tests/unit/test_fio_import_properties.py).
@@ -46,12 +48,19 @@ from .fio_import_text import (
     TextImport,
     command_options,
     looks_like_text,
-    read_text,
+    read_texts,
 )
 from .fio_jobfile import spec_from_options
 from .fio_stream import job_summaries, parse_report
 
-__all__ = ["ParsedImport", "imported_run", "jobs_of_command", "parse_fio_output"]
+__all__ = [
+    "ParsedImport",
+    "imported_run",
+    "imported_runs",
+    "jobs_of_command",
+    "parse_fio_output",
+    "parse_fio_outputs",
+]
 
 
 @dataclass(frozen=True)
@@ -72,17 +81,29 @@ class ParsedImport:
 
 
 def parse_fio_output(data: bytes) -> ParsedImport:
-    """Read one file's bytes. Raises ImportRefused, and nothing else, when they are not
-    fio output tierdeck can read."""
+    """Read one file's bytes holding one fio run. Raises ImportRefused, and nothing
+    else, when they are not fio output tierdeck can read or hold several runs."""
+    parsed = parse_fio_outputs(data)
+    if len(parsed) > 1:
+        raise ImportRefused(
+            f"the file holds {len(parsed)} fio runs, not one",
+            kind=ImportRefusalKind.SEVERAL_RUNS,
+        )
+    return parsed[0]
+
+
+def parse_fio_outputs(data: bytes) -> tuple[ParsedImport, ...]:
+    """Read one file's bytes: each fio run it holds, in order (JSON holds one). Raises
+    ImportRefused, and nothing else, when they are not fio output tierdeck can read."""
     text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
     if not text.strip():
         raise ImportRefused("the file is empty", kind=ImportRefusalKind.EMPTY)
     if looks_like_json(text) and '"fio version"' in text:
-        return _from_json(text)
+        return (_from_json(text),)
     if looks_like_text(text):
-        return _from_text(text)
+        return tuple(_from_text(found) for found in read_texts(text))
     if looks_like_json(text):
-        return _from_json(text)  # says why the JSON is not fio's
+        return (_from_json(text),)  # says why the JSON is not fio's
     raise ImportRefused(
         "neither fio JSON (--output-format=json or json+) nor fio's text report",
         kind=ImportRefusalKind.NOT_FIO,
@@ -103,6 +124,49 @@ def imported_run(
     ``target`` to the jobs' own directory or file (kind "path"); ``default_jobs`` stand
     in when the file names no options (a seed's snippet under its fio command)."""
     parsed = parse_fio_output(data)
+    return _run(parsed, content_hash(data), file_name, now, name, tags, target, default_jobs)
+
+
+def imported_runs(
+    data: bytes,
+    file_name: str,
+    *,
+    now: float,
+    name: str | None = None,
+    tags: Sequence[str] = (),
+) -> tuple[RunResult, ...]:
+    """Each fio run a file holds, ready to store in this order. With several, each is
+    named "<name> (i of n)" and the second on carry the file's hash with "#i" appended:
+    the first holds the file's own hash, which the duplicate check looks for."""
+    parsed = parse_fio_outputs(data)
+    digest = content_hash(data)
+    if len(parsed) == 1:
+        return (_run(parsed[0], digest, file_name, now, name, tags, None, ()),)
+    return tuple(
+        _run(
+            one,
+            digest if number == 1 else f"{digest}#{number}",
+            file_name,
+            now,
+            f"{name or file_name} ({number} of {len(parsed)})",
+            tags,
+            None,
+            (),
+        )
+        for number, one in enumerate(parsed, start=1)
+    )
+
+
+def _run(
+    parsed: ParsedImport,
+    digest: str,
+    file_name: str,
+    now: float,
+    name: str | None,
+    tags: Sequence[str],
+    target: BenchTarget | None,
+    default_jobs: Sequence[JobSpec],
+) -> RunResult:
     jobs = parsed.jobs or tuple(default_jobs)
     summaries = parsed.job_summaries
     if not parsed.jobs and jobs:
@@ -125,7 +189,7 @@ def imported_run(
         job_summaries=summaries,
         imported=ImportSource(
             file_name=file_name,
-            content_hash=content_hash(data),
+            content_hash=digest,
             format=parsed.format,
             notices=parsed.notices,
         ),
@@ -231,8 +295,7 @@ def _with_kinds(summaries: Sequence[JobSummary], jobs: Sequence[JobSpec]) -> tup
 # --------------------------------------------------------------------------- text
 
 
-def _from_text(text: str) -> ParsedImport:
-    found = read_text(text)
+def _from_text(found: TextImport) -> ParsedImport:
     if found.jobs:
         return _from_text_reports(found)
     return _from_group_lines(found)

@@ -1,6 +1,6 @@
 """fio's default ("normal") text output, as users paste it, to fio's JSON shape.
 
-What is read (fio 3.x; the seeds paste fio-3.8 and fio-3.16 reports):
+What is read (fio 3.x, the seeds' fio-3.8 and fio-3.16 reports; and fio 2.x, below):
 
 - ``name: (g=0): rw=write, bs=(R) 1024KiB-1024KiB, (W) ..., ioengine=libaio, iodepth=8``:
   a job's options, as fio prints them before it starts;
@@ -14,6 +14,21 @@ What is read (fio 3.x; the seeds paste fio-3.8 and fio-3.16 reports):
 - ``Run status group 0 (all jobs):`` and its ``WRITE: bw=..., io=..., run=...`` lines
   (also with a label in front, ``SEQUENTIAL WRITE: bw=...``, as seed 002's script
   prints them, and alone: a snippet holding only that line).
+
+fio 2.x prints the same report in other words: ``read : io=16384MB, bw=316360KB/s,
+iops=79090 , runt= 53032msec``, ``issued : total=r=4194304/w=0/d=0``, group lines
+``READ: io=..., aggrb=..., maxt=...msec``, and fio 2.0 a bare version line (``2.0.8``).
+Its ``KB``, ``MB`` and ``GB`` are powers of 1024 (fio 2.x's default kb_base).
+
+A file can hold several fio runs one after the other (notes, a script's output): each
+run is read on its own (``read_texts``), with its own version, options and groups. A new
+run begins where a job's option line, a version line (``fio-3.1``) or a ``fio --...``
+command line follows results, or a job report follows ``Run status group`` lines.
+
+A job's bandwidth is the most precise figure its line holds: the binary figure, the
+decimal one in brackets, or io / runtime, whichever has the most significant digits;
+fio 3.1 printed ``BW=11.0MiB/s (12.6MB/s)(4096MiB/341704msec)`` for 11.99 MiB/s, so a
+binary figure the decimal one contradicts is not taken.
 
 Job reports become fio-JSON-shaped entries (bytes, bytes/s, ns) that
 ``backends.fio_stream.parse_report`` reads like fio's own; figures fio rounded for
@@ -31,47 +46,59 @@ from typing import Any
 
 from ..core.imports import ImportRefusalKind, ImportRefused
 
-_VERSION = re.compile(r"^\s*fio-(\d+)\.(\d+)\S*\s*$")
+_VERSION = re.compile(r"^\s*(?:fio-\d+\.\d+\S*|(?P<bare>[12]\.\d+\.\d+))\s*$")
 _JOB_OPTIONS = re.compile(
     r"^(?P<name>\S[^:]*): \(g=(?P<g>\d+)\): rw=(?P<rw>[^,\s]+), bs=(?P<bs>.*?),"
     r" ioengine=(?P<engine>[^,\s]+), iodepth=(?P<depth>\d+)"
 )
 _JOB_REPORT = re.compile(
     r"^(?P<name>\S[^:]*): \(groupid=(?P<g>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>-?\d+)"
-    r"(?:: pid=\d+: (?P<date>.+?))?\s*$"
+    r"(?:: pid=\d+(?:: (?P<date>.+?))?)?\s*$"  # fio 2.0 printed no date
 )
-_NUM = r"[0-9]+(?:\.[0-9]+)?[kMGT]?"
+_NUM = r"[0-9]+(?:\.[0-9]+)?[kKMGT]?"
+_DEC = r"[0-9]+(?:\.[0-9]+)?"
 _UNIT = r"(?:[KMGTP]iB|[kKMGTP]B|B)"
+_UNIT_2X = r"(?:[KMGTP]?B)"
 _DIRECTION = re.compile(
-    rf"^\s+(?P<dir>read|write|trim)\s*: IOPS=(?P<iops>{_NUM}), BW=(?P<bw>[0-9]+(?:\.[0-9]+)?)"
-    rf"(?P<bwu>{_UNIT})/s(?: \([^)]*\))?\((?P<io>[0-9]+(?:\.[0-9]+)?)(?P<iou>{_UNIT})/"
-    r"(?P<rt>[0-9]+)msec\)"
+    rf"^\s+(?P<dir>read|write|trim)\s*: IOPS=(?P<iops>{_NUM}), BW=(?P<bw>{_DEC})"
+    rf"(?P<bwu>{_UNIT})/s(?: \((?:(?P<bwd>{_DEC})(?P<bwdu>{_UNIT})/s)?[^)]*\))?"
+    rf"\((?P<io>{_DEC})(?P<iou>{_UNIT})/(?P<rt>[0-9]+)msec\)"
+)
+_DIRECTION_2X = re.compile(
+    rf"^\s+(?P<dir>read|write|trim)\s*: io=(?P<io>{_DEC})(?P<iou>{_UNIT_2X}),"
+    rf" bw=(?P<bw>{_DEC})(?P<bwu>{_UNIT_2X})/s, iops=(?P<iops>{_NUM})\s*,"
+    r" runt=\s*(?P<rt>[0-9]+)msec"
 )
 _STAT = re.compile(
-    rf"^\s+(?P<kind>slat|clat|lat) \((?P<unit>nsec|usec|msec|sec)\): min=\s*{_NUM},"
-    rf" max=\s*{_NUM}, avg=\s*(?P<avg>{_NUM}),"
+    rf"^\s+(?P<kind>slat|clat|lat) \((?P<unit>nsec|usec|msec|sec)\): min=\s*{_NUM}\s*,"
+    rf" max=\s*{_NUM}\s*, avg=\s*(?P<avg>{_NUM})\s*,"
 )
 _PCT_HEAD = re.compile(r"^\s+(?P<kind>clat|lat|slat) percentiles \((?P<unit>nsec|usec|msec)\):")
 _PCT_ROW = re.compile(r"^\s+\|")
 _PCT_ENTRY = re.compile(r"([0-9]+\.[0-9]+)th=\[\s*([0-9]+)\]")
 _ISSUED = re.compile(r"^\s+issued rwts?: total=([0-9]+),([0-9]+),([0-9]+)")
+_ISSUED_2X = re.compile(r"^\s+issued\s*: total=r=([0-9]+)/w=([0-9]+)/d=([0-9]+)")
 _GROUP_HEAD = re.compile(r"^\s*Run status group (?P<g>[0-9]+) \(all jobs\):")
 _GROUP_LINE = re.compile(
     r"^\s*(?:(?P<label>[A-Za-z][A-Za-z0-9 _-]*?)\s+)?(?P<dir>READ|WRITE|TRIM): bw=(?P<bw>[0-9]+(?:\.[0-9]+)?)"
     rf"(?P<bwu>{_UNIT})/s"
 )
+_GROUP_LINE_2X = re.compile(
+    r"^\s*(?:(?P<label>[A-Za-z][A-Za-z0-9 _-]*?)\s+)?(?P<dir>READ|WRITE|TRIM):"
+    rf" io=(?P<io>{_DEC})(?P<iou>{_UNIT_2X}), aggrb=(?P<bw>{_DEC})(?P<bwu>{_UNIT_2X})/s"
+)
 _GROUP_IO = re.compile(rf"\bio=(?P<io>[0-9]+(?:\.[0-9]+)?)(?P<iou>{_UNIT})")
 _GROUP_RUN = re.compile(r"\brun=(?P<min>[0-9]+)-(?P<max>[0-9]+)msec")
-# fio 2.x's text: "write: io=..., bw=..., iops=..., runt=..." and "aggrb=" group lines.
-_OLD_TEXT = re.compile(r"^\s+(?:read|write|trim)\s*: io=.*\bruntime?=|\baggrb=", re.MULTILINE)
+_GROUP_RUN_2X = re.compile(r"\bmaxt=(?P<max>[0-9]+)msec")
 _COMMAND = re.compile(r"(?:^|[#$>]\s*)fio\s+(?P<args>--.*)$")
 
 _UNIT_BYTES = {
     "B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3, "TiB": 1024**4, "PiB": 1024**5,
     "kB": 1000, "KB": 1000, "MB": 1000**2, "GB": 1000**3, "TB": 1000**4, "PB": 1000**5,
 }  # fmt: skip
+_UNIT_BYTES_2X = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4, "PB": 1024**5}
 _UNIT_NS = {"nsec": 1, "usec": 1000, "msec": 1_000_000, "sec": 1_000_000_000}
-_SUFFIX = {"": 1, "k": 1000, "M": 1000**2, "G": 1000**3, "T": 1000**4}
+_SUFFIX = {"": 1, "k": 1000, "K": 1000, "M": 1000**2, "G": 1000**3, "T": 1000**4}
 _DIRECTIONS = ("read", "write", "trim")
 
 
@@ -106,38 +133,38 @@ class TextImport:
 
 
 def looks_like_text(text: str) -> bool:
+    regexes = (_JOB_REPORT, _DIRECTION, _DIRECTION_2X, _GROUP_HEAD, _GROUP_LINE, _GROUP_LINE_2X)
     return any(
-        regex.search(line)
-        for line in text.splitlines()
-        for regex in (_JOB_REPORT, _DIRECTION, _GROUP_HEAD, _GROUP_LINE, _JOB_OPTIONS)
+        regex.search(line) for line in text.splitlines() for regex in (*regexes, _JOB_OPTIONS)
     )
 
 
-def read_text(text: str) -> TextImport:
-    if _OLD_TEXT.search(text):
-        raise ImportRefused(
-            "fio 2.x text output is not read; import that run's JSON output"
-            " (fio --output-format=json) instead",
-            kind=ImportRefusalKind.UNSUPPORTED,
-        )
+def read_texts(text: str) -> list[TextImport]:
+    """Each fio run the text holds, in order; raises ImportRefused when none has
+    figures."""
     reader = _Reader()
     for line in text.splitlines():
         reader.feed(line.rstrip())
-    result = reader.finish()
-    with_io = [j for j in result.jobs if any(d in j for d in _DIRECTIONS) or j["error"]]
-    if not with_io and not result.groups:
+    found = [run for run in reader.finish() if _has_results(run)]
+    if not found:
         raise ImportRefused(
             "fio's text, but no job report and no 'Run status group' line with figures",
             kind=ImportRefusalKind.NO_RESULTS,
         )
-    return result
+    return found
+
+
+def _has_results(run: TextImport) -> bool:
+    return bool(run.groups) or any(
+        any(d in job for d in _DIRECTIONS) or job["error"] for job in run.jobs
+    )
 
 
 class _Reader:
     def __init__(self) -> None:
+        self.done: list[TextImport] = []  # the fio runs before this one
         self.out = TextImport()
-        self.invocation = 0  # fio runs pasted one after the other
-        self.seen_results = False  # a report or group line since the invocation began
+        self.seen_results = False  # a report or group line since the run began
         self.job: dict[str, Any] | None = None
         self.direction: dict[str, Any] | None = None
         self.pct: dict[str, Any] | None = None  # the percentile block being read
@@ -154,17 +181,21 @@ class _Reader:
                 return
             self.pct = None
         if (match := _VERSION.match(line)) is not None:
-            self.out.fio_version = line.strip()
+            self._new_invocation_if_done()
+            self.out.fio_version = f"fio-{match['bare']}" if match["bare"] else line.strip()
         elif (match := _JOB_OPTIONS.match(line)) is not None:
             self._new_invocation_if_done()
             self.last_header = match["name"]
             self.out.options.setdefault(match["name"], _header_options(match))
         elif (match := _COMMAND.search(line)) is not None:
+            self._new_invocation_if_done()
             self._command(match["args"])
         elif (match := _JOB_REPORT.match(line)) is not None:
             self._job_report(match)
-        elif (match := _DIRECTION.match(line)) is not None and self.job is not None:
-            self._direction(match)
+        elif self.job is not None and (match := _DIRECTION.match(line)) is not None:
+            self._direction(match, _UNIT_BYTES)
+        elif self.job is not None and (match := _DIRECTION_2X.match(line)) is not None:
+            self._direction(match, _UNIT_BYTES_2X)
         elif (match := _STAT.match(line)) is not None and self.direction is not None:
             scale = _UNIT_NS[match["unit"]]
             block = self.direction.setdefault(f"{match['kind']}_ns", {})
@@ -173,7 +204,9 @@ class _Reader:
             block = self.direction.setdefault(f"{match['kind']}_ns", {})
             self.pct = block.setdefault("percentile", {})
             self.pct_scale = _UNIT_NS[match["unit"]]
-        elif (match := _ISSUED.match(line)) is not None and self.job is not None:
+        elif self.job is not None and (
+            (match := _ISSUED.match(line)) or (match := _ISSUED_2X.match(line))
+        ):
             for name, count in zip(_DIRECTIONS, match.groups(), strict=True):
                 if name in self.job:
                     self.job[name]["total_ios"] = int(count)
@@ -182,12 +215,28 @@ class _Reader:
             self.group_head = int(match["g"])
             self.group_dirs = set()
         elif (match := _GROUP_LINE.match(line)) is not None:
-            self._group_line(line, match)
+            io, run = _GROUP_IO.search(line), _GROUP_RUN.search(line)
+            self._group_line(
+                match,
+                io_bytes=_bytes(io["io"], io["iou"]) if io else None,
+                runtime_ms=int(run["max"]) if run else None,
+                bw_bytes=_bytes(match["bw"], match["bwu"]),
+            )
+        elif (match := _GROUP_LINE_2X.match(line)) is not None:
+            run = _GROUP_RUN_2X.search(line)
+            self._group_line(
+                match,
+                io_bytes=_bytes(match["io"], match["iou"], _UNIT_BYTES_2X),
+                runtime_ms=int(run["max"]) if run else None,
+                bw_bytes=_bytes(match["bw"], match["bwu"], _UNIT_BYTES_2X),
+            )
 
     def _new_invocation_if_done(self) -> None:
         if self.seen_results:
-            self.invocation += 1
+            self.done.append(self.out)
+            self.out = TextImport()
             self.seen_results = False
+            self.job = self.direction = None
             self.last_header = None
             self.group_head = None
 
@@ -202,7 +251,7 @@ class _Reader:
         self.group_head = None
         self.job = {
             "jobname": match["name"],
-            "groupid": self.invocation * 1000 + int(match["g"]),
+            "groupid": int(match["g"]),
             "error": int(match["err"]),
             "tierdeck jobs": int(match["jobs"]),
         }
@@ -216,21 +265,23 @@ class _Reader:
             except (ValueError, OverflowError):
                 pass
 
-    def _direction(self, match: re.Match[str]) -> None:
+    def _direction(self, match: re.Match[str], units: dict[str, int]) -> None:
         assert self.job is not None
-        io_bytes = _bytes(match["io"], match["iou"])
+        io_bytes = _bytes(match["io"], match["iou"], units)
         runtime = int(match["rt"])
         iops = _number(match["iops"])
         self.direction = {
             "io_bytes": io_bytes,
-            "bw_bytes": _bytes(match["bw"], match["bwu"]),
+            "bw_bytes": _rate(match, units),
             "iops": iops,
             "runtime": runtime,
             "total_ios": round(iops * runtime / 1000),  # replaced by "issued rwts"
         }
         self.job[match["dir"]] = self.direction
 
-    def _group_line(self, line: str, match: re.Match[str]) -> None:
+    def _group_line(
+        self, match: re.Match[str], *, io_bytes: int | None, runtime_ms: int | None, bw_bytes: int
+    ) -> None:
         direction = match["dir"].lower()
         if self.group_head is None or direction in self.group_dirs:
             # a line pasted alone, or the next run's: a group of its own
@@ -240,23 +291,21 @@ class _Reader:
         self.seen_results = True
         self.job = self.direction = None
         self.group_dirs.add(direction)
-        io = _GROUP_IO.search(line)
-        run = _GROUP_RUN.search(line)
         label = match["label"]
         # seed 002's script prints "SEQUENTIAL WRITE: bw=...": its label names the test
         name = self.last_header or (f"{label.strip()} {match['dir']}" if label else None)
         self.out.groups.append(
             GroupStatus(
-                name=name or f"group {self.invocation * 1000 + self.group_head}",
+                name=name or f"group {self.group_head}",
                 direction=direction,
-                bw_bytes=_bytes(match["bw"], match["bwu"]),
-                io_bytes=_bytes(io["io"], io["iou"]) if io else None,
-                runtime_ms=int(run["max"]) if run else None,
+                bw_bytes=bw_bytes,
+                io_bytes=io_bytes,
+                runtime_ms=runtime_ms,
             )
         )
 
-    def finish(self) -> TextImport:
-        return self.out
+    def finish(self) -> list[TextImport]:
+        return [*self.done, self.out]
 
 
 def command_options(args: str) -> list[tuple[str, dict[str, str | None]]]:
@@ -298,7 +347,16 @@ def _header_bs(text: str, rw: str) -> str | None:
     for which, low, high in ranges:
         if which == wanted and low == high:
             return _short_size(_bytes(*_split_unit(low)))
-    return None
+    return _header_bs_2x(text, "RWT".index(wanted))
+
+
+def _header_bs_2x(text: str, which: int) -> str | None:
+    """fio 2.x's ``4K-4K/4K-4K/4K-4K`` (read/write/trim; fio 2.0 without trim)."""
+    ranges = re.findall(r"([0-9]+)([KMG]?)-([0-9]+)([KMG]?)", text)
+    if which >= len(ranges) or ranges[which][:2] != ranges[which][2:]:
+        return None
+    count, unit = ranges[which][:2]
+    return _short_size(int(count) * _UNIT_BYTES_2X[f"{unit}B"])
 
 
 def _split_unit(text: str) -> tuple[str, str]:
@@ -320,5 +378,38 @@ def _number(text: str) -> float:
     return float(digits) * _SUFFIX[suffix]
 
 
-def _bytes(value: str, unit: str) -> int:
-    return round(float(value) * _UNIT_BYTES[unit])
+def _bytes(value: str, unit: str, units: dict[str, int] = _UNIT_BYTES) -> int:
+    return round(float(value) * units[unit])
+
+
+def _rate(match: re.Match[str], units: dict[str, int]) -> int:
+    """A job's bytes/s from its line: of the binary figure, the decimal one (fio 3.x)
+    and io / runtime, the one printed with the most significant digits, the first of
+    equals. A binary figure off the decimal one by more than their last digits is fio
+    3.1's truncation (11.99 printed as 11.0) and is not taken."""
+    binary = _bytes(match["bw"], match["bwu"], units)
+    figures = [(binary, _digits(match["bw"]))]
+    decimal_text = match.groupdict().get("bwd")
+    if decimal_text:
+        decimal = _bytes(decimal_text, match["bwdu"])
+        slack = _last_digit(match["bw"], binary) + _last_digit(decimal_text, decimal)
+        if abs(binary - decimal) > slack:
+            figures = []
+        figures.append((decimal, _digits(decimal_text)))
+    runtime_ms = int(match["rt"])
+    if runtime_ms > 0:
+        io = _bytes(match["io"], match["iou"], units)
+        figures.append((round(io * 1000 / runtime_ms), min(_digits(match["io"]), len(match["rt"]))))
+    return max(figures, key=lambda figure: figure[1])[0]
+
+
+def _digits(text: str) -> int:
+    """Significant digits of a printed figure: "11.0" 3, "4096" 4, "0.5" 1."""
+    return len(text.replace(".", "").lstrip("0"))
+
+
+def _last_digit(text: str, value: int) -> float:
+    """What one unit in the last printed digit of ``text`` is worth, of ``value``."""
+    number = float(text)
+    decimals = len(text.partition(".")[2])
+    return value * 10.0**-decimals / number if number > 0 else float(value)

@@ -209,7 +209,9 @@ def parse_report(doc: str | Mapping[str, Any]) -> FioReport:
     raw_jobs = data.get("jobs")
     if not isinstance(raw_jobs, list):
         raise ParseError(SOURCE, 'no "jobs" list')
-    legacy = version.startswith("fio-2.")
+    # fio 2.x's JSON units (KiB, usec); tierdeck's reading of a 2.x text (marked
+    # "tierdeck") is already in bytes and nanoseconds
+    legacy = version.startswith("fio-2.") and "tierdeck" not in data
     jobs = tuple(_parse_job(raw, legacy, i) for i, raw in enumerate(raw_jobs))
     return FioReport(
         fio_version=version,

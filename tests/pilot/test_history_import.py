@@ -67,3 +67,15 @@ async def test_the_prompt_refuses_a_missing_file(tmp_path: Path) -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, PromptScreen)  # stays, with the reason
+
+
+async def test_a_notes_file_of_two_fio_runs_lists_both_and_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    app = HistoryApp(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        notes = FIXTURES / "fio31_dyu_write_read_notes.txt"
+        screen = await import_through_prompt(pilot, app, str(notes))
+        await wait_until(pilot, lambda: len(screen.runs) == 2, "both runs listed")
+        messages = [n.message for n in app._notifications]
+        assert f"{notes.name}: imported as runs #1, #2." in messages
+        assert screen.selected_id == 2

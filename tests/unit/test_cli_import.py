@@ -28,6 +28,22 @@ def test_import_prints_one_line_per_file_and_stores_runs(data_dir: Path) -> None
     assert all(r.tags == ("old",) and r.imported is not None for r in runs)
 
 
+def test_a_notes_file_of_two_fio_runs_is_stored_as_two_runs(data_dir: Path) -> None:
+    notes = FIXTURES / "fio31_dyu_write_read_notes.txt"
+    result = run("history", "import", str(notes))
+    assert result.exit_code == 0, result.output
+    assert result.output == (
+        f"imported {notes} as runs 1, 2"
+        " (fio31_dyu_write_read_notes.txt (1 of 2); fio31_dyu_write_read_notes.txt (2 of 2))\n"
+    )
+    store = HistoryStore(data_dir / "history.sqlite3")
+    runs = {r.id: r for r in store.list(series=False)}
+    assert set(runs[1].summary) == {"write"} and set(runs[2].summary) == {"read"}
+    again = run("history", "import", str(notes))
+    assert again.exit_code == 2 and "already imported as run 1" in again.stderr
+    assert len(store.list()) == 2
+
+
 def test_label_names_the_run(data_dir: Path) -> None:
     result = run("history", "import", str(DEMO / "slow-pool.txt"), "--label", "slow pool")
     assert result.exit_code == 0

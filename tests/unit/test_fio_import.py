@@ -1,5 +1,5 @@
-"""Importing fio output: recorded real files of fio 2.2.10, 3.1, 3.8, 3.16 and 3.33, in
-JSON, json+ and text (tests/fixtures/fio_import/README.md says where each comes from)."""
+"""Importing fio output: recorded real files of fio 2.0.8, 2.2.10, 3.1, 3.8, 3.16 and
+3.33, in JSON, json+ and text (tests/fixtures/fio_import/README.md says where each comes from)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
-from tierdeck.backends.fio_import import content_hash, imported_run, parse_fio_output
+from tierdeck.backends.fio_import import (
+    content_hash,
+    imported_run,
+    imported_runs,
+    parse_fio_output,
+    parse_fio_outputs,
+)
 from tierdeck.core.bench_models import RunStatus
 from tierdeck.core.imports import ImportFormat, ImportNotice, ImportRefusalKind, ImportRefused
 
@@ -175,15 +181,17 @@ def test_group_status_line_alone_gives_bandwidth_and_runtime_and_says_so() -> No
     assert parsed.runtime_s == pytest.approx(60.172)
 
 
-def test_seed_002_labelled_group_lines_one_job_each() -> None:
-    parsed = parse(IMPORT / "seed002_ext4_md3.txt")
-    assert [(j.name, j.rw, j.bs, list(j.directions)) for j in parsed.job_summaries] == [
-        ("SEQUENTIAL WRITE", None, None, ["write"]),
-        ("write_iops", "randwrite", "4k", ["write"]),
-        ("read_throughput", "read", "1M", ["read"]),
-        ("read_iops", "randread", "4k", ["read"]),
+def test_seed_002_script_of_four_fio_runs_gives_four_runs_one_job_each() -> None:
+    # the script runs fio four times: four runs, not one adding unrelated groups up
+    runs = parse_fio_outputs((IMPORT / "seed002_ext4_md3.txt").read_bytes())
+    assert [[(j.name, j.rw, j.bs, list(j.directions)) for j in p.job_summaries] for p in runs] == [
+        [("SEQUENTIAL WRITE", None, None, ["write"])],
+        [("write_iops", "randwrite", "4k", ["write"])],
+        [("read_throughput", "read", "1M", ["read"])],
+        [("read_iops", "randread", "4k", ["read"])],
     ]
-    assert parsed.job_summaries[1].directions["write"].bw_bytes == 782 * MIB
+    assert runs[1].summary["write"].bw_bytes == 782 * MIB
+    assert [p.runtime_s for p in runs] == [60.108, 60.001, 60.054, 60.001]
 
 
 def test_seed_000_snippet_cut_before_run_gives_bandwidth_without_runtime() -> None:
@@ -192,6 +200,90 @@ def test_seed_000_snippet_cut_before_run_gives_bandwidth_without_runtime() -> No
     )
     parsed = parse_fio_output(snippet)  # seed 000, line 192, verbatim
     assert parsed.summary["write"].bw_bytes == 374 * MIB and parsed.runtime_s is None
+
+
+def test_fio_3_1_text_bandwidth_is_io_over_runtime_not_its_truncated_figure() -> None:
+    # "BW=11.0MiB/s (12.6MB/s)(4096MiB/341704msec)": fio 3.1 truncated 11.99 to 11.0
+    parsed = parse(IMPORT / "fio31_dyu_write.txt")
+    write = parsed.summary["write"]
+    assert write.bw_bytes == round(4096 * MIB * 1000 / 341704)
+    assert write.bw_bytes / MIB == pytest.approx(11.99, abs=0.005)
+    assert write.bw_bytes == pytest.approx(3068 * 4096, rel=0.001)  # IOPS x bs agrees
+    assert parsed.job_summaries[0].directions["write"].bw_bytes == write.bw_bytes
+
+
+def test_fio_3_x_text_keeps_the_binary_figure_when_it_is_the_most_precise() -> None:
+    # "BW=1240MiB/s (1300MB/s)(72.7GiB/60017msec)": 4 digits against 3
+    assert parse(DEMO / "raw-zfs-pool.txt").summary["write"].bw_bytes == 1240 * MIB
+
+
+def test_fio_2_0_text_four_groups_in_kib_with_their_latency_units() -> None:
+    parsed = parse(IMPORT / "fio208_cnm_four_groups.txt")
+    assert parsed.format is ImportFormat.FIO_TEXT and parsed.fio_version == "fio-2.0.8"
+    assert parsed.notices == ()
+    jobs = {j.name: j for j in parsed.job_summaries}
+    assert [(j.name, j.rw, j.bs) for j in parsed.job_summaries] == [
+        ("seq-read", "read", "4k"),
+        ("rand-read", "randread", "4k"),
+        ("seq-write", "write", "4k"),
+        ("rand-write", "randwrite", "4k"),
+    ]
+    seq = jobs["seq-read"].directions["read"]
+    assert seq.bw_bytes == 316360 * 1024  # "bw=316360KB/s": fio 2.x's KB is KiB
+    assert seq.iops == 79090  # "iops=79090 ,"
+    assert seq.lat_mean_ns == pytest.approx(403.48 * 1000)  # "lat (usec): min=33 , ..."
+    assert seq.lat_p99_ns == 1160 * 1000  # percentiles (usec): 99.00th=[ 1160]
+    rand = jobs["rand-read"].directions["read"]
+    assert rand.bw_bytes == round(4494.5 * 1024)
+    assert rand.lat_p99_ns == 143 * 1_000_000  # percentiles (msec): 99.00th=[  143]
+    assert rand.lat_mean_ns == pytest.approx(28474.46 * 1000)
+    assert jobs["rand-write"].directions["write"].lat_mean_ns == pytest.approx(53102.23 * 1000)
+    (job,) = [j for j in parsed.jobs if j.name == "seq-read"]
+    assert (job.ioengine, job.iodepth) == ("libaio", 32)
+    # the read groups ran one after the other: their runtimes add up
+    assert parsed.runtime_s == pytest.approx(53.032 + 60.047)
+
+
+def test_fio_2_x_text_issued_counts_replace_iops_times_runtime() -> None:
+    found = parse(IMPORT / "fio208_cnm_four_groups.txt").fio_json
+    totals = [
+        (job["jobname"], job.get("read", job.get("write"))["total_ios"]) for job in found["jobs"]
+    ]
+    assert totals == [
+        ("seq-read", 4194304), ("rand-read", 67469), ("seq-write", 4194304), ("rand-write", 36196)
+    ]  # fmt: skip
+
+
+def test_fio_2_x_group_lines_alone_give_bandwidth_in_kib_and_runtime() -> None:
+    lines = (IMPORT / "fio208_cnm_four_groups.txt").read_text().splitlines()
+    start = lines.index("Run status group 0 (all jobs):")
+    parsed = parse_fio_output("\n".join(lines[start : start + 2]).encode())
+    assert parsed.notices == (ImportNotice.GROUP_STATUS_ONLY,)
+    assert parsed.summary["read"].bw_bytes == 316360 * 1024  # "aggrb=316360KB/s"
+    assert parsed.runtime_s == pytest.approx(53.032)  # "maxt=53032msec"
+
+
+def test_two_fio_runs_in_a_notes_file_are_two_runs_each_with_its_options() -> None:
+    data = (IMPORT / "fio31_dyu_write_read_notes.txt").read_bytes()
+    write, read = parse_fio_outputs(data)
+    assert [(j.name, j.rw, j.bs) for j in write.jobs] == [("myjob", "write", "4k")]
+    assert [(j.name, j.rw, j.bs) for j in read.jobs] == [("myjob", "read", "4k")]
+    assert set(write.summary) == {"write"} and set(read.summary) == {"read"}
+    assert write.fio_version == read.fio_version == "fio-3.1"
+    assert read.summary["read"].bw_bytes == round(3598 * MIB * 1000 / 300002)
+    assert write.runtime_s == pytest.approx(341.704) and read.runtime_s == pytest.approx(300.002)
+    with pytest.raises(ImportRefused) as caught:
+        parse_fio_output(data)
+    assert caught.value.kind is ImportRefusalKind.SEVERAL_RUNS
+
+
+def test_several_runs_are_named_apart_and_only_the_first_holds_the_file_hash() -> None:
+    data = (IMPORT / "fio31_dyu_write_read_notes.txt").read_bytes()
+    first, second = imported_runs(data, "notes.txt", now=0.0)
+    assert (first.name, second.name) == ("notes.txt (1 of 2)", "notes.txt (2 of 2)")
+    assert first.imported is not None and second.imported is not None
+    assert first.imported.content_hash == content_hash(data)
+    assert second.imported.content_hash == content_hash(data) + "#2"
 
 
 # --------------------------------------------------------------------------- refusals

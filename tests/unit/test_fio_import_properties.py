@@ -29,7 +29,8 @@ TEXTS = [p.read_text(encoding="utf-8") for p in REAL]
 # what a mutation should hit: fio's keywords, units and digits
 FIO_BITS = st.sampled_from(
     ["{", "}", '"', ",", ":", "k", "M", "msec", "usec", "nsec", "[", "]", "\n", "-", ".",
-     "Infinity", "NaN", "1e999", "0", "9" * 30, "th=[", "IOPS=", "bw=", " WRITE: ", "(g=0)"]
+     "Infinity", "NaN", "1e999", "0", "9" * 30, "th=[", "IOPS=", "bw=", " WRITE: ", "(g=0)",
+     "KB", "iops=", "runt=", "aggrb=", "maxt=", "total=r=", "2.0.8\n", "fio-3.1\n"]
 )  # fmt: skip
 
 
