@@ -25,9 +25,9 @@ run is read on its own (``read_texts``), with its own version, options and group
 run begins where a job's option line, a version line (``fio-3.1``) or a ``fio --...``
 command line follows results, or a job report follows ``Run status group`` lines.
 
-A job's bandwidth is the most precise figure its line holds: the binary figure, the
-decimal one in brackets, or io / runtime, whichever has the most significant digits;
-fio 3.1 printed ``BW=11.0MiB/s (12.6MB/s)(4096MiB/341704msec)`` for 11.99 MiB/s, so a
+A bandwidth, a job's or a group's, is the most precise figure its line holds: the
+binary figure, the decimal one in brackets, or io / runtime (a group's longest), whichever
+has the most significant digits; fio 3.1 printed ``BW=11.0MiB/s (12.6MB/s)(4096MiB/341704msec)`` for 11.99 MiB/s, so a
 binary figure the decimal one contradicts is not taken.
 
 Job reports become fio-JSON-shaped entries (bytes, bytes/s, ns) that
@@ -38,6 +38,7 @@ kept apart: they give bandwidth and runtime only.
 
 from __future__ import annotations
 
+import math
 import re
 import shlex
 import time
@@ -81,7 +82,7 @@ _ISSUED_2X = re.compile(r"^\s+issued\s*: total=r=([0-9]+)/w=([0-9]+)/d=([0-9]+)"
 _GROUP_HEAD = re.compile(r"^\s*Run status group (?P<g>[0-9]+) \(all jobs\):")
 _GROUP_LINE = re.compile(
     r"^\s*(?:(?P<label>[A-Za-z][A-Za-z0-9 _-]*?)\s+)?(?P<dir>READ|WRITE|TRIM): bw=(?P<bw>[0-9]+(?:\.[0-9]+)?)"
-    rf"(?P<bwu>{_UNIT})/s"
+    rf"(?P<bwu>{_UNIT})/s(?: \((?P<bwd>{_DEC})(?P<bwdu>{_UNIT})/s\))?"
 )
 _GROUP_LINE_2X = re.compile(
     r"^\s*(?:(?P<label>[A-Za-z][A-Za-z0-9 _-]*?)\s+)?(?P<dir>READ|WRITE|TRIM):"
@@ -220,7 +221,7 @@ class _Reader:
                 match,
                 io_bytes=_bytes(io["io"], io["iou"]) if io else None,
                 runtime_ms=int(run["max"]) if run else None,
-                bw_bytes=_bytes(match["bw"], match["bwu"]),
+                bw_bytes=_rate(match, _UNIT_BYTES, io, run["max"] if io and run else None),
             )
         elif (match := _GROUP_LINE_2X.match(line)) is not None:
             run = _GROUP_RUN_2X.search(line)
@@ -228,7 +229,7 @@ class _Reader:
                 match,
                 io_bytes=_bytes(match["io"], match["iou"], _UNIT_BYTES_2X),
                 runtime_ms=int(run["max"]) if run else None,
-                bw_bytes=_bytes(match["bw"], match["bwu"], _UNIT_BYTES_2X),
+                bw_bytes=_rate(match, _UNIT_BYTES_2X, match, run["max"] if run else None),
             )
 
     def _new_invocation_if_done(self) -> None:
@@ -375,18 +376,35 @@ def _short_size(n: int) -> str:
 def _number(text: str) -> float:
     suffix = text[-1] if text[-1] in _SUFFIX and not text[-1].isdigit() else ""
     digits = text[: -len(suffix)] if suffix else text
-    return float(digits) * _SUFFIX[suffix]
+    return _finite(float(digits) * _SUFFIX[suffix], text)
 
 
 def _bytes(value: str, unit: str, units: dict[str, int] = _UNIT_BYTES) -> int:
-    return round(float(value) * units[unit])
+    return round(_finite(float(value) * units[unit], value))
 
 
-def _rate(match: re.Match[str], units: dict[str, int]) -> int:
-    """A job's bytes/s from its line: of the binary figure, the decimal one (fio 3.x)
-    and io / runtime, the one printed with the most significant digits, the first of
-    equals. A binary figure off the decimal one by more than their last digits is fio
-    3.1's truncation (11.99 printed as 11.0) and is not taken."""
+def _finite(number: float, text: str) -> float:
+    """A figure of hundreds of digits is a damaged file, not something fio printed."""
+    if not math.isfinite(number):
+        raise ImportRefused(
+            f"a figure too large to be fio's ({text[:20]}...)", kind=ImportRefusalKind.BAD_REPORT
+        )
+    return number
+
+
+def _rate(
+    match: re.Match[str],
+    units: dict[str, int],
+    io_match: re.Match[str] | None = None,
+    runtime: str | None = None,
+) -> int:
+    """Bytes/s from a job's or a group's line: of the binary figure (``bw``), the
+    decimal one in brackets (``bwd``, fio 3.x) and io / runtime, the one printed with
+    the most significant digits, the first of equals. A binary figure off the decimal
+    one by more than their last digits is fio 3.1's truncation (11.99 printed as 11.0)
+    and is not taken. ``io_match`` and ``runtime`` default to ``match``'s own."""
+    io_match = io_match or match
+    runtime = runtime or match.groupdict().get("rt")
     binary = _bytes(match["bw"], match["bwu"], units)
     figures = [(binary, _digits(match["bw"]))]
     decimal_text = match.groupdict().get("bwd")
@@ -396,10 +414,10 @@ def _rate(match: re.Match[str], units: dict[str, int]) -> int:
         if abs(binary - decimal) > slack:
             figures = []
         figures.append((decimal, _digits(decimal_text)))
-    runtime_ms = int(match["rt"])
-    if runtime_ms > 0:
-        io = _bytes(match["io"], match["iou"], units)
-        figures.append((round(io * 1000 / runtime_ms), min(_digits(match["io"]), len(match["rt"]))))
+    if runtime is not None and int(runtime) > 0 and io_match.groupdict().get("io"):
+        io = _bytes(io_match["io"], io_match["iou"], units)
+        digits = min(_digits(io_match["io"]), len(runtime))
+        figures.append((round(io * 1000 / int(runtime)), digits))
     return max(figures, key=lambda figure: figure[1])[0]
 
 

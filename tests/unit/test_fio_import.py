@@ -212,6 +212,14 @@ def test_fio_3_1_text_bandwidth_is_io_over_runtime_not_its_truncated_figure() ->
     assert parsed.job_summaries[0].directions["write"].bw_bytes == write.bw_bytes
 
 
+def test_fio_3_1_group_line_alone_gives_io_over_runtime_too() -> None:
+    lines = (IMPORT / "fio31_dyu_write.txt").read_text().splitlines()
+    start = lines.index("Run status group 0 (all jobs):")
+    parsed = parse_fio_output("\n".join(lines[start : start + 2]).encode())
+    assert parsed.notices == (ImportNotice.GROUP_STATUS_ONLY,)
+    assert parsed.summary["write"].bw_bytes == round(4096 * MIB * 1000 / 341704)
+
+
 def test_fio_3_x_text_keeps_the_binary_figure_when_it_is_the_most_precise() -> None:
     # "BW=1240MiB/s (1300MB/s)(72.7GiB/60017msec)": 4 digits against 3
     assert parse(DEMO / "raw-zfs-pool.txt").summary["write"].bw_bytes == 1240 * MIB
@@ -261,6 +269,9 @@ def test_fio_2_x_group_lines_alone_give_bandwidth_in_kib_and_runtime() -> None:
     assert parsed.notices == (ImportNotice.GROUP_STATUS_ONLY,)
     assert parsed.summary["read"].bw_bytes == 316360 * 1024  # "aggrb=316360KB/s"
     assert parsed.runtime_s == pytest.approx(53.032)  # "maxt=53032msec"
+    # "io=269876KB, aggrb=4494KB/s, ..., maxt=60047msec": io / maxt has more digits
+    rand = parse_fio_output("\n".join(lines[start + 3 : start + 5]).encode())
+    assert rand.summary["read"].bw_bytes == round(269876 * 1024 * 1000 / 60047)
 
 
 def test_two_fio_runs_in_a_notes_file_are_two_runs_each_with_its_options() -> None:
@@ -302,6 +313,7 @@ def test_several_runs_are_named_apart_and_only_the_first_holds_the_file_hash() -
             b"fio-3.33\nStarting 1 process\n\nRun status group 0 (all jobs):\n",
             ImportRefusalKind.NO_RESULTS,
         ),
+        (b"  WRITE: bw=" + b"9" * 400 + b"MiB/s\n", ImportRefusalKind.BAD_REPORT),
     ],
 )
 def test_refusals_have_a_kind_and_a_reason(data: bytes, kind: ImportRefusalKind) -> None:
