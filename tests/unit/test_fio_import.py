@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -250,6 +251,18 @@ def test_fio_2_0_text_four_groups_in_kib_with_their_latency_units() -> None:
     assert (job.ioengine, job.iodepth) == ("libaio", 32)
     # the read groups ran one after the other: their runtimes add up
     assert parsed.runtime_s == pytest.approx(53.032 + 60.047)
+
+
+def test_fio_2_1_text_pasted_with_the_prompt_and_fios_warning() -> None:
+    parsed = parse(IMPORT / "fio219_dragonfly_randread.txt")
+    assert parsed.fio_version == "fio-2.1.9" and parsed.notices == ()
+    read = parsed.summary["read"]
+    assert read.bw_bytes == 179628 * 1024 and read.iops == 44906
+    assert read.lat_mean_ns == pytest.approx(21.39 * 1000) and read.lat_p99_ns == 28 * 1000
+    (job,) = parsed.jobs
+    assert (job.rw, job.bs, job.ioengine, job.iodepth) == ("randread", "4k", "sync", 1)
+    assert parsed.runtime_s == pytest.approx(11.675)
+    assert parsed.ended_at == time.mktime((2015, 9, 20, 11, 20, 29, 0, 0, -1))  # local time
 
 
 def test_fio_2_x_text_issued_counts_replace_iops_times_runtime() -> None:
