@@ -23,7 +23,8 @@ Its ``KB``, ``MB`` and ``GB`` are powers of 1024 (fio 2.x's default kb_base).
 A file can hold several fio runs one after the other (notes, a script's output): each
 run is read on its own (``read_texts``), with its own version, options and groups. A new
 run begins where a job's option line, a version line (``fio-3.1``) or a ``fio --...``
-command line follows results, or a job report follows ``Run status group`` lines.
+command line follows results, a job report follows ``Run status group`` lines, a group
+line repeats a direction, or a script's labelled line names another test.
 
 A bandwidth, a job's or a group's, is the most precise figure its line holds: the
 binary figure, the decimal one in brackets, or io / runtime (a group's longest), whichever
@@ -173,6 +174,7 @@ class _Reader:
         self.last_header: str | None = None  # job name of the last options line
         self.group_head: int | None = None  # "Run status group N" just read
         self.group_dirs: set[str] = set()
+        self.group_label: str | None = None  # "SEQUENTIAL" of "SEQUENTIAL WRITE: bw=..."
 
     def feed(self, line: str) -> None:
         if self.pct is not None:
@@ -215,6 +217,7 @@ class _Reader:
             self.job = self.direction = None
             self.group_head = int(match["g"])
             self.group_dirs = set()
+            self.group_label = None
         elif (match := _GROUP_LINE.match(line)) is not None:
             io, run = _GROUP_IO.search(line), _GROUP_RUN.search(line)
             self._group_line(
@@ -284,17 +287,21 @@ class _Reader:
         self, match: re.Match[str], *, io_bytes: int | None, runtime_ms: int | None, bw_bytes: int
     ) -> None:
         direction = match["dir"].lower()
-        if self.group_head is None or direction in self.group_dirs:
+        # seed 002's script prints "SEQUENTIAL WRITE: bw=...": its label names the test,
+        # and a line of another label is another test (fio itself prints no label)
+        label = match["label"].strip() if match["label"] else None
+        other_test = label is not None and self.group_label not in (None, label)
+        if self.group_head is None or direction in self.group_dirs or other_test:
             # a line pasted alone, or the next run's: a group of its own
             self._new_invocation_if_done()
             self.group_head = 0
             self.group_dirs = set()
+            self.group_label = None
         self.seen_results = True
         self.job = self.direction = None
         self.group_dirs.add(direction)
-        label = match["label"]
-        # seed 002's script prints "SEQUENTIAL WRITE: bw=...": its label names the test
-        name = self.last_header or (f"{label.strip()} {match['dir']}" if label else None)
+        self.group_label = label or self.group_label
+        name = self.last_header or (f"{label} {match['dir']}" if label else None)
         self.out.groups.append(
             GroupStatus(
                 name=name or f"group {self.group_head}",

@@ -195,6 +195,17 @@ def test_seed_002_script_of_four_fio_runs_gives_four_runs_one_job_each() -> None
     assert [p.runtime_s for p in runs] == [60.108, 60.001, 60.054, 60.001]
 
 
+def test_seed_002_labelled_lines_alone_are_one_run_per_label() -> None:
+    runs = parse_fio_outputs((IMPORT / "seed002_btrfs_four_tests.txt").read_bytes())
+    assert [[(j.name, list(j.directions)) for j in p.job_summaries] for p in runs] == [
+        [("SEQUENTIAL WRITE", ["write"])],
+        [("RANDOM WRITE", ["write"])],
+        [("SEQUENTIAL READ", ["read"])],
+        [("RANDOM READ", ["read"])],
+    ]
+    assert runs[1].summary["write"].bw_bytes == 314 * MIB
+
+
 def test_seed_000_snippet_cut_before_run_gives_bandwidth_without_runtime() -> None:
     snippet = (
         b"WRITE: bw=374MiB/s (392MB/s), 374MiB/s-374MiB/s (392MB/s-392MB/s), io=21.9GiB (23.6GB),\n"
