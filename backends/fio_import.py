@@ -250,9 +250,14 @@ def _summary(report: FioReport) -> dict[str, DirectionSummary]:
 
 
 def _runtime_s(report: FioReport) -> float | None:
-    runtimes = [report.direction(d).runtime_ms for d in Direction]
-    longest = max(runtimes, default=0)
-    return longest / 1000.0 if longest > 0 else None
+    """How long fio ran: groups run one after another (stonewall), each as long as its
+    longest job in any direction; a read group and a write group add up."""
+    per_group: dict[int, int] = {}
+    for job in report.jobs:
+        longest = max(job.direction(d).runtime_ms for d in Direction)
+        per_group[job.groupid] = max(per_group.get(job.groupid, 0), longest)
+    total = sum(per_group.values())
+    return total / 1000.0 if total > 0 else None
 
 
 def _specs(options: Sequence[tuple[str, Mapping[str, str | None]]]) -> tuple[JobSpec, ...]:

@@ -135,6 +135,7 @@ def test_text_jobs_in_two_groups() -> None:
         ("r4k", "randread", "4k"),
     ]
     assert set(parsed.job_summaries[0].directions) == {"write"}
+    assert parsed.runtime_s == pytest.approx(0.005 + 0.011)  # w1's group, then r4k's
 
 
 def test_seed_000_full_report_in_msec() -> None:
@@ -260,8 +261,8 @@ def test_fio_2_0_text_four_groups_in_kib_with_their_latency_units() -> None:
     assert jobs["rand-write"].directions["write"].lat_mean_ns == pytest.approx(53102.23 * 1000)
     (job,) = [j for j in parsed.jobs if j.name == "seq-read"]
     assert (job.ioengine, job.iodepth) == ("libaio", 32)
-    # the read groups ran one after the other: their runtimes add up
-    assert parsed.runtime_s == pytest.approx(53.032 + 60.047)
+    # four groups, one after the other: their runtimes add up, reads and writes
+    assert parsed.runtime_s == pytest.approx(53.032 + 60.047 + 45.729 + 60.072)
 
 
 def test_fio_2_1_text_pasted_with_the_prompt_and_fios_warning() -> None:
