@@ -332,7 +332,7 @@ def _from_text_reports(found: TextImport) -> ParsedImport:
         error = str(FioError.from_report(report))
     return ParsedImport(
         format=ImportFormat.FIO_TEXT,
-        notices=(),
+        notices=(ImportNotice.LAST_OF_SEVERAL,) if found.last_of_several else (),
         fio_version=found.fio_version,
         jobs=jobs,
         job_summaries=job_summaries(report, jobs),

@@ -20,6 +20,9 @@ iops=79090 , runt= 53032msec``, ``issued : total=r=4194304/w=0/d=0``, group line
 ``READ: io=..., aggrb=..., maxt=...msec``, and fio 2.0 a bare version line (``2.0.8``).
 Its ``KB``, ``MB`` and ``GB`` are powers of 1024 (fio 2.x's default kb_base).
 
+A report printed again and again by ``--status-interval`` (the same pids after ``Run
+status group`` lines) is one run: the last report is kept, as for JSON.
+
 A file can hold several fio runs one after the other (notes, a script's output): each
 run is read on its own (``read_texts``), with its own version, options and groups. A new
 run begins where a job's option line, a version line (``fio-3.1``) or a ``fio --...``
@@ -55,7 +58,7 @@ _JOB_OPTIONS = re.compile(
 )
 _JOB_REPORT = re.compile(
     r"^(?P<name>\S[^:]*): \(groupid=(?P<g>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>-?\d+)"
-    r"(?:: pid=\d+(?:: (?P<date>.+?))?)?\s*$"  # fio 2.0 printed no date
+    r"(?:: pid=(?P<pid>\d+)(?:: (?P<date>.+?))?)?\s*$"  # fio 2.0 printed no date
 )
 _NUM = r"[0-9]+(?:\.[0-9]+)?[kKMGT]?"
 _DEC = r"[0-9]+(?:\.[0-9]+)?"
@@ -122,6 +125,8 @@ class TextImport:
     groups: list[GroupStatus] = field(default_factory=list)
     options: dict[str, dict[str, str | None]] = field(default_factory=dict)  # per job name
     ended_at: float | None = None  # the last job report's date (local time)
+    # --status-interval: fio printed the report again and again; the last one is kept
+    last_of_several: bool = False
 
     def document(self) -> dict[str, Any]:
         """The job reports as fio's JSON would hold them (for parse_report and to
@@ -175,6 +180,7 @@ class _Reader:
         self.group_head: int | None = None  # "Run status group N" just read
         self.group_dirs: set[str] = set()
         self.group_label: str | None = None  # "SEQUENTIAL" of "SEQUENTIAL WRITE: bw=..."
+        self.pids: set[str] = set()  # of this run's job reports
 
     def feed(self, line: str) -> None:
         if self.pct is not None:
@@ -243,14 +249,22 @@ class _Reader:
             self.job = self.direction = None
             self.last_header = None
             self.group_head = None
+            self.pids = set()
 
     def _command(self, args: str) -> None:
         for name, options in command_options(args):
             self.out.options.setdefault(name, options)
 
     def _job_report(self, match: re.Match[str]) -> None:
-        if self.group_head is not None or (self.seen_results and not self.out.jobs):
+        if self.group_head is not None and match["pid"] in self.pids:
+            # --status-interval: the same processes reported again, later in the run
+            self.out.jobs.clear()
+            self.out.groups.clear()
+            self.out.last_of_several = True
+        elif self.group_head is not None or (self.seen_results and not self.out.jobs):
             self._new_invocation_if_done()
+        if match["pid"]:
+            self.pids.add(match["pid"])
         self.seen_results = True
         self.group_head = None
         self.job = {

@@ -138,6 +138,15 @@ def test_text_jobs_in_two_groups() -> None:
     assert parsed.runtime_s == pytest.approx(0.005 + 0.011)  # w1's group, then r4k's
 
 
+def test_text_status_interval_reports_are_one_run_the_last_report_kept() -> None:
+    (parsed,) = parse_fio_outputs((IMPORT / "fio333_status_interval.txt").read_bytes())
+    assert parsed.notices == (ImportNotice.LAST_OF_SEVERAL,)
+    read = parsed.summary["read"]
+    assert read.bw_bytes == 3103 * MIB and read.iops == 794_000  # the fourth report's
+    assert parsed.runtime_s == pytest.approx(3.003)
+    assert [(j.name, j.rw, j.bs) for j in parsed.jobs] == [("statusint", "randread", "4k")]
+
+
 def test_seed_000_full_report_in_msec() -> None:
     parsed = parse(DEMO / "raw-zfs-pool.txt")
     write = parsed.summary["write"]
