@@ -27,7 +27,8 @@ A file can hold several fio runs one after the other (notes, a script's output):
 run is read on its own (``read_texts``), with its own version, options and groups. A new
 run begins where a job's option line, a version line (``fio-3.1``) or a ``fio --...``
 command line follows results, a job report follows ``Run status group`` lines, a group
-line repeats a direction, or a script's labelled line names another test.
+number does not grow, a group line repeats a direction, or a script's labelled line
+names another test.
 
 A bandwidth, a job's or a group's, is the most precise figure its line holds: the
 binary figure, the decimal one in brackets, or io / runtime (a group's longest), whichever
@@ -220,6 +221,8 @@ class _Reader:
                 if name in self.job:
                     self.job[name]["total_ios"] = int(count)
         elif (match := _GROUP_HEAD.match(line)) is not None:
+            if self.group_head is not None and int(match["g"]) <= self.group_head:
+                self._new_invocation_if_done()  # fio numbers its groups upwards
             self.job = self.direction = None
             self.group_head = int(match["g"])
             self.group_dirs = set()
