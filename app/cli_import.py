@@ -27,8 +27,9 @@ def import_cmd(files: Sequence[Path], label: str | None, tags: Sequence[str]) ->
     on signal 2") and with several documents (--status-interval: the last complete
     one is the result); and fio's default text output as pasted in notes and forums,
     of fio 3.x and 2.x ("read : io=..., bw=...KB/s"): per job the bandwidth line,
-    slat/clat/lat, the percentiles, and the "Run status group" lines. A text holding only "Run status group" lines gives bandwidth and
-    runtime, without IOPS or latency, and the run says so.
+    slat/clat/lat, the percentiles, and the "Run status group" lines. A text
+    holding only "Run status group" lines gives bandwidth and runtime, without IOPS
+    or latency, and the run says so.
 
     Imported runs keep their figures, fio's JSON and the job options the file holds;
     they have no per-second series and no environment but the fio version, and are

@@ -99,3 +99,6 @@ def test_imported_runs_are_marked_in_list_and_show(data_dir: Path) -> None:
 def test_help_names_the_formats(data_dir: Path) -> None:
     text = run("history", "import", "--help").output
     assert "json+" in text and "Run status group" in text
+    flat = " ".join(text.split())
+    assert 'text output as pasted in notes and forums, of fio 3.x and 2.x ("read : io=' in flat
+    assert '"imported FILE as runs N, M (name; name)" for a file of several fio runs' in flat
