@@ -20,8 +20,8 @@ iops=79090 , runt= 53032msec``, ``issued : total=r=4194304/w=0/d=0``, group line
 ``READ: io=..., aggrb=..., maxt=...msec``, and fio 2.0 a bare version line (``2.0.8``).
 Its ``KB``, ``MB`` and ``GB`` are powers of 1024 (fio 2.x's default kb_base).
 
-A report printed again and again by ``--status-interval`` (the same pids after ``Run
-status group`` lines) is one run: the last report is kept, as for JSON.
+A report printed again and again by ``--status-interval`` (the same jobs and pids after
+``Run status group`` lines) is one run: the last report is kept, as for JSON.
 
 A file can hold several fio runs one after the other (notes, a script's output): each
 run is read on its own (``read_texts``), with its own version, options and groups. A new
@@ -181,7 +181,7 @@ class _Reader:
         self.group_head: int | None = None  # "Run status group N" just read
         self.group_dirs: set[str] = set()
         self.group_label: str | None = None  # "SEQUENTIAL" of "SEQUENTIAL WRITE: bw=..."
-        self.pids: set[str] = set()  # of this run's job reports
+        self.pids: set[tuple[str, str]] = set()  # (job name, pid) of this run's reports
 
     def feed(self, line: str) -> None:
         if self.pct is not None:
@@ -259,7 +259,8 @@ class _Reader:
             self.out.options.setdefault(name, options)
 
     def _job_report(self, match: re.Match[str]) -> None:
-        if self.group_head is not None and match["pid"] in self.pids:
+        reporter = (match["name"], match["pid"])
+        if self.group_head is not None and reporter in self.pids:
             # --status-interval: the same processes reported again, later in the run
             self.out.jobs.clear()
             self.out.groups.clear()
@@ -267,7 +268,7 @@ class _Reader:
         elif self.group_head is not None or (self.seen_results and not self.out.jobs):
             self._new_invocation_if_done()
         if match["pid"]:
-            self.pids.add(match["pid"])
+            self.pids.add(reporter)
         self.seen_results = True
         self.group_head = None
         self.job = {
