@@ -40,7 +40,6 @@ def import_cmd(files: Sequence[Path], label: str | None, tags: Sequence[str]) ->
     Prints "imported FILE as run N (name)" per file, and on stderr each job option
     left out. Exits 2 if any file was refused.
     """
-    from ..core.bench_models import WarningKind
     from ..core.errors import TierdeckError
     from .cli_history import _store
     from .fio_import import import_files
@@ -53,9 +52,8 @@ def import_cmd(files: Sequence[Path], label: str | None, tags: Sequence[str]) ->
     for outcome in outcomes:
         if outcome.run is not None:
             click.echo(f"imported {outcome.path} as run {outcome.run.id} ({outcome.run.name})")
-            for warning in outcome.run.warnings:
-                if warning.kind is WarningKind.IMPORT_OPTIONS:
-                    click.echo(f"tierdeck: {outcome.path}: {warning.text}", err=True)
+            for note in outcome.left_out:
+                click.echo(f"tierdeck: {outcome.path}: {note}", err=True)
         else:
             assert outcome.refusal is not None
             click.echo(

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..backends.fio_import import bytes_hash, content_hash, imported_run, refuse_binary
 from ..backends.localfiles import read_user_file
-from ..core.bench_models import RunResult
+from ..core.bench_models import RunResult, WarningKind
 from ..core.imports import ImportRefusalKind, ImportRefused
 from .history import HistoryError, RunStore
 
@@ -35,6 +35,14 @@ class ImportOutcome:
     @property
     def run_id(self) -> int | None:
         return None if self.run is None else self.run.id
+
+    @property
+    def left_out(self) -> tuple[str, ...]:
+        """The job options the import could not read, in words (the run keeps them as
+        warnings): for the CLI and the TUI to say at once."""
+        if self.run is None:
+            return ()
+        return tuple(w.text for w in self.run.warnings if w.kind is WarningKind.IMPORT_OPTIONS)
 
 
 def import_file(
