@@ -162,7 +162,12 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
             for row in comparison.rows
         ],
         "differences": [
-            {"key": d.key, "values": list(d.values), "kind": d.kind.value}
+            {
+                "key": d.key,
+                "values": list(d.values),
+                "kind": d.kind.value,
+                "unknown": list(d.unknown or (False,) * len(d.values)),
+            }
             for d in comparison.differences
         ],
     }
@@ -206,7 +211,7 @@ def to_markdown(comparison: Comparison) -> str:
         lines.append(COMPARABLE)
     else:
         lines += [
-            f"- `{d.key}`: " + " / ".join(md_escape(v or "-") for v in d.values)
+            f"- `{d.key}`: " + " / ".join(md_escape(v) for v in d.shown())
             for d in comparison.differences
         ]
         lines += [f"- {md_escape(n)}" for n in note_lines(comparison)]
@@ -312,7 +317,7 @@ def differences_rich(comparison: Comparison) -> Sequence[RenderableType]:
             style = "dim" if d.kind.informational else ""
             table.add_row(
                 Text(d.key, style=style or "yellow"),
-                *(Text(v or "-", style=style) for v in d.values),
+                *(Text(v, style=style) for v in d.shown()),
             )
         out += [Text(""), table]
     notes = note_lines(comparison)

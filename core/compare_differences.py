@@ -41,6 +41,14 @@ class Difference:
     key: str  # "job[seqwrite].bs", "kernel", "mergerfs.category.create"
     values: tuple[str | None, ...]  # one per run, in the comparison's order
     kind: DifferenceKind
+    # per run: its imported file did not state the option (its value is None then);
+    # () when no run is unknown
+    unknown: tuple[bool, ...] = ()
+
+    def shown(self) -> tuple[str, ...]:
+        """The values as text: "?" where unknown, "-" where the run has none."""
+        unknown = self.unknown or (False,) * len(self.values)
+        return tuple("?" if u else (v or "-") for v, u in zip(self.values, unknown, strict=True))
 
 
 # JobSpec's boolean fields: options() leaves them out when off; here off is "0", so
@@ -96,7 +104,15 @@ def job_differences(
             if spec is not None and spec.states(key)
         }
         if len(with_spec) > 1:
-            out.append(Difference(f"job[{label}].{key}", values, DifferenceKind.JOB))
+            unknown = tuple(spec is not None and not spec.states(key) for spec in specs)
+            out.append(
+                Difference(
+                    f"job[{label}].{key}",
+                    values,
+                    DifferenceKind.JOB,
+                    unknown if any(unknown) else (),
+                )
+            )
     return out
 
 

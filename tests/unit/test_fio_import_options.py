@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tierdeck.app.compare_render import to_json
 from tierdeck.app.history import HistoryStore, result_to_json
 from tierdeck.backends.fio_import import imported_run, jobs_of_command, parse_fio_output
 from tierdeck.backends.fio_import_specs import JobOptions, imported_jobs
@@ -61,6 +62,11 @@ def test_unknown_is_not_compared_as_a_difference() -> None:
     assert [(d.key, d.values) for d in three.differences if d.kind is DifferenceKind.JOB] == [
         ("job[seqwrite].direct", ("1", None, "0"))
     ]
+    (direct,) = [d for d in three.differences if d.kind is DifferenceKind.JOB]
+    assert direct.shown() == ("1", "?", "0")  # unknown, not "not set"
+    as_json = [d for d in to_json(three)["differences"] if d["key"].endswith(".direct")]
+    assert as_json[0]["values"] == ["1", None, "0"]
+    assert as_json[0]["unknown"] == [False, True, False]
 
 
 def test_the_stored_run_keeps_what_is_unknown(tmp_path: Path) -> None:
