@@ -3,7 +3,8 @@
 fio's output (JSON or text, pasted into notes) is text: UTF-8, or UTF-16 with its BOM
 when saved by Windows PowerShell's ``>`` or Notepad. A disk image, an archive or random
 bytes named by mistake shows itself in its first block: NUL bytes, or control
-characters and invalid UTF-8 no text holds. Refusing it there keeps the time and memory
+characters no text holds. Invalid UTF-8 alone is not binary: notes saved as Latin-1 or
+Windows-1252 are text (their accents are replaced when read). Refusing it there keeps the time and memory
 of the refusal independent of the file's size.
 """
 
@@ -28,11 +29,7 @@ def looks_binary(head: bytes) -> bool:
         return True
     allowed = len(head) // 100 + 4  # a few stray bytes: a pasted report with noise
     controls = len(head) - len(head.translate(None, _CONTROLS))
-    if controls > allowed:
-        return True
-    # a multi-byte character cut at the end of the head is not an error
-    invalid = head.decode("utf-8", errors="replace")[:-1].count("\ufffd")
-    return invalid > allowed
+    return controls > allowed
 
 
 def decode_text(data: bytes) -> str:

@@ -142,6 +142,9 @@ def test_the_same_report_saved_otherwise_has_the_same_hash(
 def test_real_outputs_are_never_taken_for_binary() -> None:
     for text in TEXTS:
         assert not looks_binary(text.encode())
+        assert not looks_binary(text.encode("utf-16"))  # Windows PowerShell's ">"
+    notes = "Über die Größe: Schreibdurchsatz gemessen, ätzend langsam. " * 200
+    assert not looks_binary(notes.encode("latin-1"))  # text, though not UTF-8
     for seed in sorted(SEEDS.glob("0*.txt")):
         assert not looks_binary(seed.read_bytes())
 
