@@ -66,7 +66,8 @@ _GROUP_RUN = re.compile(r"\brun=(?P<min>[0-9]+)-(?P<max>[0-9]+)msec")
 _OLD_TEXT = re.compile(r"^\s+(?:read|write|trim)\s*: io=.*\bruntime?=|\baggrb=", re.MULTILINE)
 # fio run by any path or wrapper, after any prompt: "fio", "./fio", "/usr/bin/fio",
 # "$ sudo fio", "root@box:/test# fio" (seed 001), "time fio"; options with "--" follow.
-_COMMAND = re.compile(r"(?:^|[\s#$>`'\"(])(?:\S*/)?fio\s+(?P<args>(?:\S+\s+)*?--.*)$")
+# The path part cannot cross a prompt's characters, so a long line is scanned once.
+_COMMAND = re.compile(r"(?:^|[\s#$>`'\"(])(?:[^\s#$>`'\"(]*/)?fio\s+")
 
 _UNIT_BYTES = {
     "B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3, "TiB": 1024**4, "PiB": 1024**5,
@@ -163,8 +164,8 @@ class _Reader:
             self._new_invocation_if_done()
             self.last_header = match["name"]
             self.out.options.setdefault(match["name"], _header_options(match))
-        elif (match := _COMMAND.search(line)) is not None:
-            self._command(match["args"])
+        elif (args := command_args(line)) is not None:
+            self._command(args)
         elif (match := _JOB_REPORT.match(line)) is not None:
             self._job_report(match)
         elif (match := _DIRECTION.match(line)) is not None and self.job is not None:
@@ -270,8 +271,11 @@ class _Reader:
 def command_args(line: str) -> str | None:
     """The arguments of a fio command line as pasted ("$ sudo fio --name=x ..."),
     None when the line does not run fio with options."""
-    match = _COMMAND.search(line.rstrip())
-    return None if match is None else match["args"]
+    match = _COMMAND.search(line)
+    if match is None:
+        return None
+    args = line[match.end() :].rstrip().rstrip("`")  # `fio ...` quoted in markdown
+    return args if "--" in args else None
 
 
 def command_options(args: str) -> list[tuple[str, dict[str, str | None]]]:

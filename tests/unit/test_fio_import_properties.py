@@ -124,10 +124,18 @@ def test_a_job_keeps_what_parses_and_names_what_did_not(
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(max_size=300))
-def test_any_line_is_a_command_or_not(line: str) -> None:
-    for job in jobs_of_command(line):
-        job.validate()
+@given(
+    st.lists(
+        st.sampled_from(["fio", "./fio", "/usr/bin/fio", "sudo", "$", "#", "(", "`", "--name=",
+                         "--direct=1", "x", "--rw=write", "--size=16Mi", "/", " ", "  ", "'"]),
+        max_size=40,
+    ),
+    st.text(max_size=100),
+)  # fmt: skip
+def test_any_line_is_a_command_or_not(words: list[str], noise: str) -> None:
+    for line in ("".join(words), " ".join(words) + noise, noise + " ".join(words)):
+        for job in jobs_of_command(line):
+            job.validate()
 
 
 @settings(max_examples=200, deadline=None)
