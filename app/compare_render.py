@@ -96,6 +96,9 @@ def note_lines(comparison: Comparison) -> list[str]:
             lines.append(f"{run_label(run)}: {warning.kind}: {warning.text}")
         if notes.clones_shared_file:
             lines.append(f"{run_label(run)}: stored before 0.2, its clones shared one test file")
+        if notes.unknown_options:
+            unknown = ", ".join(notes.unknown_options)
+            lines.append(f"{run_label(run)}: its file does not state {unknown}: not compared")
     for row in comparison.rows:
         if Match.POSITION in row.matched_by:
             names = " / ".join(n or "-" for n in row.names)
@@ -137,6 +140,7 @@ def _run_json(run: RunResult, comparison: Comparison, index: int) -> dict[str, A
         "warnings": [{"kind": w.kind.value, "text": w.text} for w in run.warnings],
         "inflated": bool(notes.inflating),
         "clones_shared_file": notes.clones_shared_file,
+        "unknown_options": list(notes.unknown_options),
     }
 
 

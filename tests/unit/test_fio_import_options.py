@@ -4,10 +4,11 @@ tierdeck cannot read (left out by name, the job kept)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from tierdeck.app.compare_render import to_json
+from tierdeck.app.compare_render import note_lines, to_json
 from tierdeck.app.history import HistoryStore, result_to_json
 from tierdeck.backends.fio_import import imported_run, jobs_of_command, parse_fio_output
 from tierdeck.backends.fio_import_specs import JobOptions, imported_jobs
@@ -67,6 +68,20 @@ def test_unknown_is_not_compared_as_a_difference() -> None:
     as_json = [d for d in to_json(three)["differences"] if d["key"].endswith(".direct")]
     assert as_json[0]["values"] == ["1", None, "0"]
     assert as_json[0]["unknown"] == [False, True, False]
+
+
+def test_a_run_with_unknown_options_is_not_called_comparable() -> None:
+    with_command = imported_run(pasted("sudo fio"), "a.txt", now=0.0)
+    alone = imported_run(REPORT.encode(), "b.txt", now=0.0)
+    comparison = compare_runs([replace(with_command, id=1), replace(alone, id=2)])
+    assert not comparison.comparable
+    unknown = "end_fsync, fdatasync, filename, fsync, group_reporting, numjobs, rate, runtime"
+    assert note_lines(comparison) == [
+        f"#2 b.txt: its file does not state direct, {unknown}, size, stonewall, time_based:"
+        " not compared"
+    ]
+    runs = to_json(comparison)["runs"]
+    assert runs[0]["unknown_options"] == [] and "direct" in runs[1]["unknown_options"]
 
 
 def test_the_stored_run_keeps_what_is_unknown(tmp_path: Path) -> None:
