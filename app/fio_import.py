@@ -1,7 +1,9 @@
 """``tierdeck history import``: files of fio output into the history, one run each.
 
 Each file is read whole (up to READ_LIMIT), parsed by ``backends.fio_import``, checked
-against the history for the same bytes (sha256), and stored. A file that is refused
+against the history for the same report (``content_hash``: line ends and trailing
+blanks do not count; runs imported before it are found by their bytes' sha256), and
+stored. A file that is refused
 (not fio output, cut short, already imported, unreadable) stores nothing and does not
 stop the others.
 """
@@ -13,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..backends.fio_import import content_hash, imported_run
+from ..backends.fio_import import bytes_hash, content_hash, imported_run, refuse_binary
 from ..backends.localfiles import read_user_file
-from ..core.bench_models import RunResult
+from ..core.bench_models import RunResult, WarningKind
 from ..core.imports import ImportRefusalKind, ImportRefused
 from .history import HistoryError, RunStore
 
@@ -34,6 +36,14 @@ class ImportOutcome:
     def run_id(self) -> int | None:
         return None if self.run is None else self.run.id
 
+    @property
+    def left_out(self) -> tuple[str, ...]:
+        """The job options the import could not read, in words (the run keeps them as
+        warnings): for the CLI and the TUI to say at once."""
+        if self.run is None:
+            return ()
+        return tuple(w.text for w in self.run.warnings if w.kind is WarningKind.IMPORT_OPTIONS)
+
 
 def import_file(
     store: RunStore,
@@ -45,11 +55,11 @@ def import_file(
 ) -> RunResult:
     """Store the run ``path`` holds; raise ImportRefused (nothing stored) otherwise."""
     try:
-        data = read_user_file(path, READ_LIMIT)
+        data = read_user_file(path, READ_LIMIT, check_head=refuse_binary)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise ImportRefused(f"cannot read it: {reason}", kind=ImportRefusalKind.UNREADABLE) from exc
-    existing = store.find_import(content_hash(data))
+    existing = _imported_as(store, data)
     if existing is not None:
         raise ImportRefused(
             f"already imported as run {existing}",
@@ -61,7 +71,7 @@ def import_file(
         run_id = store.save(run)
     except HistoryError:
         # another import of the same bytes won the race (the hash is unique)
-        existing = store.find_import(content_hash(data))
+        existing = _imported_as(store, data)
         if existing is None:
             raise
         raise ImportRefused(
@@ -70,6 +80,11 @@ def import_file(
             existing_run=existing,
         ) from None
     return replace(run, id=run_id)
+
+
+def _imported_as(store: RunStore, data: bytes) -> int | None:
+    found = store.find_import(content_hash(data))
+    return found if found is not None else store.find_import(bytes_hash(data))
 
 
 def import_files(

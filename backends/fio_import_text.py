@@ -64,7 +64,10 @@ _GROUP_IO = re.compile(rf"\bio=(?P<io>[0-9]+(?:\.[0-9]+)?)(?P<iou>{_UNIT})")
 _GROUP_RUN = re.compile(r"\brun=(?P<min>[0-9]+)-(?P<max>[0-9]+)msec")
 # fio 2.x's text: "write: io=..., bw=..., iops=..., runt=..." and "aggrb=" group lines.
 _OLD_TEXT = re.compile(r"^\s+(?:read|write|trim)\s*: io=.*\bruntime?=|\baggrb=", re.MULTILINE)
-_COMMAND = re.compile(r"(?:^|[#$>]\s*)fio\s+(?P<args>--.*)$")
+# fio run by any path or wrapper, after any prompt: "fio", "./fio", "/usr/bin/fio",
+# "$ sudo fio", "root@box:/test# fio" (seed 001), "time fio"; options with "--" follow.
+# The path part cannot cross a prompt's characters, so a long line is scanned once.
+_COMMAND = re.compile(r"(?:^|[\s#$>`'\"(])(?:[^\s#$>`'\"(]*/)?fio\s+")
 
 _UNIT_BYTES = {
     "B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3, "TiB": 1024**4, "PiB": 1024**5,
@@ -92,6 +95,8 @@ class TextImport:
     jobs: list[dict[str, Any]] = field(default_factory=list)  # fio-JSON-shaped entries
     groups: list[GroupStatus] = field(default_factory=list)
     options: dict[str, dict[str, str | None]] = field(default_factory=dict)  # per job name
+    # jobs whose options come from a pasted command line: all of them, not a summary
+    from_command: set[str] = field(default_factory=set)
     ended_at: float | None = None  # the last job report's date (local time)
 
     def document(self) -> dict[str, Any]:
@@ -159,8 +164,8 @@ class _Reader:
             self._new_invocation_if_done()
             self.last_header = match["name"]
             self.out.options.setdefault(match["name"], _header_options(match))
-        elif (match := _COMMAND.search(line)) is not None:
-            self._command(match["args"])
+        elif (args := command_args(line)) is not None:
+            self._command(args)
         elif (match := _JOB_REPORT.match(line)) is not None:
             self._job_report(match)
         elif (match := _DIRECTION.match(line)) is not None and self.job is not None:
@@ -193,7 +198,11 @@ class _Reader:
 
     def _command(self, args: str) -> None:
         for name, options in command_options(args):
-            self.out.options.setdefault(name, options)
+            if name in self.out.from_command:
+                continue
+            # fio's "rw=..., bs=..." line may have come first: the command says more
+            self.out.options[name] = {**self.out.options.get(name, {}), **options}
+            self.out.from_command.add(name)
 
     def _job_report(self, match: re.Match[str]) -> None:
         if self.group_head is not None or (self.seen_results and not self.out.jobs):
@@ -257,6 +266,16 @@ class _Reader:
 
     def finish(self) -> TextImport:
         return self.out
+
+
+def command_args(line: str) -> str | None:
+    """The arguments of a fio command line as pasted ("$ sudo fio --name=x ..."),
+    None when the line does not run fio with options."""
+    match = _COMMAND.search(line)
+    if match is None:
+        return None
+    args = line[match.end() :].rstrip().rstrip("`")  # `fio ...` quoted in markdown
+    return args if "--" in args else None
 
 
 def command_options(args: str) -> list[tuple[str, dict[str, str | None]]]:

@@ -79,7 +79,10 @@ class HistoryImport:
         screen: Screen[Any] = self  # type: ignore[assignment]
         for outcome in message.outcomes:
             if outcome.run is not None:
-                screen.notify(f"{outcome.path.name}: imported as run #{outcome.run_id}.")
+                said = f"{outcome.path.name}: imported as run #{outcome.run_id}."
+                if outcome.left_out:
+                    said += " " + "; ".join(outcome.left_out) + "."
+                screen.notify(said, severity="warning" if outcome.left_out else "information")
                 self.select_id = outcome.run_id
             elif outcome.refusal is not None:
                 screen.notify(

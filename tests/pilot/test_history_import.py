@@ -67,3 +67,18 @@ async def test_the_prompt_refuses_a_missing_file(tmp_path: Path) -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, PromptScreen)  # stays, with the reason
+
+
+async def test_job_options_left_out_are_said_at_once(tmp_path: Path) -> None:
+    app = HistoryApp(tmp_path / "history.sqlite3")
+    async with app.run_test(size=(80, 24)) as pilot:
+        path = FIXTURES / "fio333_path_name_jsonplus.json"
+        await import_through_prompt(pilot, app, str(path))
+        await wait_until(
+            pilot,
+            lambda: any("imported as run #1" in n.message for n in app._notifications),
+            "the import's notification",
+        )
+        (said,) = [n for n in app._notifications if "imported as run #1" in n.message]
+        assert "fio option runtime=500ms not understood" in said.message
+        assert said.severity == "warning"

@@ -83,3 +83,76 @@ def test_imported_runs_are_marked_in_list_and_show(data_dir: Path) -> None:
 def test_help_names_the_formats(data_dir: Path) -> None:
     text = run("history", "import", "--help").output
     assert "json+" in text and "Run status group" in text
+
+
+def test_the_same_report_with_other_line_ends_is_refused_as_imported(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    original = FIXTURES / "fio333_seqread.txt"
+    assert run("history", "import", str(original)).exit_code == 0
+    text = original.read_bytes()
+    for name, data in (
+        ("newline.txt", text + b"\n"),
+        ("crlf.txt", text.replace(b"\n", b"\r\n")),
+        ("bom-blanks.txt", b"\xef\xbb\xbf\n" + text.replace(b"\n", b"  \n")),
+    ):
+        copy = tmp_path / name
+        copy.write_bytes(data)
+        again = run("history", "import", str(copy))
+        assert again.exit_code == 2, name
+        assert again.stderr.strip() == f"tierdeck: {copy}: not imported: already imported as run 1"
+
+
+def test_a_run_imported_by_its_bytes_hash_is_still_found(data_dir: Path) -> None:
+    from dataclasses import replace
+
+    from tierdeck.backends.fio_import import bytes_hash, imported_run
+
+    data = (FIXTURES / "fio333_seqread.txt").read_bytes()
+    run_ = imported_run(data, "old.txt", now=0.0)
+    assert run_.imported is not None
+    old = replace(run_, imported=replace(run_.imported, content_hash=bytes_hash(data)))
+    HistoryStore(data_dir / "history.sqlite3").save(old)  # as stored before normalising
+    again = run("history", "import", str(FIXTURES / "fio333_seqread.txt"))
+    assert again.exit_code == 2 and "already imported as run 1" in again.stderr
+
+
+def test_binary_data_is_refused_from_its_first_block(data_dir: Path, tmp_path: Path) -> None:
+    image = tmp_path / "disk.img"
+    with open(image, "wb") as fh:
+        fh.write(bytes(range(256)) * 256)  # 64 KiB, as a disk image starts
+        fh.truncate(1 << 30)  # 1 GiB, beyond what is ever read: refused before the rest
+    result = run("history", "import", str(image))
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        f"tierdeck: {image}: not imported: binary data, not text: not fio's output"
+        " (JSON or text report)"
+    )
+
+
+def test_windows_utf16_text_is_read(data_dir: Path, tmp_path: Path) -> None:
+    # Windows PowerShell's "fio ... > out.txt" saves UTF-16 with its BOM
+    saved = tmp_path / "powershell.txt"
+    text = (FIXTURES / "fio333_seqread.txt").read_text().replace("\n", "\r\n")
+    saved.write_bytes(text.encode("utf-16"))
+    result = run("history", "import", str(saved))
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(run("history", "show", "1", "--json").stdout)["summary"]["read"]
+
+
+def test_job_options_left_out_are_named_and_kept_as_warnings(data_dir: Path) -> None:
+    path = FIXTURES / "fio333_path_name_jsonplus.json"
+    result = run("history", "import", str(path))
+    assert result.exit_code == 0
+    assert result.stdout == f"imported {path} as run 1 (fio333_path_name_jsonplus.json)\n"
+    assert (
+        f"tierdeck: {path}: kept job '/dev/shm/tdpath'; fio option runtime=500ms not understood"
+        in result.stderr.splitlines()
+    )
+    shown = json.loads(run("history", "show", "1", "--json").stdout)
+    assert [j["name"] for j in shown["spec"]["jobs"]] == ["dev_shm_tdpath"]
+    assert (
+        shown["spec"]["jobs"][0]["size"] == "16Mi" and shown["spec"]["jobs"][0]["runtime"] is None
+    )
+    kinds = [w["kind"] for w in shown["warning_details"]]
+    assert kinds == ["import-options", "import-options"]
