@@ -28,6 +28,8 @@ def rung_to_json(rung: Rung) -> dict[str, Any]:
         if rung.option is None
         else {"name": rung.option[0], "value": rung.option[1]},
     }
+    if rung.role is not None:
+        out["role"] = rung.role.value
     if rung.skipped is not None:
         out["skipped"] = rung.skipped
     return out
@@ -39,6 +41,8 @@ def ladder_to_json(result: LadderResult) -> dict[str, Any]:
         "id": result.id,
         "pool": result.pool,
         "diagnosis": diagnose(result.rungs),
+        "job": result.job,
+        "direct_refused": result.direct_refused,
         "rungs": [rung_to_json(r) for r in result.rungs],
     }
 
@@ -79,6 +83,8 @@ def ladder_lines(result: LadderResult) -> list[str]:
                 "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
             )
     lines.append("")
+    if result.job is not None:
+        lines.append(f"job: {result.job}")
     lines.append("penalty: how much slower than the rung under 'against' (negative: faster)")
     lines.append(f"diagnosis: {diagnose(result.rungs)}")
     return lines

@@ -1,8 +1,11 @@
 """What the ladder runs, picked before it starts: a small menu (``screens/choice``)
 that comes back after each change until "Run it" or escape.
 
-- the job: the default (sequential 1 MiB writes sized to the free space) or a preset;
-- the branch rungs: the branch the pool's create policy picks, or every RW branch
+- the job: the default (sequential 1 MiB writes for some seconds per rung, O_DIRECT,
+  or buffered on every rung, and why, when the pool refuses O_DIRECT: the menu is
+  opened with the pool's answer, ``LadderChoice.default_job``) or a preset;
+- the branch rungs: the branch the pool's create policy picks (and, on a tiered pool,
+  the slow branch new files go to once it is full), or every RW branch
   (``--all-branches``);
 - the mergerfs option sweep (``--option NAME=V1,V2``): an option from those
   ``core.ladder_options.SWEEPABLE`` names, then its values typed on one line and
@@ -17,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..app.ladder_plan import default_job_text, is_tiered
 from ..core.errors import one_line
 from ..core.ladder_options import (
     SWEEPABLE,
@@ -27,7 +31,7 @@ from ..core.ladder_options import (
 from ..core.models import MergerfsPool
 from ..core.presets import PRESETS, find_preset
 
-DEFAULT_JOB = "sequential 1 MiB writes, O_DIRECT, sized to the free space"
+DEFAULT_JOB = default_job_text(None, drop_caches=False)  # the pool takes O_DIRECT
 NO_OPTION = "-"  # the option list's "no option sweep"
 
 
@@ -36,11 +40,15 @@ class LadderChoice:
     preset: str | None = None  # None: the default job
     all_branches: bool = False
     option: OptionSweep | None = None
+    default_job: str = DEFAULT_JOB  # as the pool's answer to O_DIRECT makes it
+    direct_refused: str | None = None  # that answer, when it refused
 
 
 def menu_note(pool: MergerfsPool, choice: LadderChoice) -> str:
     """What the ladder will do with ``choice``: what it writes and mounts."""
-    job = DEFAULT_JOB if choice.preset is None else f"the preset {choice.preset}"
+    job = choice.default_job if choice.preset is None else f"the preset {choice.preset}"
+    if choice.preset is not None and choice.direct_refused is not None:
+        job += f"; the pool refuses O_DIRECT ({choice.direct_refused})"
     if choice.option is not None:
         values = ", ".join(choice.option.values)
         return (
@@ -51,6 +59,10 @@ def menu_note(pool: MergerfsPool, choice: LadderChoice) -> str:
         )
     if choice.all_branches:
         where = "every RW branch (" + ", ".join(b.path for b in pool.branches) + ")"
+    elif is_tiered(pool):
+        where = (
+            "the branch the pool writes new files to, the slow branch they go to once it is full"
+        )
     else:
         where = "the branch the pool would pick"
     return (
@@ -61,9 +73,11 @@ def menu_note(pool: MergerfsPool, choice: LadderChoice) -> str:
     )
 
 
-def menu_choices(choice: LadderChoice) -> list[tuple[str, str]]:
+def menu_choices(choice: LadderChoice, pool: MergerfsPool) -> list[tuple[str, str]]:
     job = "default" if choice.preset is None else choice.preset
     branches = "every RW branch" if choice.all_branches else "the one the pool picks"
+    if not choice.all_branches and is_tiered(pool):
+        branches += ", and a slow one"
     if choice.option is None:
         option = "none (branch, pool, tmpfs, nullrw)"
     else:
@@ -103,7 +117,7 @@ def ask_ladder_choice(
     screen.app.push_screen(
         ChoiceScreen(
             f"Layer-penalty ladder · {pool.mountpoint}",
-            menu_choices(current),
+            menu_choices(current, pool),
             note=menu_note(pool, current),
             highlight=highlight,
         ),
@@ -114,7 +128,7 @@ def ask_ladder_choice(
 def _ask_job(screen: Any, current: LadderChoice, then: Callable[[LadderChoice], None]) -> None:
     from .choice import ChoiceScreen
 
-    rows = [("", f"default: {DEFAULT_JOB}")]
+    rows = [("", f"default: {current.default_job}")]
     rows += [(p.name, f"{p.name}: {p.title}") for p in PRESETS]
 
     def picked(key: str | None) -> None:

@@ -1,7 +1,7 @@
 """The layer-penalty ladder as one table: a row per rung (branch, pool, tmpfs, nullrw,
 option), where fio ran, its bandwidth, IOPS and mean latency, and the % the layer costs
-against the rung it adds to (``core/ladder.COMPARED_TO``: the pool against the best
-branch, tmpfs against nullrw). A skipped rung says why under its row; the rung running
+against the rung it adds to (``core/ladder.COMPARED_TO``: the pool against the branch
+its create policy writes to, tmpfs against nullrw). A skipped rung says why under its row; the rung running
 now is marked, and the rungs still to come are counted. The diagnosis line goes under
 the table. Plain Rich renderables in a Static: a ladder has a handful of rows.
 """
@@ -63,10 +63,12 @@ def ladder_renderable(
     running: tuple[str, str] | None = None,
     still_to_run: int = 0,
     diagnosis: str | None = None,
+    job: str | None = None,
 ) -> RenderableType:
     """The table (rungs with penalties filled: ``core.ladder.with_penalties``), the rung
-    running now (its label, path), how many come after it, and the diagnosis."""
-    return _Ladder(tuple(rungs), running, still_to_run, diagnosis)
+    running now (its label, path), how many come after it, the diagnosis and what job
+    every rung ran (O_DIRECT or buffered, and why)."""
+    return _Ladder(tuple(rungs), running, still_to_run, diagnosis, job)
 
 
 class _Ladder:
@@ -79,11 +81,13 @@ class _Ladder:
         running: tuple[str, str] | None,
         still_to_run: int,
         diagnosis: str | None,
+        job: str | None = None,
     ) -> None:
         self.rungs = rungs
         self.running = running
         self.still_to_run = still_to_run
         self.diagnosis = diagnosis
+        self.job = job
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         rows = [rung_cells(r, self.rungs) for r in self.rungs]
@@ -121,6 +125,8 @@ class _Ladder:
             yield Text(more, style="dim")
         if self.diagnosis:
             yield Text.assemble(("Diagnosis: ", "bold"), self.diagnosis)
+        if self.job:
+            yield Text.assemble(("Job: ", "bold"), self.job, style="dim")
 
 
 def _plain(cell: RenderableType) -> str:
@@ -141,10 +147,11 @@ class LadderTable(Static):
         running: tuple[str, str] | None = None,
         still_to_run: int = 0,
         diagnosis: str | None = None,
+        job: str | None = None,
     ) -> None:
         self.rungs = tuple(rungs)
         self.update(
             ladder_renderable(
-                rungs, running=running, still_to_run=still_to_run, diagnosis=diagnosis
+                rungs, running=running, still_to_run=still_to_run, diagnosis=diagnosis, job=job
             )
         )

@@ -281,3 +281,27 @@ async def test_the_menu_picks_the_job_all_branches_and_an_option_sweep(
         assert planned.asked[0]["preset"] == PRESETS[1].name
         assert planned.asked[0]["all_branches"] is True
         assert planned.asked[0]["option"] == OptionSweep("cache.files", ("off", "partial"))
+
+
+async def test_the_menu_says_buffered_and_why_before_running(
+    demo_host: RecordedHost,
+    demo_collector: CountingCollector,
+    scripted: tuple[Planned, ScriptedLadder],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pool refuses O_DIRECT (FUSE, EINVAL): the menu must not promise it."""
+    import errno
+
+    def probe(self: RecordedHost, directory: str, name: str, *, direct: bool) -> OSError | None:
+        return OSError(errno.EINVAL, "Invalid argument") if direct else None
+
+    monkeypatch.setattr(RecordedHost, "probe_write", probe)
+    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
+    async with app.run_test(size=(120, 30)) as pilot:
+        menu = await open_menu(pilot, app)
+        note = str(menu.note)
+        assert "O_DIRECT, 10 s" not in note
+        assert "buffered on every rung because the pool refuses O_DIRECT (EINVAL" in note
+        assert "caches dropped before each rung" in note  # the demo host is root
+        text = " ".join(screen_text(app).split())
+        assert "buffered on every rung" in text
