@@ -30,6 +30,8 @@ def rung_to_json(rung: Rung) -> dict[str, Any]:
     }
     if rung.role is not None:
         out["role"] = rung.role.value
+    if rung.skipped is None:
+        out["spread_pct"] = None if rung.spread_pct is None else round(rung.spread_pct, 2)
     if rung.skipped is not None:
         out["skipped"] = rung.skipped
     return out

@@ -50,7 +50,7 @@ from dataclasses import replace
 from ..backends.mounts import read_mounts
 from ..core.bench_models import BenchRefused, RefusalKind, RunStatus
 from ..core.errors import one_line
-from ..core.ladder import LadderResult, Rung, RungKind, with_penalties
+from ..core.ladder import LadderResult, Rung, RungKind, bandwidth_spread, with_penalties
 from ..core.ladder_options import (
     branches_arg,
 )
@@ -188,7 +188,8 @@ class _Ladder:
             return replace(
                 base, run_id=result.id, skipped=f"fio failed: {result.error or 'no message'}"
             )
-        return replace(base, run_id=result.id, summary=dict(result.summary))
+        spread = bandwidth_spread(result.summary, result.series)
+        return replace(base, run_id=result.id, summary=dict(result.summary), spread_pct=spread)
 
     def record(self, position: int, planned: PlannedRung, rung: Rung) -> None:
         if self.plan.store is not None and self.set_id is not None:

@@ -15,7 +15,14 @@ from typing import Any
 
 from ..core.bench_models import RunResult, RunStatus
 from ..core.errors import TierdeckError
-from ..core.ladder import BranchRole, LadderResult, Rung, RungKind, with_penalties
+from ..core.ladder import (
+    BranchRole,
+    LadderResult,
+    Rung,
+    RungKind,
+    bandwidth_spread,
+    with_penalties,
+)
 from .run_sets import RunSetKind, RunSetStore
 
 BRANCH_KEY = "branch:"
@@ -71,7 +78,8 @@ def _rung(
     if status is RunStatus.FAILED:
         why = f"fio failed: {run.error or 'no message'}"
         return Rung(kind, where, run.id, skipped=why, option=option, role=role)
-    return Rung(kind, where, run.id, dict(run.summary), option=option, role=role)
+    spread = bandwidth_spread(run.summary, run.series)
+    return Rung(kind, where, run.id, dict(run.summary), option=option, role=role, spread_pct=spread)
 
 
 def _text(definition: dict[str, Any], key: str) -> str | None:

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from .bench_models import DirectionSummary
-from .compare_noise import Metric
+from .compare_noise import Metric, job_seconds, noise_pct, spread_pct
+from .fio_models import Sample
 from .sweep import metric_value
 
 LADDER_SCHEMA = "tierdeck.ladder/1"
@@ -68,6 +69,7 @@ class Rung:
     option: tuple[str, str] | None = None  # an option rung's (name, value)
     penalty_pct: float | None = None  # filled by with_penalties
     role: BranchRole | None = None  # a branch rung's; None: unknown (an old ladder)
+    spread_pct: float | None = None  # its bandwidth's own second-by-second spread (CV, %)
 
     @property
     def label(self) -> str:
@@ -83,6 +85,18 @@ def rung_bandwidth(rung: Rung) -> float | None:
     if rung.skipped is not None:
         return None
     return metric_value(rung.summary, Metric.BW)
+
+
+def bandwidth_spread(
+    summary: Mapping[str, DirectionSummary], series: Sequence[Sample]
+) -> float | None:
+    """How much a rung's bandwidth wandered second by second (core/compare_noise's
+    spread, on the direction that moved the most bytes); None when unknown."""
+    busy = [d for d, s in summary.items() if s.bw_bytes > 0]
+    if not busy:
+        return None
+    direction = max(busy, key=lambda d: summary[d].bw_bytes)
+    return spread_pct(job_seconds(series, None), direction, Metric.BW)
 
 
 def penalty_pct(value: float | None, reference: float | None) -> float | None:
@@ -130,8 +144,16 @@ class LadderResult:
 
 
 # Penalties within this many percent read as "no measurable cost": two runs of the same
-# job on the same disk differ by a few percent (core/compare_noise).
+# job on the same disk differ by a few percent (core/compare_noise). Rungs that wandered
+# more second by second widen the band (noise_band).
 NOISE_PCT = 5.0
+
+
+def noise_band(rung: Rung, reference: Rung) -> float:
+    """How far apart two rungs must be to differ: NOISE_PCT, or their spreads combined
+    when larger (a delta inside the runs' own second-by-second spread is noise)."""
+    combined = noise_pct(rung.spread_pct, reference.spread_pct)
+    return max(NOISE_PCT, combined or 0.0)
 
 
 def _pct(value: float) -> str:
@@ -204,14 +226,15 @@ def diagnose(rungs: Sequence[Rung]) -> str:
     if reference.role is None:  # a ladder stored before it said which branch that is
         branch, over = "its branch", " here"
     slow = _slow_clause(rungs, reference)
-    if penalty < -NOISE_PCT:
+    band = noise_band(pool, reference)
+    if penalty < -band:
         return (
             f"the pool is {_pct(penalty)} faster than {branch}: a cache above the disk "
             f"(page cache, cache.files) is answering, not the disk{slow}"
         )
-    if penalty <= NOISE_PCT:
+    if penalty <= band:
         return (
             f"mergerfs costs nothing measurable here (the pool is within "
-            f"{NOISE_PCT:.0f} % of {branch}){slow}"
+            f"{band:.0f} % of {branch}){slow}"
         )
     return f"mergerfs itself costs {_pct(penalty)}{over}; {_fuse_clause(rungs, penalty)}{slow}"

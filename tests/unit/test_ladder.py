@@ -6,10 +6,12 @@ from dataclasses import replace
 
 import pytest
 from tierdeck.core.bench_models import DirectionSummary
+from tierdeck.core.fio_models import EMPTY_SAMPLE_DIRECTION, DirectionSample, Sample
 from tierdeck.core.ladder import (
     BranchRole,
     Rung,
     RungKind,
+    bandwidth_spread,
     diagnose,
     penalty_pct,
     reference_of,
@@ -163,3 +165,26 @@ def test_diagnosis_when_the_cache_rung_did_not_run() -> None:
     )
     line = diagnose(tiered_ladder(400, None, 120))
     assert line.endswith("; the slow branch /mnt/hdd0 did not run")
+
+
+def test_a_delta_inside_the_rungs_own_spread_is_noise() -> None:
+    rungs = list(tiered_ladder(400, 100, 360))  # the pool 10 % below the cache
+    assert diagnose(with_penalties(rungs)).startswith("mergerfs itself costs 10 % over")
+    # ... but both wandered 8-9 % second by second: 10 % tells nothing
+    rungs[0] = replace(rungs[0], spread_pct=8.0)
+    rungs[2] = replace(rungs[2], spread_pct=9.0)
+    assert diagnose(with_penalties(rungs)).startswith(
+        "mergerfs costs nothing measurable here (the pool is within 12 % of /mnt/cache"
+    )
+
+
+def test_bandwidth_spread_of_a_rungs_seconds() -> None:
+    def second(mib_s: float, interval: float = 1.0) -> Sample:
+        write = DirectionSample(mib_s * MIB, mib_s, 1e6, None)
+        return Sample(1.0, interval, EMPTY_SAMPLE_DIRECTION, write)
+
+    summary = {"write": DirectionSummary(100 * MIB, 100.0, 1e6, 2_000_000)}
+    seconds = [second(90), second(110), second(90), second(110), second(5, interval=0.2)]
+    assert bandwidth_spread(summary, seconds) == pytest.approx(10.0)  # partial last second
+    assert bandwidth_spread(summary, seconds[:2]) is None  # too few seconds to say
+    assert bandwidth_spread({}, seconds) is None

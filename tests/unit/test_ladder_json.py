@@ -4,6 +4,8 @@ job was (O_DIRECT or buffered, and why) and the pool's answer to O_DIRECT."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tierdeck.app.ladder_json import ladder_lines, ladder_to_json
 from tierdeck.core.bench_models import DirectionSummary
 from tierdeck.core.ladder import BranchRole, LadderResult, Rung, RungKind, with_penalties
@@ -21,7 +23,7 @@ def _result() -> LadderResult:
     rungs = [
         _rung(RungKind.BRANCH, "/mnt/cache", 400, BranchRole.CREATE),
         _rung(RungKind.BRANCH, "/mnt/hdd0", 100, BranchRole.SLOW),
-        _rung(RungKind.POOL, "/mnt/pool", 120),
+        replace(_rung(RungKind.POOL, "/mnt/pool", 120), spread_pct=3.5),
     ]
     return LadderResult(3, "/mnt/pool", with_penalties(rungs), JOB, "EINVAL: Invalid argument")
 
@@ -34,6 +36,7 @@ def test_json_adds_the_job_and_the_roles() -> None:
     assert (cache["rung"], cache["label"], cache["role"]) == ("branch", "branch", "create")
     assert (slow["rung"], slow["label"], slow["role"]) == ("branch", "slow", "slow")
     assert "role" not in pool and pool["penalty_pct"] == 70.0
+    assert pool["spread_pct"] == 3.5  # its bandwidth's own second-by-second spread
     assert doc["diagnosis"].startswith("mergerfs itself costs 70 % over /mnt/cache")
 
 
