@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .ladder_run import LadderPlan
 
 LADDER_HELP = """Run the same job on each layer of the mergerfs pool TARGET and show what
-each layer costs (seed 000's "raw pool 1240 vs mergerfs 374", the mergerfs benchmarking
+each layer costs (a user's "raw pool 1240 vs mergerfs 374", the mergerfs benchmarking
 guide's layer by layer test):
 
 \b
@@ -40,7 +40,8 @@ guide's layer by layer test):
 
 The table gives MiB/s, IOPS and latency per rung and its penalty against the rung
 below it (the pool against the branch its create policy writes to, tmpfs against
-nullrw), then a one-line diagnosis naming that branch. --option NAME=V1,V2 sweeps one mergerfs option instead: the pool as mounted,
+nullrw), then a one-line diagnosis naming that branch (a difference inside the
+rungs' own second-by-second spread reads as noise). --option NAME=V1,V2 sweeps one mergerfs option instead: the pool as mounted,
 then a throwaway pool of the same branches once per value (cache.files=off,partial,
 auto-full; direct_io=true,false; async_read=true,false ...).
 
