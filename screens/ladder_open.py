@@ -31,15 +31,15 @@ def ask_ladder(screen: Any, pool: MergerfsPool) -> None:
     def check() -> None:
         """The pool's answer to O_DIRECT (a probe write, so off the UI thread), then
         the menu saying what the default job will really do."""
-        from ..app.ladder_plan import default_job_text, direct_refused
+        from ..app.ladder_plan import direct_refused
         from ..core.errors import TierdeckError
 
         try:
             refused = direct_refused(host, pool)
         except (OSError, TierdeckError):
             refused = None  # the plan probes again and the rung says what fio met
-        job = default_job_text(refused, drop_caches=refused is not None and host.is_root)
-        choice = LadderChoice(default_job=job, direct_refused=refused)
+        drop = refused is not None and host.is_root
+        choice = LadderChoice(direct_refused=refused, drop_caches=drop)
         screen.app.call_from_thread(
             ask_ladder_choice,
             screen,
@@ -75,6 +75,7 @@ def start_ladder(screen: Any, mountpoint: str, choice: LadderChoice | None = Non
             preset=wanted.preset,
             all_branches=wanted.all_branches,
             option=wanted.option,
+            runtime=wanted.runtime,
             store=RunSetStore(),
         )
 

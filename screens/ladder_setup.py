@@ -7,6 +7,7 @@ that comes back after each change until "Run it" or escape.
 - the branch rungs: the branch the pool's create policy picks (and, on a tiered pool,
   the slow branch new files go to once it is full), or every RW branch
   (``--all-branches``);
+- how long each rung runs (``--runtime``: the default job's 10 s, or a preset's own);
 - the mergerfs option sweep (``--option NAME=V1,V2``): an option from those
   ``core.ladder_options.SWEEPABLE`` names, then its values typed on one line and
   checked by ``parse_option_sweep`` before the menu takes them.
@@ -20,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..app.ladder_plan import default_job_text, is_tiered
+from ..app.ladder_plan import DEFAULT_RUNTIME, default_job_text, is_tiered
 from ..core.errors import one_line
 from ..core.ladder_options import (
     SWEEPABLE,
@@ -31,8 +32,8 @@ from ..core.ladder_options import (
 from ..core.models import MergerfsPool
 from ..core.presets import PRESETS, find_preset
 
-DEFAULT_JOB = default_job_text(None, drop_caches=False)  # the pool takes O_DIRECT
 NO_OPTION = "-"  # the option list's "no option sweep"
+RUNTIMES = (5, 10, 30, 60, 120)  # seconds per rung offered (--runtime takes any)
 
 
 @dataclass(frozen=True)
@@ -40,8 +41,14 @@ class LadderChoice:
     preset: str | None = None  # None: the default job
     all_branches: bool = False
     option: OptionSweep | None = None
-    default_job: str = DEFAULT_JOB  # as the pool's answer to O_DIRECT makes it
-    direct_refused: str | None = None  # that answer, when it refused
+    runtime: int | None = None  # seconds per rung; None: the default job's, a preset's own
+    direct_refused: str | None = None  # the pool's answer to O_DIRECT, when it refused
+    drop_caches: bool = False  # buffered, as root: caches dropped before each rung
+
+    @property
+    def default_job(self) -> str:
+        """The default job as it will run (O_DIRECT or buffered, the runtime)."""
+        return default_job_text(self.direct_refused, self.drop_caches, self.runtime)
 
 
 def menu_note(pool: MergerfsPool, choice: LadderChoice) -> str:
@@ -86,6 +93,11 @@ def menu_choices(choice: LadderChoice, pool: MergerfsPool) -> list[tuple[str, st
     if choice.option is None:  # an option sweep has no branch rungs
         rows.append(("branches", f"Branch rungs: {branches}"))
     rows.append(("option", f"Option sweep: {option}"))
+    if choice.runtime is not None:
+        runtime = f"{choice.runtime} s"
+    else:
+        runtime = f"{DEFAULT_RUNTIME} s" if choice.preset is None else "the preset's own"
+    rows.append(("runtime", f"Each rung runs: {runtime}"))
     return rows
 
 
@@ -113,6 +125,8 @@ def ask_ladder_choice(
             again(replace(current, all_branches=not current.all_branches), "branches")
         elif key == "option":
             _ask_option(screen, current, lambda c: again(c, "option"))
+        elif key == "runtime":
+            _ask_runtime(screen, current, lambda c: again(c, "runtime"))
 
     screen.app.push_screen(
         ChoiceScreen(
@@ -140,6 +154,22 @@ def _ask_job(screen: Any, current: LadderChoice, then: Callable[[LadderChoice], 
     screen.app.push_screen(
         ChoiceScreen("The ladder's job", rows, highlight=current.preset or ""), picked
     )
+
+
+def _ask_runtime(screen: Any, current: LadderChoice, then: Callable[[LadderChoice], None]) -> None:
+    from .choice import ChoiceScreen
+
+    default = f"{DEFAULT_RUNTIME} s" if current.preset is None else "the preset's own"
+    rows = [("", f"default: {default}")] + [(str(s), f"{s} s") for s in RUNTIMES]
+
+    def picked(key: str | None) -> None:
+        if key is None:
+            then(current)
+        else:
+            then(replace(current, runtime=int(key) if key else None))
+
+    shown = "" if current.runtime is None else str(current.runtime)
+    screen.app.push_screen(ChoiceScreen("How long each rung runs", rows, highlight=shown), picked)
 
 
 def _ask_option(screen: Any, current: LadderChoice, then: Callable[[LadderChoice], None]) -> None:
