@@ -54,7 +54,7 @@ def expected_keys(definition: dict[str, Any]) -> list[str]:
     return [k.value for k in _LAYERS]
 
 
-def _role(definition: dict[str, Any], path: str | None) -> BranchRole | None:
+def stored_role(definition: dict[str, Any], path: str | None) -> BranchRole | None:
     """A branch rung's role as the plan named it (ladders stored before: None)."""
     roles = definition.get("branch_roles")
     if path is None or not isinstance(roles, dict):
@@ -82,7 +82,7 @@ def _rung(
     return Rung(kind, where, run.id, dict(run.summary), option=option, role=role, spread_pct=spread)
 
 
-def _text(definition: dict[str, Any], key: str) -> str | None:
+def stored_text(definition: dict[str, Any], key: str) -> str | None:
     value = definition.get(key)
     return value if isinstance(value, str) else None
 
@@ -106,10 +106,10 @@ def load_ladder(store: RunSetStore, set_id: int) -> LadderResult:
             key,
             store.get(runs[key]) if key in runs else None,
             notes.get(key),
-            _role(definition, rung_of_key(key)[1]),
+            stored_role(definition, rung_of_key(key)[1]),
         )
         for key in keys
     ]
     pool = str(definition.get("pool") or found.name)
-    job, refused = _text(definition, "job"), _text(definition, "direct_refused")
+    job, refused = stored_text(definition, "job"), stored_text(definition, "direct_refused")
     return LadderResult(set_id, pool, with_penalties(rungs), job, refused)
