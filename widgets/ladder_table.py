@@ -16,7 +16,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ..core.compare_noise import Metric
-from ..core.ladder import Rung, reference_of
+from ..core.ladder import Rung, noise_band, reference_of
 from ..core.sweep import metric_value
 from ..core.units import fmt_count
 
@@ -30,12 +30,15 @@ def _figure(rung: Rung, metric: Metric) -> float | None:
 
 def penalty_text(rung: Rung, rungs: Sequence[Rung]) -> Text:
     """``70 % vs branch``: what this layer loses against the one below (negative:
-    faster); blank for a rung measured against nothing."""
+    faster), dim when the two rungs' own spread covers it; blank for a rung measured
+    against nothing."""
     reference = reference_of(rung, rungs)
     if rung.penalty_pct is None or reference is None:
         return Text("")
     pct = rung.penalty_pct
     style = "bold red" if pct >= NOTABLE_PCT else "green" if pct <= -NOTABLE_PCT / 2 else ""
+    if abs(pct) <= noise_band(rung, reference):
+        style = "dim"  # inside the two runs' own second-by-second spread: noise
     return Text(f"{pct:.0f} % vs {reference.label}", style=style, justify="right")
 
 
