@@ -44,3 +44,22 @@ def test_the_table_says_the_job() -> None:
     lines = ladder_lines(_result())
     assert f"job: {JOB}" in lines
     assert lines[2].startswith("slow    /mnt/hdd0")
+
+
+def test_the_table_marks_a_penalty_inside_the_spread_as_noise() -> None:
+    result = _result()
+    noisy = LadderResult(
+        3,
+        "/mnt/pool",
+        with_penalties(
+            [
+                replace(result.rungs[0], spread_pct=60.0),
+                result.rungs[1],
+                replace(result.rungs[2], spread_pct=60.0),
+            ]
+        ),
+    )
+    pool_row = next(line for line in ladder_lines(noisy) if line.startswith("pool"))
+    assert "+70 % (noise)" in pool_row
+    steady = next(line for line in ladder_lines(_result()) if line.startswith("pool"))
+    assert "+70 %" in steady and "(noise)" not in steady
