@@ -12,7 +12,7 @@ from ..app.layout_fill import CacheFill, FillState
 from ..core.layout import AgeBasis, CreatePolicy, MoverPolicy
 from ..core.layout_rules import RuleSeverity, create_policy_placement
 from ..core.mergerfs_policy import Placement
-from ..core.units import format_bytes
+from ..core.units import counted, format_bytes
 
 _MARK = {
     RuleSeverity.ERROR: ("✗ error", "bold red"),
@@ -147,11 +147,11 @@ def summary_line(evaluation: Evaluation) -> Text:
     counts = {s: sum(r.severity is s for r in evaluation.results) for s in RuleSeverity}
     out = Text("checks: ", style="bold")
     out.append(
-        f"{counts[RuleSeverity.ERROR]} errors",
+        counted(counts[RuleSeverity.ERROR], "error"),
         style="bold red" if counts[RuleSeverity.ERROR] else "green",
     )
     out.append(
-        f", {counts[RuleSeverity.WARNING]} warnings",
+        f", {counted(counts[RuleSeverity.WARNING], 'warning')}",
         style="yellow" if counts[RuleSeverity.WARNING] else "",
     )
     out.append(f", {counts[RuleSeverity.OK]} ok")

@@ -91,7 +91,7 @@ async def test_pick_branches_fix_rules_and_save(
         await type_into(pilot, screen, "minfreespace", "300G")
         assert severities(screen, RuleId.MINFREESPACE) == {RuleSeverity.ERROR}
         summary = shown_text(screen.query_one("#compose-summary"))
-        assert "1 errors" in summary
+        assert "checks: 1 error, " in summary
         await type_into(pilot, screen, "minfreespace", "20G")
         assert severities(screen, RuleId.MINFREESPACE) == {RuleSeverity.OK}
         assert "0 errors" in shown_text(screen.query_one("#compose-summary"))
