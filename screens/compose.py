@@ -68,6 +68,7 @@ class ComposeScreen(Screen[None]):
     AUTO_FOCUS = "#compose-mounts"
 
     BINDINGS = keys.BINDINGS
+    FOOTER_IF_ROOM = keys.FOOTER_IF_ROOM
     HELP_TITLE = keys.HELP_TITLE
     HELP_NOTES = keys.HELP_NOTES
     HELP_LEGEND = keys.HELP_LEGEND

@@ -13,13 +13,14 @@ BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
         "m",
         "mode",
         "Mode",
-        show=False,  # the footer is full at 80 columns: the tiers line says it
+        show=False,  # at 80 columns the tiers line says it; wider, the footer (FOOTER_IF_ROOM)
         tooltip="the highlighted slow branch's mode: RW, NC (no new files), RO",
     ),
     Binding(
         "p",
         "from_pool",
         "From pool",
+        show=False,  # at 80 columns it pushed "q Quit" off the footer
         tooltip="start again from the next mounted mergerfs pool (its live options)",
     ),
     Binding(
@@ -39,7 +40,7 @@ BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
         "o",
         "write_output",
         "Write",
-        show=False,  # the footer is full at 80 columns: the help lists it
+        show=False,  # at 80 columns the help lists it; wider, the footer (FOOTER_IF_ROOM)
         tooltip="write the fstab lines, a unit or the TOML to a file you name",
     ),
     Binding("1", "view('1')", "Branches", show=False, tooltip="view: the mounts to pick from"),
@@ -67,6 +68,8 @@ BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
         tooltip="back to the dashboard (asks first when the layout has changes not saved)",
     ),
 ]
+# Hidden at 80 columns, shown once every key fits (widgets/calm_footer).
+FOOTER_IF_ROOM = ("from_pool", "mode", "write_output", "mover")
 HELP_TITLE = "tierdeck keys: compose a tier layout"
 HELP_NOTES = (
     ("up / down", "mounts: move; checks: scroll"),

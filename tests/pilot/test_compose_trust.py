@@ -265,3 +265,17 @@ async def test_at_80_columns_fstab_breaks_between_options_and_the_header_marks_a
         header = screen_text(app).splitlines()[1:3]
         assert header[0].strip().startswith("not a layout yet: tiered_pool.mountpoint:")
         assert header[1].rstrip().endswith("…")
+
+
+async def test_the_footer_ends_with_quit_at_80_columns_and_has_every_key_at_160(
+    demo_host: RecordedHost,
+) -> None:
+    app = TierdeckApp(demo_host, demo=True, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_compose(pilot, app)
+        await wait_until(pilot, lambda: screen_text(app).splitlines()[-1].strip(), "the footer")
+        assert screen_text(app).splitlines()[-1].rstrip().endswith("q Quit")
+        await pilot.resize_terminal(160, 50)
+        await wait_until(pilot, lambda: "p From pool" in screen_text(app), "the wide footer")
+        footer = screen_text(app).splitlines()[-1]
+        assert all(key in footer for key in ("m Mode", "o Write", "v Mover", "q Quit"))
