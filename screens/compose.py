@@ -48,7 +48,7 @@ from ..widgets.compose_views import (
 )
 from ..widgets.text_fit import AtMostLines
 from . import compose_keys as keys
-from .compose_save import ask_and_save, ask_and_write_output, ask_to_leave, refusal
+from .compose_save import ask_and_save, ask_and_write_output, leave, refusal
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -167,8 +167,7 @@ class ComposeScreen(Screen[None]):
         self.evaluation = evaluation
         self.query_one(CandidateTable).show(self.candidates, self.draft)
         self.query_one("#compose-tiers", Static).update(tiers_line(self.draft))
-        # Two rows at most (compose.tcss): a long problem ends in "…", and its field
-        # (view 2) or the checks say it whole.
+        # Two rows (compose.tcss); a longer problem ends in "…": its field says it whole.
         summary = AtMostLines(summary_line(evaluation), 2)
         self.query_one("#compose-summary", Static).update(summary)
         drawn = (("rules", rules_renderable), ("sim", simulation_renderable),
@@ -295,7 +294,7 @@ class ComposeScreen(Screen[None]):
         if isinstance(self.focused, Input):
             self.query_one(OptionsForm).focus()
             return
-        if self.draft == self.saved:
-            self.dismiss(None)
-        else:
-            ask_to_leave(self)
+        leave(self, unsaved=self.draft != self.saved)
+
+    def action_quit(self) -> None:
+        leave(self, unsaved=self.draft != self.saved, quitting=True)

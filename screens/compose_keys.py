@@ -67,6 +67,8 @@ BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
         "Back",
         tooltip="back to the dashboard (asks first when the layout has changes not saved)",
     ),
+    # The app's q, asking first when the layout has changes not saved.
+    Binding("q", "quit", "Quit", tooltip="quit tierdeck (asks first when the layout is not saved)"),
 ]
 # Hidden at 80 columns, shown once every key fits (widgets/calm_footer).
 FOOTER_IF_ROOM = ("from_pool", "mode", "write_output", "mover")
@@ -80,6 +82,6 @@ HELP_NOTES = (
 )
 HELP_LEGEND = (
     "Tier: cache, or slow with its mode in the tiered pool (NC: no new files there). "
-    "Media: SSD/HDD from the disks underneath, RAM for tmpfs. Checks: ✗ error (loses data or does not "
-    "tier), ! warning, ✓ ok; ▶ marks the chosen create policy in the simulator."
+    "Media: SSD/HDD from the disks underneath, RAM for tmpfs. Checks: ✗ error (loses data "
+    "or does not tier), ! warning, ✓ ok; ▶ marks the chosen create policy in the simulator."
 )

@@ -100,15 +100,23 @@ def ask_and_write_output(screen: Screen[None], layout: Layout) -> None:
     )
 
 
-def ask_to_leave(screen: Screen[None]) -> None:
-    """Escape on a layout not saved: leave (and lose it) only when the user says so."""
+def leave(screen: Screen[None], *, unsaved: bool, quitting: bool = False) -> None:
+    """Escape (back to the dashboard) or q (quit tierdeck); with a layout not saved, only
+    once the user says to lose it."""
 
-    def answered(leave: bool | None) -> None:
-        if leave:
+    def go(yes: bool | None = True) -> None:
+        if yes and quitting:
+            screen.app.exit()
+        elif yes:
             screen.dismiss(None)
 
+    if not unsaved:
+        go()
+        return
+    verb = "Quit tierdeck" if quitting else "Leave"
     screen.app.push_screen(
-        ConfirmScreen("The layout composed here is not saved. Leave and lose it?",
-                      title="Leave compose", yes="Leave", no="Stay", danger=True),
-        answered,
+        ConfirmScreen(f"The layout composed here is not saved. {verb} and lose it?",
+                      title=verb if quitting else "Leave compose", yes=verb.split()[0],
+                      no="Stay", danger=True),
+        go,
     )  # fmt: skip

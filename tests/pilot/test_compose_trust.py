@@ -133,18 +133,24 @@ async def test_c_s_x_wait_for_view_1(demo_host: RecordedHost) -> None:
         assert screen.draft.cache == ("/cache",) and screen.draft.slow == ()
 
 
-async def test_escape_asks_before_losing_a_composed_layout(demo_host: RecordedHost) -> None:
+@pytest.mark.parametrize("key", ["escape", "q"])
+async def test_leaving_asks_before_losing_a_composed_layout(
+    demo_host: RecordedHost, key: str
+) -> None:
     app = TierdeckApp(demo_host, demo=True, hotplug=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_compose(pilot, app)
         await highlight(pilot, screen, "/cache")
-        await pilot.press("c", "escape")
+        await pilot.press("c", key)
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
         await pilot.press("n")
         await wait_until(pilot, lambda: app.screen is screen, "still composing")
         assert screen.draft.cache == ("/cache",)
-        await pilot.press("x", "escape")  # back to where it started: nothing to lose
-        await wait_until(pilot, lambda: app.screen is app.dashboard, "the dashboard")
+        await pilot.press("x", key)  # back to where it started: nothing to lose, no question
+        if key == "q":
+            await wait_until(pilot, lambda: app.return_code is not None, "tierdeck quit")
+        else:
+            await wait_until(pilot, lambda: app.screen is app.dashboard, "the dashboard")
 
 
 async def test_escape_after_saving_leaves_at_once(
@@ -267,14 +273,15 @@ async def test_at_80_columns_fstab_breaks_between_options_and_the_header_marks_a
         assert header[1].rstrip().endswith("…")
 
 
-async def test_the_footer_ends_with_quit_at_80_columns_and_has_every_key_at_160(
+async def test_the_footer_has_quit_at_80_columns_and_every_key_at_160(
     demo_host: RecordedHost,
 ) -> None:
     app = TierdeckApp(demo_host, demo=True, hotplug=False)
     async with app.run_test(size=SIZE) as pilot:
         await open_compose(pilot, app)
         await wait_until(pilot, lambda: screen_text(app).splitlines()[-1].strip(), "the footer")
-        assert screen_text(app).splitlines()[-1].rstrip().endswith("q Quit")
+        footer = screen_text(app).splitlines()[-1]
+        assert "q Quit" in footer and footer.rstrip().endswith("? Help")  # nothing cut
         await pilot.resize_terminal(160, 50)
         await wait_until(pilot, lambda: "p From pool" in screen_text(app), "the wide footer")
         footer = screen_text(app).splitlines()[-1]
