@@ -291,7 +291,7 @@ class ComposeScreen(Screen[None]):
     def action_back(self) -> None:
         # From a field, escape leaves the field (for its view, where 1-3 work again)
         # rather than the screen: one key too many must not lose the draft.
-        if isinstance(self.focused, Input):
+        if isinstance(self.focused, Input | Select):
             self.query_one(OptionsForm).focus()
             return
         leave(self, unsaved=self.draft != self.saved)

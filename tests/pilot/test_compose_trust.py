@@ -115,6 +115,9 @@ async def test_back_on_view_1_the_mounts_have_the_focus(demo_host: RecordedHost)
         table = screen.query_one(CandidateTable)
         await pilot.press("2", "tab", "escape")  # into a field and out again
         assert screen.query_one(OptionsForm).has_focus
+        screen.query_one("#opt-create").focus()
+        await pilot.press("escape")  # out of the policy list's field too, not off the screen
+        assert screen.query_one(OptionsForm).has_focus and app.screen is screen
         await pilot.press("1")
         await wait_until(pilot, lambda: table.has_focus, "the mounts focused")
         await pilot.press("3")

@@ -74,4 +74,4 @@ def test_fstab_shaped_garbage_gives_tiers_or_none(text: str) -> None:
 @settings(max_examples=200)
 @given(st.text(max_size=300))
 def test_any_text_gives_tiers_or_none(text: str) -> None:
-    assert applied_tiers(text, pool("/mnt/tiered", "/cache", "/d")) is None or True
+    applied_tiers(text, pool("/mnt/tiered", "/cache", "/d"))  # None or tiers, never raises
