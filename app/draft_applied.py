@@ -7,18 +7,27 @@ pool's line in the same block lists only the slow ones, so the cache is what the
 has and the second has not. A block of one line (one slow branch, no slow pool) ends
 with its slow branch. A block that no longer matches the running pool (branches changed
 by hand since) is not trusted: the compose screen then starts as from any pool.
+
+The mover's settings come from the layout file its service runs (``ExecStart=... mover
+run --layout FILE``, the unit apply wrote in /etc/systemd/system) when that file is
+still the layout of this pool; else the mover starts from the defaults.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import posixpath
 import re
+import shlex
 from dataclasses import dataclass
 
 from ..backends.host import Host
 from ..backends.mergerfs import parse_branches
 from ..core.errors import HostError, ParseError
-from ..core.layout import Branch
-from ..core.layout_apply import FSTAB
+from ..core.layout import Branch, LayoutError, MoverPolicy
+from ..core.layout_apply import FSTAB, UNIT_DIR
+from ..core.layout_outputs import escape_path
+from ..core.layout_toml import layout_from_toml
 from ..core.models import MergerfsPool
 
 _BEGIN = "# BEGIN tierdeck layout "
@@ -33,6 +42,7 @@ class AppliedTiers:
     cache: tuple[str, ...]
     slow: tuple[Branch, ...]  # in pool order, with their modes in the tiered pool
     slow_pool: str | None  # its mountpoint; None: the layout had none
+    mover: MoverPolicy | None = None  # from the layout file the mover's service runs
 
 
 def _field(text: str) -> str:
@@ -83,9 +93,38 @@ def applied_tiers(fstab: str, pool: MergerfsPool) -> AppliedTiers | None:
     return None
 
 
-def read_applied_tiers(host: Host, pool: MergerfsPool) -> AppliedTiers | None:
-    """applied_tiers from this machine's fstab; None when it cannot be read."""
+def service_layout_path(unit: str) -> str | None:
+    """The FILE of ``ExecStart=... --layout FILE`` in a mover service tierdeck wrote
+    (core/layout_outputs: systemd's quoting, ``%%`` for ``%``)."""
+    for line in unit.split("\n"):
+        if line.startswith("ExecStart="):
+            try:
+                words = shlex.split(line.removeprefix("ExecStart="))
+            except ValueError:  # an unbalanced quote: edited by hand
+                return None
+            if "--layout" in words[:-1]:
+                found = words[words.index("--layout") + 1]
+                return found.replace("%%", "%").replace("$$", "$")
+    return None
+
+
+def _mover(host: Host, pool: MergerfsPool) -> MoverPolicy | None:
+    unit = posixpath.join(UNIT_DIR, f"tierdeck-mover-{escape_path(pool.mountpoint)}.service")
     try:
-        return applied_tiers(host.read_text(FSTAB), pool)
+        path = service_layout_path(host.read_text(unit))
+        layout = layout_from_toml(host.read_text(path)) if path else None
+    except (OSError, HostError, LayoutError):
+        return None
+    if layout is None or layout.tiered_pool.mountpoint != pool.mountpoint:
+        return None  # the file now holds another layout
+    return layout.mover
+
+
+def read_applied_tiers(host: Host, pool: MergerfsPool) -> AppliedTiers | None:
+    """applied_tiers from this machine's fstab, with its mover's settings; None when
+    fstab cannot be read or has no block for ``pool``."""
+    try:
+        tiers = applied_tiers(host.read_text(FSTAB), pool)
     except (OSError, HostError):
         return None
+    return None if tiers is None else dataclasses.replace(tiers, mover=_mover(host, pool))

@@ -182,6 +182,7 @@ def draft_from_pool(pool: MergerfsPool, applied: AppliedTiers | None = None) -> 
     slow_pool = pool.mountpoint.rstrip("/") + "-slow"
     if applied is not None:
         slow_pool = applied.slow_pool or ""
+    mover = applied.mover if applied and applied.mover else MoverPolicy((), "")
     return Draft(
         cache=applied.cache if applied else (),
         slow=applied.slow if applied else tuple(Branch(b.path, b.mode) for b in pool.branches),
@@ -189,6 +190,12 @@ def draft_from_pool(pool: MergerfsPool, applied: AppliedTiers | None = None) -> 
         slow_pool=slow_pool,
         create=options.create,
         minfreespace=mergerfs_size(options.minfreespace_bytes),
+        min_age=str(mover.min_age_days),
+        age_basis=mover.age_basis,
+        fill_high=str(mover.fill_high_pct),
+        fill_low=str(mover.fill_low_pct),
+        exclude=" ".join(mover.exclude),
+        schedule=mover.schedule,
         base=options,
     )
 

@@ -14,8 +14,9 @@ from tierdeck.app.demo import demo_host_path
 from tierdeck.app.tui import TierdeckApp
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.layout import Branch, BranchMode, default_layout
-from tierdeck.core.layout_apply import FSTAB, block_name, replace_block
+from tierdeck.core.layout_apply import FSTAB, UNIT_DIR, block_name, replace_block
 from tierdeck.core.layout_outputs import layout_outputs
+from tierdeck.core.layout_toml import layout_to_toml
 from tierdeck.core.models import Inventory, MergerfsBranch, Mount
 from tierdeck.screens.compose import ComposeScreen
 from tierdeck.screens.confirm import ConfirmScreen, PromptScreen
@@ -175,38 +176,42 @@ async def test_escape_after_saving_leaves_at_once(
         await wait_until(pilot, lambda: app.screen is app.dashboard, "the dashboard")
 
 
-def applied_host(fstab: str) -> RecordedHost:
-    class WithFstab(RecordedHost):
+def applied_host(files: dict[str, str]) -> RecordedHost:
+    class WithFiles(RecordedHost):
         def read_text(self, path: str) -> str:
-            return fstab if path == FSTAB else super().read_text(path)
+            return files[path] if path in files else super().read_text(path)
 
-    return WithFstab(demo_host_path())
+    return WithFiles(demo_host_path())
 
 
-def applied_pool(inv: Inventory) -> tuple[Inventory, str]:
-    """The demo NAS after `layout apply` of /cache in front of disk1 and disk2 (NC) at
-    /mnt/cached: the pool mergerfs reports, and fstab with the block apply wrote."""
+def applied_pool(inv: Inventory) -> tuple[Inventory, dict[str, str]]:
+    """The demo NAS after `layout apply /srv/tiers.toml` of /cache in front of disk1 and
+    disk2 (NC) at /mnt/cached, its mover daily: the pool mergerfs reports, and the files
+    apply left (fstab with its block, the mover's service) beside the layout file."""
     layout = default_layout(("/cache",), (Branch("/mnt/disk1"), Branch("/mnt/disk2", BranchMode.NC)),
                             "/mnt/cached", "/mnt/slow-storage")  # fmt: skip
-    fstab = (
-        "# /etc/fstab: static file system information.\n/dev/sda1 / ext4 errors=remount-ro 0 1\n"
-    )
-    fstab = replace_block(fstab, block_name(layout), layout_outputs(layout).fstab)
+    layout = dataclasses.replace(layout, mover=dataclasses.replace(layout.mover, schedule="daily"))
+    outputs = layout_outputs(layout, layout_path="/srv/tiers.toml")
+    fstab = "# /etc/fstab: static file system information.\n/dev/sda1 / ext4 defaults 0 1\n"
+    files = {FSTAB: replace_block(fstab, block_name(layout), outputs.fstab),
+             f"{UNIT_DIR}/{outputs.mover_service}": outputs.units[outputs.mover_service],
+             "/srv/tiers.toml": layout_to_toml(layout)}  # fmt: skip
     branches = tuple(MergerfsBranch(b.path, b.mode, None) for b in layout.tiered_branches())
     pools = tuple(dataclasses.replace(p, branches=branches) if p.mountpoint == "/mnt/cached"
                   else p for p in inv.mergerfs)  # fmt: skip
-    return dataclasses.replace(inv, mergerfs=pools), fstab
+    return dataclasses.replace(inv, mergerfs=pools), files
 
 
 async def test_l_on_a_pool_tierdeck_applied_knows_its_cache(demo_inventory: Inventory) -> None:
-    inv, fstab = applied_pool(demo_inventory)
-    app = app_of([inv], applied_host(fstab))
+    inv, files = applied_pool(demo_inventory)
+    app = app_of([inv], applied_host(files))
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_compose(pilot, app, "3")  # the first pool: /mnt/cached
         assert screen.draft.cache == ("/cache",)
         assert [(b.path, b.mode) for b in screen.draft.slow] == [
             ("/mnt/disk1", BranchMode.RW), ("/mnt/disk2", BranchMode.NC)]  # fmt: skip
         assert (screen.draft.pool, screen.draft.slow_pool) == ("/mnt/cached", "/mnt/slow-storage")
+        assert screen.draft.schedule == "daily"  # the mover's, from the file its unit runs
         assert "tierdeck applied" in notes(app)[-1]
         await pilot.press("escape")  # nothing changed since: no question
         await wait_until(pilot, lambda: app.screen is app.dashboard, "the dashboard")

@@ -4,12 +4,23 @@ core/layout_apply.replace_block), and garbage that never raises."""
 
 from __future__ import annotations
 
+import dataclasses
+from typing import cast
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tierdeck.app.draft_applied import AppliedTiers, applied_tiers
+from tierdeck.app.draft_applied import (
+    AppliedTiers,
+    applied_tiers,
+    read_applied_tiers,
+    service_layout_path,
+)
+from tierdeck.app.layout_draft import draft_from_pool
+from tierdeck.backends.host import Host
 from tierdeck.core.layout import Branch, BranchMode, Layout, default_layout
-from tierdeck.core.layout_apply import block_name, replace_block
+from tierdeck.core.layout_apply import FSTAB, UNIT_DIR, block_name, replace_block
 from tierdeck.core.layout_outputs import layout_outputs
+from tierdeck.core.layout_toml import layout_to_toml
 from tierdeck.core.models import BranchMode as LiveMode
 from tierdeck.core.models import MergerfsBranch, MergerfsPool
 
@@ -75,3 +86,50 @@ def test_fstab_shaped_garbage_gives_tiers_or_none(text: str) -> None:
 @given(st.text(max_size=300))
 def test_any_text_gives_tiers_or_none(text: str) -> None:
     applied_tiers(text, pool("/mnt/tiered", "/cache", "/d"))  # None or tiers, never raises
+
+
+def test_the_mover_service_names_its_layout_file() -> None:
+    layout = default_layout(("/cache",), SLOW, "/mnt/tiered", "/mnt/slow")
+    for path in ("/etc/tierdeck/layout.toml", "/root/my layouts/100% $HOME.toml"):
+        unit = layout_outputs(layout, layout_path=path)
+        assert service_layout_path(unit.units[unit.mover_service]) == path
+    assert service_layout_path("[Service]\nExecStart=/bin/true\n") is None
+    assert service_layout_path('ExecStart=tierdeck mover run --layout "/x') is None
+
+
+def test_the_mover_comes_from_the_layout_file_its_service_runs() -> None:
+    layout = default_layout(("/cache",), SLOW, "/mnt/tiered", "/mnt/slow")
+    layout = dataclasses.replace(layout, mover=dataclasses.replace(
+        layout.mover, fill_high_pct=90, fill_low_pct=70, schedule="daily"))  # fmt: skip
+    outputs = layout_outputs(layout, layout_path="/srv/nas/tiers.toml")
+    files = {FSTAB: fstab_of(layout), "/srv/nas/tiers.toml": layout_to_toml(layout),
+             f"{UNIT_DIR}/{outputs.mover_service}": outputs.units[outputs.mover_service]}  # fmt: skip
+    live = pool("/mnt/tiered", "/cache", "/mnt/disk 1", "/mnt/disk2")
+    found = read_applied_tiers(cast(Host, FileHost(files)), live)
+    assert found is not None and found.mover == layout.mover
+    draft = draft_from_pool(live, found)
+    assert (draft.fill_high, draft.fill_low, draft.schedule) == ("90", "70", "daily")
+    del files["/srv/nas/tiers.toml"]  # the file is gone: the tiers still, mover defaults
+    found = read_applied_tiers(cast(Host, FileHost(files)), live)
+    assert found is not None and found.cache == ("/cache",) and found.mover is None
+    assert read_applied_tiers(cast(Host, FileHost({})), live) is None
+
+
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from(["ExecStart=", "--layout", " ", '"', "'", "\\", "%%", "$$",
+                                 "/x", "\n", "mover"]), max_size=20).map("".join))  # fmt: skip
+def test_service_shaped_garbage_gives_a_path_or_none(text: str) -> None:
+    found = service_layout_path(text)
+    assert found is None or isinstance(found, str)
+
+
+class FileHost:
+    """Just read_text, from a dict: all read_applied_tiers asks of a Host."""
+
+    def __init__(self, files: dict[str, str]) -> None:
+        self.files = files
+
+    def read_text(self, path: str) -> str:
+        if path not in self.files:
+            raise FileNotFoundError(path)
+        return self.files[path]
