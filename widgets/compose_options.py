@@ -50,7 +50,10 @@ class OptionsForm(VerticalScroll):
                         compact=True,
                     )
                 else:
-                    yield Input(getattr(draft, name), id=f"opt-{name}", compact=True)
+                    # Not selected on focus: the next key would replace a whole path.
+                    yield Input(
+                        getattr(draft, name), id=f"opt-{name}", compact=True, select_on_focus=False
+                    )
                 yield Static(id=f"error-{name}", classes="error")
                 if name == "fill_low":
                     yield Static(id="compose-fill")
