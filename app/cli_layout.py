@@ -5,7 +5,6 @@ inventory of the host (this machine, --demo or --recorded DIR)."""
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -36,6 +35,7 @@ from .layout_plan import (
     simulation_branches,
 )
 from .layout_undo import plan_undo, undo
+from .self_command import tierdeck_command
 
 _MARK = {RuleSeverity.ERROR: "ERROR", RuleSeverity.WARNING: "warn", RuleSeverity.OK: "ok"}
 
@@ -127,8 +127,7 @@ def plan_cmd(cache: tuple[str, ...], slow: tuple[str, ...], pool: str | None,
     inv, host = _inventory(demo, recorded)
     try:
         lay = build_layout(request, inv)
-        command = shutil.which("tierdeck") or "tierdeck"
-        outputs = layout_outputs(lay, command=command,
+        outputs = layout_outputs(lay, command=tierdeck_command(),
                                  layout_path=str(save.resolve()) if save else DEFAULT_LAYOUT_PATH)  # fmt: skip
     except (LayoutError, OutputError, ParseError) as exc:
         _refuse(exc)
@@ -281,7 +280,7 @@ def apply_cmd(file: Path, root: Path | None, dry_run: bool, no_remount: bool, ye
     host = LiveHost()
     top = str(root.resolve()) if root is not None else None
     try:
-        outputs = layout_outputs(lay, command=shutil.which("tierdeck") or "tierdeck",
+        outputs = layout_outputs(lay, command=tierdeck_command(),
                                  layout_path=str(file.resolve()))  # fmt: skip
         results = check_layout(lay) if top else _results(lay, False, None)
         plan = plan_apply(lay, outputs, results, current_state(host, lay, outputs, top),
