@@ -94,6 +94,12 @@ def _refuse(exc: Exception) -> NoReturn:
 )
 @once("--create", metavar="POLICY", help="The tiered pool's create policy (default ff).")
 @once("--minfreespace", metavar="SIZE", help="The tiered pool's minfreespace, e.g. 50G.")
+@once(
+    "--slow-minfreespace",
+    metavar="SIZE",
+    help="The slow pool's minfreespace (default mergerfs's 4G): a slow branch with less "
+    "free space takes no file, not even from the mover.",
+)
 @click.option(
     "--option",
     "options",
@@ -118,12 +124,14 @@ def _refuse(exc: Exception) -> NoReturn:
 def plan_cmd(cache: tuple[str, ...], slow: tuple[str, ...], pool: str | None,
              slow_pool: str | None, create: str | None, minfreespace: str | None,
              options: tuple[str, ...], from_pool: str | None, save: Path | None,
-             as_json: bool, demo: bool, recorded: Path | None) -> None:  # fmt: skip
+             as_json: bool, demo: bool, recorded: Path | None,
+             slow_minfreespace: str | None) -> None:  # fmt: skip
     """Build a layout from branches and options; print its rule results, fstab lines,
     systemd mount units and the mover's service and timer.
 
     Exits 2 after printing the plan when a rule says error (nothing is saved then)."""
-    request = PlanRequest(cache, slow, pool, slow_pool, create, minfreespace, options, from_pool)
+    request = PlanRequest(cache, slow, pool, slow_pool, create, minfreespace, options, from_pool,
+                          slow_minfreespace)  # fmt: skip
     inv, host = _inventory(demo, recorded)
     try:
         lay = build_layout(request, inv)
