@@ -1,7 +1,7 @@
-"""Apply a layout's plan (core/layout_apply) through the Host, and undo the last apply.
+"""Apply a layout's plan (core/layout_apply) through the Host.
 
-What the last apply changed is recorded in a small JSON file beside fstab
-(``fstab.tierdeck-state.json``): the fstab backup to restore (or none: fstab did not
+What each apply changed is recorded in a small JSON file beside fstab
+(``fstab.tierdeck-state.json``, a stack of applies, app/layout_state): the fstab backup to restore (or none: fstab did not
 exist), each unit file it wrote with the text it replaced (or none: it was new), the
 mountpoints it created, the pools it mounted where nothing was mounted, and the options
 it set on a running pool with their earlier values. The record is written before fstab
@@ -13,7 +13,6 @@ app/layout_undo.py.
 
 from __future__ import annotations
 
-import json
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,8 +34,8 @@ from ..core.layout_apply import (
 )
 from ..core.layout_outputs import LayoutOutputs
 from ..core.layout_runtime import COMPARED_KEYS, XATTR_PREFIX, control_path
+from .layout_state import STATE_FORMAT, BadState, Record, parse_stack, stack_text
 
-STATE_FORMAT = "tierdeck.apply-state/1"
 LOCK_KEY = "layout-apply"  # one apply or undo at a time on a machine
 COMMAND_TIMEOUT = 120.0  # mount waits for mergerfs to start; systemctl for the manager
 CONTROL_TIMEOUT = 10.0  # a hung mergerfs blocks xattr calls on its control file too
@@ -118,9 +117,12 @@ def current_state(
 
 @dataclass
 class _Record:
-    """What this apply changed so far; saved beside fstab (see the module doc)."""
+    """What this apply changed so far; saved beside fstab (see the module doc) on top
+    of the earlier applies' records (app/layout_state)."""
 
     units: dict[str, str | None]  # unit path -> its text before (None: it was new)
+    earlier: list[Record]  # the applies before this one, oldest first
+    applied: str = field(default_factory=lambda: stamp_now())
     created: list[str] = field(default_factory=list)  # mountpoint folders, under the root
     mounted: list[str] = field(default_factory=list)  # pools mounted where nothing was
     runtime: dict[str, dict[str, str | None]] = field(default_factory=dict)  # ctrl -> key -> before
@@ -128,8 +130,18 @@ class _Record:
     def save(self, host: Host, plan: ApplyPlan) -> None:
         state = {"format": STATE_FORMAT, "layout": plan.name, "fstab": plan.fstab_path,
                  "backup": plan.backup, "units": self.units, "created": self.created,
-                 "mounted": self.mounted, "runtime": self.runtime}  # fmt: skip
-        host.write_atomically(plan.state_path, json.dumps(state, indent=2) + "\n")
+                 "mounted": self.mounted, "runtime": self.runtime, "applied": self.applied}  # fmt: skip
+        host.write_atomically(plan.state_path, stack_text([*self.earlier, state]))
+
+
+def earlier_applies(host: Host, state_path: str) -> list[Record]:
+    """The records of the applies still undoable, oldest first; ApplyFailed when the
+    file there is not tierdeck's (it is left alone)."""
+    text = read_optional(host, state_path)
+    try:
+        return parse_stack(text, state_path) if text is not None else []
+    except BadState as exc:
+        raise ApplyFailed(None, str(exc)) from exc
 
 
 def _do(host: Host, plan: ApplyPlan, action: ApplyAction, record: _Record) -> None:
@@ -162,7 +174,8 @@ def execute(host: Host, plan: ApplyPlan, on_step: Callable[[ApplyAction], None])
     at the first that fails (ApplyFailed naming it)."""
     with host.exclusive(LOCK_KEY):
         # What each unit held before, read before anything is written.
-        record = _Record({path: read_optional(host, path) for path in plan.units})
+        earlier = earlier_applies(host, plan.state_path)
+        record = _Record({path: read_optional(host, path) for path in plan.units}, earlier)
         unmounted: set[str] = set()
         for action in plan.actions:
             if not action.skipped:
