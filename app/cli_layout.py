@@ -24,7 +24,14 @@ from ..core.units import format_bytes
 from .cli import EXIT_FAILED, EXIT_REFUSED, _host_options, fail, make_host, once
 from .cli_layout_file import load_layout_or_exit
 from .inventory import collect_inventory
-from .layout_apply import ApplyFailed, current_state, earlier_applies, execute, stamp_now
+from .layout_apply import (
+    ApplyFailed,
+    MountBusy,
+    current_state,
+    earlier_applies,
+    execute,
+    stamp_now,
+)
 from .layout_facts import branch_facts
 from .layout_files import save_layout
 from .layout_plan import (
@@ -308,6 +315,8 @@ def apply_cmd(file: Path, root: Path | None, dry_run: bool, no_remount: bool, ye
         _confirm(lay.tiered_pool.mountpoint, "apply")
     try:
         execute(host, plan, _step)
+    except MountBusy as exc:
+        fail(f"apply refused: {exc}", EXIT_REFUSED)
     except (ApplyFailed, LockHeld) as exc:
         fail(f"apply stopped: {exc} (tierdeck layout undo puts fstab back)", EXIT_FAILED)
     click.echo(f"applied; undo with: tierdeck layout undo{f' --root {root}' if root else ''}")
@@ -343,6 +352,8 @@ def undo_cmd(root: Path | None, dry_run: bool, yes: bool) -> None:
         _confirm("yes", "undo")
     try:
         undo(host, plan, _step)
+    except MountBusy as exc:
+        fail(f"undo refused: {exc}", EXIT_REFUSED)
     except (ApplyFailed, LockHeld) as exc:
         fail(f"undo stopped: {exc}", EXIT_FAILED)
     click.echo("undone" if not plan.remaining else

@@ -14,11 +14,12 @@ app/layout_undo.py.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from ..backends.host import Host
+from ..backends.mount_users import UseKind
 from ..backends.mounts import MOUNTINFO, call_with_timeout, parse_mountinfo
 from ..core.errors import HostError, ParseError, TierdeckError
 from ..core.layout import Layout
@@ -49,6 +50,29 @@ class ApplyFailed(TierdeckError):
         where = f"{action.description}: " if action else ""
         super().__init__(f"{where}{detail}")
         self.action = action
+
+
+class MountBusy(ApplyFailed):
+    """A pool the plan unmounts is in use; raised before any step, so nothing changed."""
+
+
+_HOLDS = {UseKind.OPEN: "has files open under", UseKind.CWD: "has its working folder in",
+          UseKind.ROOT: "runs chrooted in"}  # fmt: skip
+
+
+def refuse_busy(host: Host, actions: Sequence[ApplyAction]) -> None:
+    """MountBusy naming the processes that hold a pool the actions unmount: ``umount``
+    would only say "target is busy", after earlier steps had already run."""
+    for action in actions:
+        if action.kind is not ActionKind.UNMOUNT or action.skipped or not action.argv:
+            continue
+        mp = action.argv[-1]
+        users = host.mount_users(mp).users
+        if users:
+            named = [f"pid {u.pid} ({u.name}) {_HOLDS[u.kind]} {mp}" for u in users[:3]]
+            more = f" and {len(users) - 3} more" if len(users) > 3 else ""
+            raise MountBusy(action, f"{mp} is in use: {', '.join(named)}{more}; nothing was "
+                            "changed: stop them (or leave the folder) and run this again")  # fmt: skip
 
 
 def read_optional(host: Host, path: str) -> str | None:
@@ -173,6 +197,7 @@ def execute(host: Host, plan: ApplyPlan, on_step: Callable[[ApplyAction], None])
     """Run the plan's actions in order (``on_step`` after each, skipped ones too); stop
     at the first that fails (ApplyFailed naming it)."""
     with host.exclusive(LOCK_KEY):
+        refuse_busy(host, plan.actions)
         # What each unit held before, read before anything is written.
         earlier = earlier_applies(host, plan.state_path)
         record = _Record({path: read_optional(host, path) for path in plan.units}, earlier)

@@ -27,6 +27,7 @@ from .layout_apply import (
     ApplyFailed,
     earlier_applies,
     mounted_now,
+    refuse_busy,
 )
 from .layout_state import Record, stack_text
 
@@ -130,6 +131,7 @@ def undo(host: Host, plan: UndoPlan, on_step: Callable[[ApplyAction], None]) -> 
     undo undoes the apply before it). The fstab backup is kept. Stops at the first step
     that fails, before fstab when an unmount fails (a busy pool), so undo can run again."""
     with host.exclusive(LOCK_KEY):
+        refuse_busy(host, plan.actions)
         for action in plan.actions:
             done = action
             if not action.skipped:
