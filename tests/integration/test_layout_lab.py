@@ -139,3 +139,20 @@ def test_a_file_through_the_tiered_pool_lands_on_the_cache(
     finally:
         for branch in ("cache", "hdd0", "hdd1"):
             (mnt / branch / name).unlink(missing_ok=True)
+
+
+def test_a_slow_branch_mounted_read_only_is_warned(lab_nas: Path, tmp_path: Path) -> None:
+    """hdd1 remounted ro: the mover would meet EROFS there; the plan warns, naming it."""
+    hdd1 = lab_nas / "mnt" / "hdd1"
+    subprocess.run(["mount", "-o", "remount,ro", str(hdd1)], check=True, capture_output=True,
+                   timeout=30)  # fmt: skip
+    try:
+        proc = _plan(lab_nas, tmp_path, "--slow-minfreespace", "16M")
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", str(hdd1)], check=True,
+                       capture_output=True, timeout=30)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    found = [r for r in json.loads(proc.stdout)["rules"] if r["rule"] == "slow-writable"]
+    assert [(r["severity"], r["message"]) for r in found] == [
+        ("warning", f"the slow branch {hdd1} is on a filesystem mounted read-only")
+    ]
