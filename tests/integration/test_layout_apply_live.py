@@ -129,8 +129,10 @@ def test_a_running_pool_is_changed_through_its_xattrs(
     machine: Path, lab_nas: Path, tmp_path: Path
 ) -> None:
     tiered = machine / "tiered"
+    before = FSTAB.read_bytes()
     _plan(lab_nas, machine, tmp_path / "first.toml")
     _cli("layout", "apply", str(tmp_path / "first.toml"), "--yes")
+    after_first = FSTAB.read_bytes()
     pid = _xattr(tiered, "pid")
     mnt = lab_nas / "mnt"
 
@@ -159,6 +161,15 @@ def test_a_running_pool_is_changed_through_its_xattrs(
     assert int(_xattr(tiered, "minfreespace")) == 32 * 1024**2
     assert _mounted(tiered) and _xattr(tiered, "pid") == pid
     assert "umount" not in done.stdout and FSTAB.read_bytes() == after_second
+
+    # applies stack: the next undo takes back the second apply, the last the first
+    _cli("layout", "undo", "--yes")
+    assert int(_xattr(tiered, "minfreespace")) == 16 * 1024**2
+    assert _xattr(tiered, "branches") == f"{mnt}/cache=RW:{mnt}/hdd0=RW:{mnt}/hdd1=NC"
+    assert FSTAB.read_bytes() == after_first and _xattr(tiered, "pid") == pid
+    _cli("layout", "undo", "--yes")
+    assert FSTAB.read_bytes() == before and not _mounted(tiered)
+    assert _cli("layout", "undo", "--yes", ok=False).returncode == 2  # nothing left
 
 
 def test_runtime_settable_keys_match_the_installed_mergerfs(
