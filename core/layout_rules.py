@@ -574,23 +574,22 @@ def _pool_free_space(
     unknown = [p for p in writable if free.get(p) is None]
     short = [p for p in writable if (n := free.get(p)) is not None and n < minfree]
     setting = f"minfreespace {format_bytes(minfree)}"
-    why = (f"mergerfs creates no file on a branch with less free space than {setting}: "
-           f"{{}}; lower the pool's minfreespace or free space")  # fmt: skip
+    skips = "mergerfs creates no file on a branch with less free space than minfreespace"
     listed = ", ".join(f"{p} ({format_bytes(free[p] or 0)} free)" for p in short)
     if writable and len(short) == len(writable):
         return _result(rule, RuleSeverity.ERROR,
                        f"no branch of the pool {mp} has its {setting} free: {listed}",
-                       why.format("every new file there fails with 'no space left' (ENOSPC), "
-                                  "and a mover into it places nothing"))  # fmt: skip
+                       f"{skips}: every new file there fails with 'no space left' (ENOSPC) "
+                       "and a mover into it places nothing; lower the pool's minfreespace "
+                       "or make room")  # fmt: skip
     if short:
         return _result(rule, RuleSeverity.WARNING,
                        f"in the pool {mp}, {listed} cannot take new files ({setting})",
-                       why.format("new files go to the other branches only"))  # fmt: skip
+                       f"{skips}: new files go to the pool's other branches only")  # fmt: skip
     if unknown:
         return _result(rule, RuleSeverity.WARNING,
                        f"not checked: the free space of {', '.join(unknown)} is unknown "
-                       f"(pool {mp}, {setting})",
-                       why.format("a branch with less takes no new file"))  # fmt: skip
+                       f"(pool {mp}, {setting})", skips)  # fmt: skip
     return _result(rule, RuleSeverity.OK,
                    f"every writable branch of the pool {mp} has more than its {setting} free",
                    "each can take new files now")  # fmt: skip
