@@ -37,7 +37,7 @@ from ..core.units import parse_size
 from .draft_applied import AppliedTiers
 from .layout_facts import branch_facts
 from .layout_fill import CacheFill, cache_fills
-from .layout_plan import pool_options_of, simulation_branches
+from .layout_plan import pool_options_of, simulation_branches, with_slow_minfreespace
 
 # Filesystems that cannot hold a tier: read-only images, or pools themselves. ramfs has
 # no size to show (statfs says 0) and mergerfs sees no free space on it. tmpfs can: the
@@ -48,14 +48,15 @@ _RAM = frozenset({"tmpfs"})
 _SYSTEM_TREES = ("/run", "/dev", "/sys", "/proc")
 _MODES = (BranchMode.RW, BranchMode.NC, BranchMode.RO)
 # The Draft's text fields, as the screen's Inputs are named (opt-NAME).
-TEXT_FIELDS = ("pool", "slow_pool", "minfreespace", "file_size", "min_age", "fill_high",
-               "fill_low", "exclude", "schedule")  # fmt: skip
+TEXT_FIELDS = ("pool", "slow_pool", "minfreespace", "slow_minfreespace", "file_size", "min_age",
+               "fill_high", "fill_low", "exclude", "schedule")  # fmt: skip
 # The field to show a LayoutError under, by its key (LayoutError.key).
 FIELD_OF_KEY = {
     "tiered_pool.mountpoint": "pool",
     "slow_pool.mountpoint": "slow_pool",
     "slow_pool": "slow_pool",
     "minfreespace": "minfreespace",
+    "slow_minfreespace": "slow_minfreespace",
     "min_age_days": "min_age",
     "fill_high_pct": "fill_high",
     "fill_low_pct": "fill_low",
@@ -83,6 +84,7 @@ class Draft:
     slow_pool: str = "/mnt/slow"
     create: CreatePolicy = CreatePolicy.FF
     minfreespace: str = "4G"
+    slow_minfreespace: str = "4G"  # the slow pool's; mergerfs's default
     file_size: str = "1G"
     # The mover (core/layout.MoverPolicy), as typed; its defaults are the model's.
     min_age: str = "1"
@@ -154,11 +156,14 @@ class Draft:
         slow_pool = self.slow_pool.strip() or None
         base = default_layout(self.cache, self.slow, self.pool.strip(), slow_pool)
         options = dataclasses.replace(self.base, create=self.create, minfreespace_bytes=minfree)
-        return dataclasses.replace(
+        layout = dataclasses.replace(
             base,
             tiered_pool=PoolSpec(base.tiered_pool.mountpoint, options),
             mover=self.mover(base.mover.destination),
         )
+        if layout.slow_pool is None:
+            return layout  # the field applies to no pool then
+        return with_slow_minfreespace(layout, self.slow_minfreespace)
 
 
 def _whole(text: str, key: str) -> int:
@@ -278,8 +283,9 @@ def evaluate(draft: Draft, inv: Inventory, host: Host) -> Evaluation:
     except LayoutError as exc:
         field_ = FIELD_OF_KEY.get(exc.key or "")
         return Evaluation(None, str(exc), field_, fills=fills, mover=_mover_as_typed(draft))
-    except ParseError as exc:  # only minfreespace is parsed as a size in layout()
-        return Evaluation(None, str(exc), "minfreespace", fills=fills, mover=_mover_as_typed(draft))
+    except ParseError as exc:  # a size: minfreespace or slow_minfreespace (its source)
+        field_ = exc.source if exc.source in TEXT_FIELDS else "minfreespace"
+        return Evaluation(None, str(exc), field_, fills=fills, mover=_mover_as_typed(draft))
     facts = branch_facts(inv, host, [b.path for b in layout.tiered_branches()])
     results = check_layout(layout, facts)
     try:

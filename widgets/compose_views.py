@@ -30,6 +30,8 @@ EXPLAIN = {
     "create": "Create policy: which branch a new file goes to.",
     "minfreespace": "minfreespace: a branch with less free space takes no new file. "
     "Keep it below the cache's size.",
+    "slow_minfreespace": "Slow pool minfreespace: a slow branch with less free space takes "
+    "no file, not even from the mover.",
     "file_size": "File size for the simulator (checks view): where would such a file land?",
     "min_age": "Mover: minimum age in days. Below the high watermark only files older "
     "than this leave the cache.",

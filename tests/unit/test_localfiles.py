@@ -70,3 +70,27 @@ def test_a_pipe_is_read_after_its_head(tmp_path: Path) -> None:
         assert localfiles.read_user_file(fifo, 1 << 20, check_head=lambda head: None) == data
     finally:
         writer.join()
+
+
+def test_a_replaced_file_keeps_its_mode_owner_and_xattrs(tmp_path: Path) -> None:
+    path = tmp_path / "fstab"
+    path.write_text("old\n")
+    os.chmod(path, 0o644)
+    os.setxattr(path, "user.note", b"kept")  # security.selinux goes the same way
+    if os.getuid() == 0:
+        os.chown(path, 1234, 5678)
+    write_atomically(path, "new\n")
+    st = path.stat()
+    assert path.read_text() == "new\n" and st.st_mode & 0o7777 == 0o644
+    assert os.getxattr(path, "user.note") == b"kept"
+    if os.getuid() == 0:
+        assert (st.st_uid, st.st_gid) == (1234, 5678)
+
+
+def test_a_new_file_gets_the_umask_mode_not_0600(tmp_path: Path) -> None:
+    mask = os.umask(0o022)
+    try:
+        write_atomically(tmp_path / "layout.toml", "x")
+    finally:
+        os.umask(mask)
+    assert (tmp_path / "layout.toml").stat().st_mode & 0o777 == 0o644
