@@ -33,11 +33,16 @@ def import_cmd(files: Sequence[Path], label: str | None, tags: Sequence[str]) ->
 
     Imported runs keep their figures, fio's JSON and the job options the file holds;
     they have no per-second series and no environment but the fio version, and are
-    marked as imported in the history. A file that is not fio output, or that was
-    imported before (same content), is refused and nothing of it is stored.
+    marked as imported in the history. An option the file does not state (a text
+    with only fio's "rw=..., bs=..." line, no command line) is unknown, not fio's
+    default. A job option tierdeck cannot read is left out, the job kept, and the
+    run says which. A file that is not fio output (binary data is refused from its
+    first block), or that was imported before (the same report, whatever its line
+    ends), is refused and nothing of it is stored.
 
     Prints "imported FILE as run N (name)" per file, "imported FILE as runs N, M
-    (name; name)" for a file of several fio runs. Exits 2 if any file was refused.
+    (name; name)" for a file of several fio runs, and on stderr each job option left
+    out. Exits 2 if any file was refused.
     """
     from ..core.errors import TierdeckError
     from .cli_history import _store
@@ -49,12 +54,15 @@ def import_cmd(files: Sequence[Path], label: str | None, tags: Sequence[str]) ->
     except TierdeckError as exc:  # the history itself failed (not one file)
         fail(str(exc), EXIT_FAILED)
     for outcome in outcomes:
-        if len(outcome.runs) > 1:
-            ids = ", ".join(str(run.id) for run in outcome.runs)
-            names = "; ".join(run.name for run in outcome.runs)
-            click.echo(f"imported {outcome.path} as runs {ids} ({names})")
-        elif outcome.run is not None:
-            click.echo(f"imported {outcome.path} as run {outcome.run.id} ({outcome.run.name})")
+        if outcome.run is not None:
+            if len(outcome.runs) > 1:
+                ids = ", ".join(str(run.id) for run in outcome.runs)
+                names = "; ".join(run.name for run in outcome.runs)
+                click.echo(f"imported {outcome.path} as runs {ids} ({names})")
+            else:
+                click.echo(f"imported {outcome.path} as run {outcome.run.id} ({outcome.run.name})")
+            for note in outcome.left_out:
+                click.echo(f"tierdeck: {outcome.path}: {note}", err=True)
         else:
             assert outcome.refusal is not None
             click.echo(

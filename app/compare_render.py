@@ -96,6 +96,9 @@ def note_lines(comparison: Comparison) -> list[str]:
             lines.append(f"{run_label(run)}: {warning.kind}: {warning.text}")
         if notes.clones_shared_file:
             lines.append(f"{run_label(run)}: stored before 0.2, its clones shared one test file")
+        if notes.unknown_options:
+            unknown = ", ".join(notes.unknown_options)
+            lines.append(f"{run_label(run)}: its file does not state {unknown}: not compared")
     for row in comparison.rows:
         if Match.POSITION in row.matched_by:
             names = " / ".join(n or "-" for n in row.names)
@@ -137,6 +140,7 @@ def _run_json(run: RunResult, comparison: Comparison, index: int) -> dict[str, A
         "warnings": [{"kind": w.kind.value, "text": w.text} for w in run.warnings],
         "inflated": bool(notes.inflating),
         "clones_shared_file": notes.clones_shared_file,
+        "unknown_options": list(notes.unknown_options),
     }
 
 
@@ -162,7 +166,12 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
             for row in comparison.rows
         ],
         "differences": [
-            {"key": d.key, "values": list(d.values), "kind": d.kind.value}
+            {
+                "key": d.key,
+                "values": list(d.values),
+                "kind": d.kind.value,
+                "unknown": list(d.unknown or (False,) * len(d.values)),
+            }
             for d in comparison.differences
         ],
     }
@@ -206,7 +215,7 @@ def to_markdown(comparison: Comparison) -> str:
         lines.append(COMPARABLE)
     else:
         lines += [
-            f"- `{d.key}`: " + " / ".join(md_escape(v or "-") for v in d.values)
+            f"- `{d.key}`: " + " / ".join(md_escape(v) for v in d.shown())
             for d in comparison.differences
         ]
         lines += [f"- {md_escape(n)}" for n in note_lines(comparison)]
@@ -312,7 +321,7 @@ def differences_rich(comparison: Comparison) -> Sequence[RenderableType]:
             style = "dim" if d.kind.informational else ""
             table.add_row(
                 Text(d.key, style=style or "yellow"),
-                *(Text(v or "-", style=style) for v in d.values),
+                *(Text(v, style=style) for v in d.shown()),
             )
         out += [Text(""), table]
     notes = note_lines(comparison)

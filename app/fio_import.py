@@ -2,7 +2,9 @@
 run in each (a notes file of several fio runs gives several).
 
 Each file is read whole (up to READ_LIMIT), parsed by ``backends.fio_import``, checked
-against the history for the same bytes (sha256), and stored. A file that is refused
+against the history for the same report (``content_hash``: line ends and trailing
+blanks do not count; runs imported before it are found by their bytes' sha256), and
+stored. A file that is refused
 (not fio output, cut short, already imported, unreadable) stores nothing and does not
 stop the others.
 """
@@ -14,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..backends.fio_import import content_hash, imported_runs
+from ..backends.fio_import import bytes_hash, content_hash, imported_runs, refuse_binary
 from ..backends.localfiles import read_user_file
-from ..core.bench_models import RunResult
+from ..core.bench_models import RunResult, WarningKind
 from ..core.imports import ImportRefusalKind, ImportRefused
 from .history import HistoryError, RunStore
 
@@ -39,6 +41,19 @@ class ImportOutcome:
     @property
     def runs(self) -> tuple[RunResult, ...]:
         return () if self.run is None else (self.run, *self.more)
+
+    @property
+    def left_out(self) -> tuple[str, ...]:
+        """The job options the import could not read, in words (each run keeps its own
+        as warnings), for every run of the file, each said with its run when the file
+        held several: for the CLI and the TUI to say at once."""
+        several = len(self.runs) > 1
+        return tuple(
+            f"run {run.id}: {w.text}" if several else w.text
+            for run in self.runs
+            for w in run.warnings
+            if w.kind is WarningKind.IMPORT_OPTIONS
+        )
 
 
 def import_file(
@@ -64,11 +79,11 @@ def import_runs(
     """Store each fio run ``path`` holds, in order; raise ImportRefused (nothing
     stored) otherwise."""
     try:
-        data = read_user_file(path, READ_LIMIT)
+        data = read_user_file(path, READ_LIMIT, check_head=refuse_binary)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise ImportRefused(f"cannot read it: {reason}", kind=ImportRefusalKind.UNREADABLE) from exc
-    existing = store.find_import(content_hash(data))
+    existing = _imported_as(store, data)
     if existing is not None:
         raise ImportRefused(
             f"already imported as run {existing}",
@@ -85,7 +100,7 @@ def import_runs(
             assert done.id is not None
             store.delete(done.id)
         # another import of the same bytes won the race (the hash is unique)
-        existing = store.find_import(content_hash(data))
+        existing = _imported_as(store, data)
         if existing is None:
             raise
         raise ImportRefused(
@@ -94,6 +109,11 @@ def import_runs(
             existing_run=existing,
         ) from None
     return tuple(stored)
+
+
+def _imported_as(store: RunStore, data: bytes) -> int | None:
+    found = store.find_import(content_hash(data))
+    return found if found is not None else store.find_import(bytes_hash(data))
 
 
 def import_files(

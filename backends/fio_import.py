@@ -19,7 +19,8 @@ To add a format: a module with ``looks_like_<format>(text)`` and a reader, tried
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+import posixpath
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +31,9 @@ from ..core.bench_models import (
     JobSummary,
     RunResult,
     RunStatus,
+    RunWarning,
     TargetKind,
+    WarningKind,
 )
 from ..core.errors import ParseError
 from ..core.fio_models import Direction, FioError, FioReport
@@ -40,18 +43,21 @@ from ..core.imports import (
     ImportRefusalKind,
     ImportRefused,
     ImportSource,
+    UnreadOption,
 )
-from ..core.jobspec import JobSpec, JobSpecError
+from ..core.jobspec import JobSpec
 from .fio_import_json import job_options, looks_like_json, read_json
+from .fio_import_specs import ImportedJobs, JobOptions, imported_jobs
 from .fio_import_text import (
     GroupStatus,
     TextImport,
+    command_args,
     command_options,
     looks_like_text,
     read_texts,
 )
-from .fio_jobfile import spec_from_options
 from .fio_stream import job_summaries, parse_report
+from .text_sniff import decode_text, looks_binary
 
 __all__ = [
     "ParsedImport",
@@ -78,6 +84,7 @@ class ParsedImport:
     runtime_s: float | None
     target_path: str | None  # the jobs' directory= or filename=, if they name one
     error: str | None  # fio's job errors, if any job failed
+    unread: tuple[UnreadOption, ...] = ()  # job options left out, the jobs kept
 
 
 def parse_fio_output(data: bytes) -> ParsedImport:
@@ -94,8 +101,10 @@ def parse_fio_output(data: bytes) -> ParsedImport:
 
 def parse_fio_outputs(data: bytes) -> tuple[ParsedImport, ...]:
     """Read one file's bytes: each fio run it holds, in order (JSON holds one). Raises
-    ImportRefused, and nothing else, when they are not fio output tierdeck can read."""
-    text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
+    ImportRefused, and nothing else, when they are not fio output tierdeck can read;
+    binary data is refused before any of it is read as text or split into runs."""
+    refuse_binary(data)
+    text = decode_text(data)
     if not text.strip():
         raise ImportRefused("the file is empty", kind=ImportRefusalKind.EMPTY)
     if looks_like_json(text) and '"fio version"' in text:
@@ -108,6 +117,16 @@ def parse_fio_outputs(data: bytes) -> tuple[ParsedImport, ...]:
         "neither fio JSON (--output-format=json or json+) nor fio's text report",
         kind=ImportRefusalKind.NOT_FIO,
     )
+
+
+def refuse_binary(head: bytes) -> None:
+    """Raise ImportRefused when a file's first bytes are not text: fio output is, so
+    nothing more of it needs reading."""
+    if looks_binary(head):
+        raise ImportRefused(
+            "binary data, not text: not fio's output (JSON or text report)",
+            kind=ImportRefusalKind.BINARY,
+        )
 
 
 def imported_run(
@@ -167,7 +186,7 @@ def _run(
     target: BenchTarget | None,
     default_jobs: Sequence[JobSpec],
 ) -> RunResult:
-    jobs = parsed.jobs or tuple(default_jobs)
+    jobs = _filled(parsed.jobs, default_jobs) if parsed.jobs else tuple(default_jobs)
     summaries = parsed.job_summaries
     if not parsed.jobs and jobs:
         summaries = _with_kinds(summaries, jobs)
@@ -187,6 +206,7 @@ def _run(
         env=EnvFingerprint(fio_version=parsed.fio_version),
         tags=tuple(tags),
         job_summaries=summaries,
+        warnings=tuple(RunWarning(WarningKind.IMPORT_OPTIONS, str(u)) for u in parsed.unread),
         imported=ImportSource(
             file_name=file_name,
             content_hash=digest,
@@ -199,12 +219,40 @@ def _run(
 def jobs_of_command(line: str) -> tuple[JobSpec, ...]:
     """The jobs of a fio command line (``fio --name=x --rw=write ...``) as written in
     notes: what a snippet of output without its command was run with."""
-    _, _, args = line.strip().partition("fio ")
-    return _specs(command_options(args))
+    args = command_args(line)
+    if args is None:
+        return ()
+    return imported_jobs([JobOptions(n, o, True) for n, o in command_options(args)]).jobs
 
 
 def content_hash(data: bytes) -> str:
+    """sha256 of the file's text as a report, not its bytes: the same report saved
+    again with other line ends (CRLF), trailing blanks, a BOM or blank lines around it
+    is the same import."""
+    lines = [line.rstrip() for line in decode_text(data).splitlines()]
+    return hashlib.sha256("\n".join(lines).strip("\n").encode("utf-8")).hexdigest()
+
+
+def bytes_hash(data: bytes) -> str:
+    """sha256 of the bytes: what imports stored before content_hash normalised."""
     return hashlib.sha256(data).hexdigest()
+
+
+def _filled(jobs: Sequence[JobSpec], defaults: Sequence[JobSpec]) -> tuple[JobSpec, ...]:
+    """Jobs read from fio's "rw=..., bs=..." line, completed by the command the notes
+    say they ran (same name, or the only one): the line's own values win."""
+    by_name = {job.name: job for job in defaults}
+    only = defaults[0] if len(defaults) == 1 else None
+    out = []
+    for job in jobs:
+        default = by_name.get(job.name, only)
+        if job.stated is None or default is None or default.stated is not None:
+            out.append(job)
+            continue
+        given = {key: value for key, value in job.options() if job.states(key)}
+        merged = imported_jobs([JobOptions(job.name, {**dict(default.options()), **given}, True)])
+        out.append(merged.jobs[0] if merged.jobs and not merged.unread else job)
+    return tuple(out)
 
 
 def _target(parsed: ParsedImport, file_name: str) -> BenchTarget:
@@ -219,7 +267,8 @@ def _target(parsed: ParsedImport, file_name: str) -> BenchTarget:
 def _from_json(text: str) -> ParsedImport:
     found = read_json(text)
     report = found.report
-    jobs = _specs(job_options(found.document))
+    read = imported_jobs([JobOptions(n, o, True) for n, o in job_options(found.document)])
+    jobs = read.jobs
     error = None
     if report.failed_jobs:
         error = str(FioError.from_report(report, found.messages))
@@ -228,13 +277,14 @@ def _from_json(text: str) -> ParsedImport:
         notices=found.notices,
         fio_version=report.fio_version,
         jobs=jobs,
-        job_summaries=job_summaries(report, jobs),
+        job_summaries=job_summaries(report, read.by_fio_name()),
         summary=_summary(report),
         fio_json=found.document,
         ended_at=float(report.timestamp) if report.timestamp is not None else None,
         runtime_s=_runtime_s(report),
-        target_path=_target_path(jobs),
+        target_path=_target_path(read),
         error=error,
+        unread=read.unread,
     )
 
 
@@ -260,25 +310,22 @@ def _runtime_s(report: FioReport) -> float | None:
     return total / 1000.0 if total > 0 else None
 
 
-def _specs(options: Sequence[tuple[str, Mapping[str, str | None]]]) -> tuple[JobSpec, ...]:
-    """Jobs from the options the file holds; a job whose options tierdeck cannot model
-    (a value of the wrong type) is left out: its figures stay, under fio's name."""
-    out = []
-    for name, opts in options:
-        try:
-            out.append(spec_from_options(name, opts).validate())
-        except (ParseError, JobSpecError):
-            continue
-    return tuple(out)
+def _text_jobs(found: TextImport, names: Sequence[str]) -> ImportedJobs:
+    """The options the text gives for these jobs: a pasted command line's are whole,
+    fio's "rw=..., bs=..." line's are not."""
+    return imported_jobs([JobOptions(n, found.options[n], n in found.from_command) for n in names])
 
 
-def _target_path(jobs: Sequence[JobSpec]) -> str | None:
-    for job in jobs:
+def _target_path(read: ImportedJobs) -> str | None:
+    for job, fio_name in zip(read.jobs, read.fio_names, strict=True):
         directory = job.extra.get("directory")
         if directory:
             return directory
         if job.filename:
             return job.filename
+        if fio_name.startswith("/") and job.states("filename"):
+            # no file named: fio made "<name>.0.0", so a path as name is where it wrote
+            return posixpath.dirname(fio_name) or None
     return None
 
 
@@ -315,18 +362,18 @@ def _from_text_reports(found: TextImport) -> ParsedImport:
             f"fio's text with figures tierdeck cannot read: {exc.detail}",
             kind=ImportRefusalKind.BAD_REPORT,
         ) from exc
-    options: list[tuple[str, dict[str, str | None]]] = []
+    names: list[str] = []
     for job in found.jobs:
         name = job["jobname"]
-        if any(n == name for n, _ in options):
+        opts = found.options.get(name)
+        if name in names or not opts:
             continue
-        opts = dict(found.options.get(name, {}))
-        if job["tierdeck jobs"] > 1 and opts:  # one report for N clones: group_reporting
+        if job["tierdeck jobs"] > 1:  # one report for N clones: group_reporting
             opts.setdefault("numjobs", str(job["tierdeck jobs"]))
             opts.setdefault("group_reporting", None)
-        if opts:
-            options.append((name, opts))
-    jobs = _specs(options)
+        names.append(name)
+    read = _text_jobs(found, names)
+    jobs = read.jobs
     error = None
     if report.failed_jobs:
         error = str(FioError.from_report(report))
@@ -335,13 +382,14 @@ def _from_text_reports(found: TextImport) -> ParsedImport:
         notices=(ImportNotice.LAST_OF_SEVERAL,) if found.last_of_several else (),
         fio_version=found.fio_version,
         jobs=jobs,
-        job_summaries=job_summaries(report, jobs),
+        job_summaries=job_summaries(report, read.by_fio_name()),
         summary=_summary(report),
         fio_json=document,
         ended_at=found.ended_at,
         runtime_s=_runtime_s(report),
-        target_path=_target_path(jobs),
+        target_path=_target_path(read),
         error=error,
+        unread=read.unread,
     )
 
 
@@ -353,9 +401,10 @@ def _from_group_lines(found: TextImport) -> ParsedImport:
     for name, groups in by_name.items():
         directions = {g.direction: DirectionSummary(g.bw_bytes, None, None, None) for g in groups}
         summaries.append(JobSummary(name=name, rw=None, bs=None, directions=directions))
-    jobs = _specs([(n, o) for n, o in found.options.items() if n in by_name])
+    read = _text_jobs(found, [n for n in found.options if n in by_name])
+    jobs = read.jobs
     if jobs:
-        summaries = list(_with_kinds(summaries, jobs))
+        summaries = list(_with_kinds(summaries, read.by_fio_name()))
     summary: dict[str, DirectionSummary] = {}
     for direction in ("read", "write", "trim"):
         groups = [g for g in found.groups if g.direction == direction]
@@ -376,6 +425,7 @@ def _from_group_lines(found: TextImport) -> ParsedImport:
         fio_json=found.document(),
         ended_at=None,
         runtime_s=sum(runtimes) / 1000.0 if runtimes else None,
-        target_path=_target_path(jobs),
+        target_path=_target_path(read),
         error=None,
+        unread=read.unread,
     )

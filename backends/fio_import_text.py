@@ -96,7 +96,10 @@ _GROUP_LINE_2X = re.compile(
 _GROUP_IO = re.compile(rf"\bio=(?P<io>[0-9]+(?:\.[0-9]+)?)(?P<iou>{_UNIT})")
 _GROUP_RUN = re.compile(r"\brun=(?P<min>[0-9]+)-(?P<max>[0-9]+)msec")
 _GROUP_RUN_2X = re.compile(r"\bmaxt=(?P<max>[0-9]+)msec")
-_COMMAND = re.compile(r"(?:^|[#$>]\s*)fio\s+(?P<args>--.*)$")
+# fio run by any path or wrapper, after any prompt: "fio", "./fio", "/usr/bin/fio",
+# "$ sudo fio", "root@box:/test# fio" (seed 001), "time fio"; options with "--" follow.
+# The path part cannot cross a prompt's characters, so a long line is scanned once.
+_COMMAND = re.compile(r"(?:^|[\s#$>`'\"(])(?:[^\s#$>`'\"(]*/)?fio\s+")
 
 _UNIT_BYTES = {
     "B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3, "TiB": 1024**4, "PiB": 1024**5,
@@ -125,6 +128,8 @@ class TextImport:
     jobs: list[dict[str, Any]] = field(default_factory=list)  # fio-JSON-shaped entries
     groups: list[GroupStatus] = field(default_factory=list)
     options: dict[str, dict[str, str | None]] = field(default_factory=dict)  # per job name
+    # jobs whose options come from a pasted command line: all of them, not a summary
+    from_command: set[str] = field(default_factory=set)
     ended_at: float | None = None  # the last job report's date (local time)
     # --status-interval: fio printed the report again and again; the last one is kept
     last_of_several: bool = False
@@ -197,9 +202,9 @@ class _Reader:
             self._new_invocation_if_done()
             self.last_header = match["name"]
             self.out.options.setdefault(match["name"], _header_options(match))
-        elif (match := _COMMAND.search(line)) is not None:
+        elif (args := command_args(line)) is not None:
             self._new_invocation_if_done()
-            self._command(match["args"])
+            self._command(args)
         elif (match := _JOB_REPORT.match(line)) is not None:
             self._job_report(match)
         elif self.job is not None and (match := _DIRECTION.match(line)) is not None:
@@ -256,7 +261,11 @@ class _Reader:
 
     def _command(self, args: str) -> None:
         for name, options in command_options(args):
-            self.out.options.setdefault(name, options)
+            if name in self.out.from_command:
+                continue
+            # fio's "rw=..., bs=..." line may have come first: the command says more
+            self.out.options[name] = {**self.out.options.get(name, {}), **options}
+            self.out.from_command.add(name)
 
     def _job_report(self, match: re.Match[str]) -> None:
         reporter = (match["name"], match["pid"])
@@ -332,6 +341,16 @@ class _Reader:
 
     def finish(self) -> list[TextImport]:
         return [*self.done, self.out]
+
+
+def command_args(line: str) -> str | None:
+    """The arguments of a fio command line as pasted ("$ sudo fio --name=x ..."),
+    None when the line does not run fio with options."""
+    match = _COMMAND.search(line)
+    if match is None:
+        return None
+    args = line[match.end() :].rstrip().rstrip("`")  # `fio ...` quoted in markdown
+    return args if "--" in args else None
 
 
 def command_options(args: str) -> list[tuple[str, dict[str, str | None]]]:

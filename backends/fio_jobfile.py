@@ -83,6 +83,11 @@ def spec_from_options(name: str, options: Mapping[str, str | None]) -> JobSpec:
     return _to_spec(name, opts)
 
 
+def option_name(key: str) -> str:
+    """An option's own name for one of its aliases ("readwrite" -> "rw")."""
+    return _ALIASES.get(key, key)
+
+
 def _strip_comment(line: str) -> str:
     # parse.c strip_blank_end(): everything from the first ';' or '#' is a comment
     cut = [i for i in (line.find(";"), line.find("#")) if i >= 0]

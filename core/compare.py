@@ -140,10 +140,13 @@ class RunNotes:
 
     inflating: tuple[RunWarning, ...]  # cache, buffered, memory target, caches kept
     clones_shared_file: bool  # stored before 0.2: numjobs clones shared one file
+    # options an imported run's file did not state (direct, size ...): not compared, so
+    # "no parameter differs" cannot be said of them
+    unknown_options: tuple[str, ...] = ()
 
     @property
     def any(self) -> bool:
-        return bool(self.inflating) or self.clones_shared_file
+        return bool(self.inflating) or self.clones_shared_file or bool(self.unknown_options)
 
 
 @dataclass(frozen=True)
@@ -356,7 +359,11 @@ def compare_runs(runs: Sequence[RunResult], baseline: int = 0) -> Comparison:
         differences += job_differences(row.name, row.names, specs)
     differences += env_differences(runs)
     notes = tuple(
-        RunNotes(tuple(w for w in r.warnings if w.kind.inflates_results), r.clones_shared_file)
+        RunNotes(
+            tuple(w for w in r.warnings if w.kind.inflates_results),
+            r.clones_shared_file,
+            tuple(sorted({option for job in r.jobs for option in job.unknown()})),
+        )
         for r in runs
     )
     return Comparison(runs, baseline, rows, tuple(differences), notes)

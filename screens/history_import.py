@@ -82,7 +82,10 @@ class HistoryImport:
             if outcome.runs:
                 ids = ", ".join(f"#{run.id}" for run in outcome.runs)
                 runs = "runs" if len(outcome.runs) > 1 else "run"
-                screen.notify(f"{outcome.path.name}: imported as {runs} {ids}.")
+                said = f"{outcome.path.name}: imported as {runs} {ids}."
+                if outcome.left_out:
+                    said += " " + "; ".join(outcome.left_out) + "."
+                screen.notify(said, severity="warning" if outcome.left_out else "information")
                 self.select_id = outcome.runs[-1].id
             elif outcome.refusal is not None:
                 screen.notify(

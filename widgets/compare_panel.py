@@ -49,9 +49,7 @@ def _difference(difference: Difference, runs: tuple[RunResult, ...], width: int)
     title = Text(difference.key, style=style or "yellow")
     if difference.kind.informational:
         title.append("  (information: what was compared)", style="dim")
-    values = [
-        (f"#{run.id}", value or "-") for run, value in zip(runs, difference.values, strict=True)
-    ]
+    values = [(f"#{run.id}", value) for run, value in zip(runs, difference.shown(), strict=True)]
     one_line = INDENT + "  ".join(f"{ref} {value}" for ref, value in values)
     if len(one_line) <= width:
         return Group(title, Text(one_line, style=style))

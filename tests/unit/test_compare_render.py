@@ -52,7 +52,12 @@ def test_json_has_the_documented_keys_and_is_plain_json() -> None:
     assert other["delta_pct"] == 100 * (other["value"] - base["value"]) / base["value"]
     assert set(job["directions"]["write"]) == {"bw_bytes", "iops", "lat_mean_ns", "lat_p99_ns"}
     bs = next(d for d in doc["differences"] if d["key"] == "job[write_iops].bs")
-    assert bs == {"key": "job[write_iops].bs", "values": ["4K", "1M"], "kind": "job"}
+    assert bs == {
+        "key": "job[write_iops].bs",
+        "values": ["4K", "1M"],
+        "kind": "job",
+        "unknown": [False, False],
+    }
 
 
 def test_json_within_noise_is_null_when_the_noise_is_unknown() -> None:

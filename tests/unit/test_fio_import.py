@@ -311,8 +311,11 @@ def test_fio_2_x_group_lines_alone_give_bandwidth_in_kib_and_runtime() -> None:
 def test_two_fio_runs_in_a_notes_file_are_two_runs_each_with_its_options() -> None:
     data = (IMPORT / "fio31_dyu_write_read_notes.txt").read_bytes()
     write, read = parse_fio_outputs(data)
-    assert [(j.name, j.rw, j.bs) for j in write.jobs] == [("myjob", "write", "4k")]
-    assert [(j.name, j.rw, j.bs) for j in read.jobs] == [("myjob", "read", "4k")]
+    # each run's own "./fio ... --blocksize=4K" line gives its options, all stated
+    assert [(j.name, j.rw, j.bs) for j in write.jobs] == [("myjob", "write", "4K")]
+    assert [(j.name, j.rw, j.bs) for j in read.jobs] == [("myjob", "read", "4K")]
+    assert all(j.direct and j.stated is None for j in (*write.jobs, *read.jobs))
+    assert (write.jobs[0].size, read.jobs[0].size) == ("4G", None)
     assert set(write.summary) == {"write"} and set(read.summary) == {"read"}
     assert write.fio_version == read.fio_version == "fio-3.1"
     assert read.summary["read"].bw_bytes == round(3598 * MIB * 1000 / 300002)
@@ -361,3 +364,11 @@ def test_a_job_file_is_not_fio_output() -> None:
     with pytest.raises(ImportRefused) as caught:
         parse(FIO / "seed003_write_test.fio")
     assert caught.value.kind is ImportRefusalKind.NOT_FIO
+
+
+def test_binary_data_in_a_notes_file_is_refused_before_it_is_split_into_runs() -> None:
+    notes = (IMPORT / "fio31_dyu_write_read_notes.txt").read_bytes()
+    cut = notes.index(b"*reads*")
+    with pytest.raises(ImportRefused) as caught:
+        parse_fio_outputs(notes[:cut] + bytes(range(256)) * 4 + notes[cut:])
+    assert caught.value.kind is ImportRefusalKind.BINARY

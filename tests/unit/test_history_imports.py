@@ -3,6 +3,7 @@ file's bytes (sha256) are found again, and cannot be stored twice."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
@@ -96,3 +97,16 @@ def test_a_file_of_several_runs_is_stored_whole_or_not_at_all(tmp_path: Path) ->
     assert store.list(status=None) == []
     first, second = import_runs(store, notes, now=0.0)  # the third and fourth saves
     assert first.id and second.id and len(store.list()) == 2
+
+
+def test_a_spec_stored_before_stated_existed_loads_as_all_known(store: HistoryStore) -> None:
+    run_id = store.save(recorded_result(imported=SOURCE))
+    conn = sqlite3.connect(store.path)
+    (spec_text,) = conn.execute("SELECT spec FROM runs WHERE id = ?", (run_id,)).fetchone()
+    old = [{k: v for k, v in job.items() if k != "stated"} for job in json.loads(spec_text)]
+    with conn:
+        conn.execute("UPDATE runs SET spec = ? WHERE id = ?", (json.dumps(old), run_id))
+    conn.close()
+    loaded = store.get(run_id)
+    assert loaded is not None and all(job.stated is None for job in loaded.jobs)
+    assert result_to_json(loaded)["spec"]["jobs"][0]["stated"] is None
