@@ -13,7 +13,7 @@ Anything else is refused with ``ImportRefused`` and a kind; nothing here raises
 another error for any input (tests/unit/test_fio_import_properties.py).
 
 To add a format: a module with ``looks_like_<format>(text)`` and a reader, tried in
-``parse_fio_output`` before the text reader (the most lenient).
+``parse_fio_outputs`` before the text reader (the most lenient).
 """
 
 from __future__ import annotations
