@@ -146,7 +146,9 @@ class CompareScreen(Exporting, Screen[None]):
         if self.comparison is None or self._charts_mounted:
             return
         self._charts_mounted = True
-        runs = [(run_label(run), run.series) for run in self.comparison.runs if run.series]
+        runs = [
+            (run_label(run), run.series, run.summary) for run in self.comparison.runs if run.series
+        ]
         charts = overlay_charts(runs, rows=self._chart_rows())
         self.query_one("#compare-charts").mount_all(charts)
 

@@ -167,7 +167,7 @@ class RunDetailScreen(RunEditing, Exporting, Screen[int | None]):
             for chart in self.charts:
                 chart.span = len(run.series)
                 chart.rows = self.rows
-            feed_charts(self.charts, run.series)
+            feed_charts(self.charts, run.series, run.summary)
             self._show_disks(run)
         self.query_one("#detail-env", Static).update(env_renderable(run.env))
         jobs = "\n".join(job.to_jobfile() for job in run.jobs)

@@ -14,6 +14,7 @@ from tierdeck.app.history import HistoryStore
 from tierdeck.app.tui import TierdeckApp
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.bench_models import RunStatus
+from tierdeck.core.series import drawn
 from tierdeck.core.units import fmt_rate
 from tierdeck.screens.confirm import ConfirmScreen, PromptScreen
 from tierdeck.screens.history import HistoryScreen
@@ -167,7 +168,9 @@ async def test_open_rename_tag_and_delete(demo_host: RecordedHost, store: Histor
         )
         stored = store.get(3)
         assert stored is not None
-        assert detail.charts[0].values("write") == [s.write.bw_bytes_per_s for s in stored.series]
+        full = [s for s in stored.series if drawn(s)]  # the 0.45 s tail is not drawn
+        assert detail.charts[0].values("write") == [s.write.bw_bytes_per_s for s in full]
+        assert detail.charts[0].mean("write") == stored.summary["write"].bw_bytes
         body = detail.query_one("#detail-body")
         body.scroll_to_widget(detail.query_one("#detail-env"), animate=False, top=True)
         await pilot.pause()

@@ -147,8 +147,12 @@ async def test_mark_compare_rebase_and_export(demo_host: RecordedHost, store: Hi
         await pilot.press("3")
         charts = list(screen.query(SeriesChart))
         assert [c.id for c in charts] == ["compare-bw", "compare-iops", "compare-lat"]
-        assert charts[0].keys == ["#2 branch randrw 4k", "#1 pool write 1M"]
-        assert charts[0].legend_text().plain.count("avg") == 2
+        assert charts[0].keys == [
+            "#2 branch randrw 4k read",
+            "#2 branch randrw 4k write",
+            "#1 pool write 1M",
+        ]
+        assert charts[0].legend_text().plain.count("avg") == 3
 
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is history, "back to the list")
