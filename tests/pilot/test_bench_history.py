@@ -296,6 +296,29 @@ async def test_old_runs_are_marked_in_the_list_and_the_detail(
         assert suite_store.get(3) is not None  # marked, never deleted
 
 
+async def test_the_marks_legend_is_a_key_to_the_list_and_a_runs_marks_go_with_it(
+    demo_host: RecordedHost, suite_store: HistoryStore
+) -> None:
+    """The legend sits under the table, apart from the highlighted run, and says it is
+    a key; the highlighted run names only its own marks, in words."""
+    app = TierdeckApp(demo_host, demo=True, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(pilot, app)
+        legend = screen.query_one("#history-legend", Static)
+        current = screen.query_one("#history-current", Static)
+        assert str(legend.render()).startswith("marks: ")
+        assert legend.region.bottom <= current.region.y  # not under the run
+        table = screen.query_one("#history-table", DataTable)
+        shown = {}
+        for run_id in ("1", "2", "3"):
+            table.move_cursor(row=table.get_row_index(run_id))
+            await pilot.pause()
+            shown[run_id] = shown_text(current)
+        assert "⚠ the page cache may have inflated the figures" in shown["1"]  # pool_write
+        assert "page cache" not in shown["2"] and "clones shared" not in shown["2"]
+        assert "† clones shared one file" in shown["3"] and "⚠" not in shown["3"]
+
+
 async def test_the_highlighted_run_is_readable_in_full_at_80_columns(
     demo_host: RecordedHost, store: HistoryStore
 ) -> None:
