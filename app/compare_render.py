@@ -45,6 +45,7 @@ VERDICT_STYLE = {
     Verdict.MISSING: "dim",
 }
 NOISE_MARK = "≈"
+UNKNOWN_MARK = "?"  # a delta whose noise is unknown: no verdict, and it says so
 COMPARABLE = "comparable: no parameter differs and no run carries a warning"
 
 
@@ -63,11 +64,25 @@ def format_value(metric: Metric, value: float | None) -> str:
 
 
 def format_delta(cell: Cell) -> str:
-    """``+12.1%``; ``≈ +2.0%`` within noise; empty on the baseline or without a delta."""
+    """``+12.1%``; ``≈ +2.0%`` within noise, ``? +2.0%`` when the noise is unknown;
+    empty on the baseline or without a delta."""
     if cell.delta_pct is None:
         return ""
     text = f"{cell.delta_pct:+.1f}%"
-    return f"{NOISE_MARK} {text}" if cell.verdict is Verdict.NOISE else text
+    mark = {Verdict.NOISE: NOISE_MARK, Verdict.UNKNOWN: UNKNOWN_MARK}.get(cell.verdict)
+    return f"{mark} {text}" if mark else text
+
+
+def noise_legend(comparison: Comparison, *, short: bool = False) -> str:
+    """How to read the marks of the deltas shown: "≈: within the runs' own noise", and
+    why a "?" delta has no verdict (an imported run has no per-second series; a short
+    run too few full seconds). ``short``: the TUI's line under the table."""
+    parts = [f"{NOISE_MARK} within noise" if short else f"{NOISE_MARK}: within the runs' own noise"]
+    if any(c.verdict is Verdict.UNKNOWN for *_, cells in _rows(comparison) for c in cells):
+        imported = any(run.imported is not None and not run.series for run in comparison.runs)
+        why = "imported" if imported else "too few full seconds"
+        parts.append(f"{UNKNOWN_MARK}{' ' if short else ': '}noise unknown ({why})")
+    return (" · " if short else "; ").join(parts)
 
 
 def run_label(run: RunResult) -> str:
@@ -201,7 +216,7 @@ def to_markdown(comparison: Comparison) -> str:
         lines.append(
             "| " + " | ".join([md_escape(job), direction, METRIC_LABEL[metric], *values]) + " |"
         )
-    lines += ["", f"{_baseline_note(comparison)}; {NOISE_MARK}: within the runs' own noise", ""]
+    lines += ["", f"{_baseline_note(comparison)}; {noise_legend(comparison)}", ""]
     if comparison.comparable:
         lines.append(COMPARABLE)
     else:
@@ -293,7 +308,8 @@ def to_rich(comparison: Comparison) -> RenderableType:
                     METRIC_LABEL[m.metric],
                     *(rich_cell(m.metric, c) for c in m.cells),
                 )
-    parts: list[RenderableType] = [table, Text(""), Text(_baseline_note(comparison), style="dim")]
+    note = f"{_baseline_note(comparison)}; {noise_legend(comparison)}"
+    parts: list[RenderableType] = [table, Text(""), Text(note, style="dim")]
     parts += differences_rich(comparison)
     return Group(*parts)
 

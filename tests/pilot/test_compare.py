@@ -293,3 +293,28 @@ async def test_export_asks_the_format_and_can_redact(
         html = path.read_text(encoding="utf-8")
         assert "<table" in html and "Redacted: serials, WWNs, UUIDs and hostnames" in html
         assert f"Export: wrote {path}" in notes(app)
+
+
+async def test_imported_runs_only_say_there_is_no_series_and_the_noise_is_unknown(
+    demo_host: RecordedHost, store: HistoryStore
+) -> None:
+    now = time.time()
+    first = import_file(store, IMPORTED / "fio333_seqwrite_group.json", now=now)
+    second = import_file(store, IMPORTED / "seed003_fio38_write.txt", now=now + 1)
+    app = TierdeckApp(demo_host, demo=True, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        history = await open_history(pilot, app)
+        table = history.query_one("#history-table", DataTable)
+        for run in (first, second):
+            table.move_cursor(row=table.get_row_index(str(run.id)))
+            await pilot.press("space")
+        assert history.marks.ids == [first.id, second.id]
+        screen = await open_compare(pilot, app)
+        baseline = shown_text(screen.query_one("#compare-baseline"))
+        assert "? noise unknown (imported)" in baseline
+        assert "? " in cell(screen, 1, 2)  # the delta says it has no verdict
+        await pilot.press("3")
+        await pilot.pause()
+        note = shown_text(screen.query_one("#compare-chart-note"))
+        assert note.startswith("No per-second series to draw: they were imported")
+        assert not screen.query(SeriesChart)  # no empty frames "waiting for data"
