@@ -121,8 +121,8 @@ class HistoryTable(_Base):
             table.add_column("status", width=11, key="status")
             table.add_column("why", width=flexible - self._target_width - name_w + 11, key="why")
         else:
-            table.add_column(Text("read", justify="right"), width=11, key="read")
-            table.add_column(Text("write", justify="right"), width=11, key="write")
+            table.add_column(Text("read MiB/s", justify="right"), width=11, key="read")
+            table.add_column(Text("write MiB/s", justify="right"), width=11, key="write")
         for run in self.runs:
             table.add_row(*self._row(run), key=str(run.id))
         empty = self.query_one("#history-empty", Static)

@@ -96,7 +96,11 @@ async def test_list_ok_runs_then_failed_and_cancelled_apart(
         assert table.row_count == 4
         text = screen_text(app)
         assert "Runs that finished ok" in text
-        assert "stonewall step" in text and "64.7 MiB/s" in text
+        assert "stonewall step" in text and "write MiB/s" in text
+        # one unit down a column: a bare MiB/s figure, never KiB/s beside MiB/s
+        writes = [str(table.get_cell(key, "write")) for key in table.rows]
+        assert "64.7" in writes and "0.8" in writes
+        assert not any("/s" in w for w in writes)
         assert "broken engine" not in text and "long read" not in text
         await pilot.press("f")
         await reloaded(pilot, screen, 1)
