@@ -89,6 +89,40 @@ def run_label(run: RunResult) -> str:
     return f"#{run.id} {run.name}"
 
 
+def distinct_label(runs: Sequence[RunResult], index: int, width: int) -> str:
+    """``runs[index]``'s label in ``width`` characters that still tells it from the
+    others: the whole "#id name" when it fits, else the id and the words of its name
+    that differ from the other runs' ("#12 …numjobs=4…"), cut at the end if need be."""
+    run = runs[index]
+    full = run_label(run)
+    if len(full) <= width:
+        return full
+    words = run.name.split()
+    others = [r.name.split() for r in runs if r is not run]
+    # the words it shares with the run most like it, at either end, tell nothing apart
+    head = max((_common(words, o) for o in others), default=0)
+    rest = words[head:][::-1]
+    tail = max((_common(rest, o[::-1]) for o in others), default=0)
+    middle = words[head : len(words) - tail]
+    if not middle or not others:
+        return cut(full, width)
+    text = f"#{run.id} " + ("…" if head else "") + " ".join(middle) + ("…" if tail else "")
+    return cut(text, width)
+
+
+def _common(words: list[str], other: list[str]) -> int:
+    """How many leading words ``words`` shares with ``other``."""
+    n = 0
+    while n < min(len(words), len(other)) and other[n] == words[n]:
+        n += 1
+    return n
+
+
+def cut(text: str, width: int) -> str:
+    """``text`` in ``width`` characters, "…" where it was cut."""
+    return text if len(text) <= width else text[: max(0, width - 1)].rstrip() + "…"
+
+
 def _baseline_note(comparison: Comparison) -> str:
     return f"baseline: {run_label(comparison.runs[comparison.baseline])}"
 

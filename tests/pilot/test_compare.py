@@ -99,7 +99,7 @@ async def test_mark_compare_rebase_and_export(demo_host: RecordedHost, store: Hi
         assert [r.id for r in comparison.runs] == [2, 1] and comparison.baseline == 0
         assert screen.sub_title == "compare #2 #1"
         text = screen_text(app)
-        assert "#2 branch randrw…" in text and "#1 pool write 1M" in text
+        assert "#2 branch randrw 4k" in text and "#1 pool write 1M" in text
         assert "baseline" in text and "% vs #2" in text
         # the write bandwidth row: 0.8 MiB/s on the branch, 879.8 in the pool
         table = screen.query_one(CompareTable)

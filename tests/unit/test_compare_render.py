@@ -16,6 +16,7 @@ from rich.console import Console
 from tierdeck.app.compare_render import (
     CSV_FIELDS,
     SCHEMA,
+    distinct_label,
     format_delta,
     to_csv,
     to_json,
@@ -154,3 +155,19 @@ def test_an_imported_runs_deltas_say_the_noise_is_unknown_and_the_legends_why() 
     assert "?: noise unknown (too few full seconds)" in to_markdown(compare_runs([steady, short]))
     steady_too = one_write_job(4, 105.0, write_series([105] * 4))
     assert "noise unknown" not in to_markdown(compare_runs([steady, steady_too]))
+
+
+def test_headers_tell_runs_apart_by_the_words_that_differ() -> None:
+    names = [
+        "ext4 seqwrite 1M QD8 numjobs=1 on /mnt/disk1",
+        "ext4 seqwrite 1M QD8 numjobs=4 on /mnt/disk1",
+        "ext4 seqwrite 1M QD8 numjobs=8 on /mnt/disk1",
+    ]
+    runs = [dataclasses.replace(plain(12 + i), name=n) for i, n in enumerate(names)]
+    labels = [distinct_label(runs, i, 17) for i in range(3)]
+    assert labels == ["#12 …numjobs=1…", "#13 …numjobs=4…", "#14 …numjobs=8…"]
+    assert distinct_label(runs, 0, 60) == "#12 " + names[0]  # whole when it fits
+    # the words shared with the most similar run go, not only those shared by all
+    other = dataclasses.replace(plain(15), name="xfs randread 4k")
+    assert distinct_label([*runs[:2], other], 1, 17) == "#13 …numjobs=4…"
+    assert distinct_label([*runs[:2], other], 2, 12) == "#15 xfs ran…"
