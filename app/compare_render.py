@@ -63,6 +63,13 @@ def format_value(metric: Metric, value: float | None) -> str:
     return fmt_ns(value)
 
 
+def format_figure(metric: Metric, value: float | None) -> str:
+    """A table's figure with its unit, for a line of text: ``1,240.3 MiB/s``,
+    ``12,345 IOPS``, ``4.5 ms`` (a chart's legend says the table's figure so)."""
+    unit = {Metric.BW: " MiB/s", Metric.IOPS: " IOPS"}.get(metric, "")
+    return format_value(metric, value) + ("" if value is None else unit)
+
+
 def format_delta(cell: Cell) -> str:
     """``+12.1%``; ``≈ +2.0%`` within noise, ``? +2.0%`` when the noise is unknown;
     empty on the baseline or without a delta."""

@@ -17,7 +17,7 @@ from typing import Any
 from ..core.bench_models import RunResult
 from ..core.compare import Metric
 from ..core.series import direction_series, directions_with_io
-from .compare_render import format_value, run_label
+from .compare_render import format_figure, run_label
 
 MIB = 2**20
 MAX_POINTS = 600  # per line: a long run is averaged down to this many points
@@ -73,8 +73,7 @@ def lines(runs: Sequence[RunResult], metric: Metric) -> list[Line]:
                     f" {name}" if len(runs) == 1 or len(directions) > 1 else ""
                 )
                 if drawn.average is not None:
-                    unit = {Metric.BW: " MiB/s", Metric.IOPS: " IOPS"}.get(metric, "")
-                    label += f" · avg {format_value(metric, drawn.average)}{unit}"
+                    label += f" · avg {format_figure(metric, drawn.average)}"
                 out.append(Line(label, _thin(points)))
     return out
 

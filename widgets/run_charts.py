@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from ..app.compare_render import format_figure
 from ..core.bench_models import DeviceSample, DirectionSummary
 from ..core.compare_noise import Metric
 from ..core.fio_models import Direction, Sample
@@ -21,7 +22,7 @@ from ..core.series import (
     summary_value,
     weight,
 )
-from .series_axes import COUNT, LATENCY, RATE
+from .series_axes import COUNT, LATENCY, RATE, AxisUnit
 from .series_chart import DEFAULT_ROWS, Interval, LegendValue, NamedSeries, SeriesChart
 
 DISK_STYLES = ("cyan", "yellow", "green", "magenta", "blue", "red")
@@ -121,17 +122,22 @@ def overlay_charts(
     """Bandwidth, IOPS and mean latency of each run (label, per-second samples, fio's
     summary), one line per run and direction with I/O on a common time axis, the legend
     naming each with the run's own figure (the table's)."""
-    charts = (
-        SeriesChart("Bandwidth", unit=RATE, legend=LegendValue.MEAN, rows=rows, id="compare-bw"),
-        SeriesChart("IOPS", unit=COUNT, legend=LegendValue.MEAN, rows=rows, id="compare-iops"),
-        SeriesChart(
-            "Mean latency",
-            unit=LATENCY,
+
+    def make(title: str, unit: AxisUnit, metric: Metric, id: str, log: bool = False) -> SeriesChart:
+        return SeriesChart(
+            title,
+            unit=unit,
             legend=LegendValue.MEAN,
             rows=rows,
-            log_scale=True,
-            id="compare-lat",
-        ),
+            log_scale=log,
+            avg_format=lambda value: format_figure(metric, value),  # as the table says it
+            id=id,
+        )
+
+    charts = (
+        make("Bandwidth", RATE, Metric.BW, "compare-bw"),
+        make("IOPS", COUNT, Metric.IOPS, "compare-iops"),
+        make("Mean latency", LATENCY, Metric.LAT_MEAN, "compare-lat", log=True),
     )
     for chart, metric in zip(charts, (Metric.BW, Metric.IOPS, Metric.LAT_MEAN), strict=True):
         lines = []

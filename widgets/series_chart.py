@@ -219,6 +219,7 @@ class SeriesChart(Widget):
         legend: LegendValue = LegendValue.LATEST,
         x_ticks: AxisFormatter | None = None,
         x_limits: tuple[float, float] | None = None,
+        avg_format: Callable[[float], str] | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -228,7 +229,9 @@ class SeriesChart(Widget):
         start. ``log_scale``: decades on the value axis when the data spans one or more.
         ``hide_empty``: a series with no data yet is neither drawn nor in the legend.
         ``x_ticks`` and ``x_limits``: an x axis other than seconds since the start (the
-        sweep view's axis values, see ``CategoryTicks``)."""
+        sweep view's axis values, see ``CategoryTicks``). ``avg_format``: how the
+        legend writes an average (the compare view: as its table does), else in
+        the axis unit."""
         super().__init__(name=name, id=id, classes=classes)
         self.title = title
         self.unit = unit
@@ -239,6 +242,7 @@ class SeriesChart(Widget):
         self.legend = legend
         self.x_ticks = x_ticks
         self.x_limits = x_limits
+        self.avg_format = avg_format or unit.fmt
         self._lines = {
             key: Line(key, label, style, deque(maxlen=capacity)) for key, label, style in lines
         }
@@ -508,7 +512,7 @@ class SeriesChart(Widget):
             return ""
         mean = self.mean(key)
         if self.legend is LegendValue.MEAN:
-            return "" if mean is None else "avg " + self.unit.fmt(mean)
+            return "" if mean is None else "avg " + self.avg_format(mean)
         latest = self.latest(key)
         text = "—" if latest is None else self.unit.fmt(latest)
         if wide and mean is not None:

@@ -297,7 +297,7 @@ def test_overlay_average_is_the_tables_figure_and_the_tail_is_not_drawn() -> Non
     assert tail.interval_s < 0.5 and tail.write.bw_bytes_per_s > 100 * MiB
     bw, _, lat = overlay_charts([("#3 step", run.series, run.summary)])
     assert bw.mean("#3 step") == run.summary["write"].bw_bytes
-    assert "avg 64.7 MiB/s" in bw.legend_text().plain
+    assert "avg 64.7 MiB/s" in bw.legend_text().plain  # the table's "64.7", its unit
     assert lat.mean("#3 step") == run.summary["write"].lat_mean_ns
     assert tail.t not in bw.times_of("#3 step")
 
@@ -313,7 +313,7 @@ def test_a_partial_spike_does_not_squash_the_axis() -> None:
     }
     bw, _, _ = overlay_charts([("#7 ext4", [*steady, tail], summary)])
     assert bw.top() == 1702.9 * MiB
-    assert "avg 1.7 GiB/s" in bw.legend_text().plain
+    assert "avg 1,702.9 MiB/s" in bw.legend_text().plain  # in the table's words
 
 
 def _rw(bw: float) -> DirectionSample:
