@@ -346,6 +346,7 @@ class SeriesChart(Widget):
             line.points.clear()
             line.seen = False
             line.running = RunningMean()
+            line.average = None
         self._clock = 0
         self._dropped = False
         self._changed()
