@@ -39,6 +39,7 @@ from .compare_differences import Difference, DifferenceKind, env_differences, jo
 from .compare_noise import Metric, job_seconds, noise_pct, spread_pct
 from .errors import TierdeckError
 from .jobspec import JobSpec
+from .series import summary_value as _value
 
 __all__ = [
     "MAX_RUNS",
@@ -234,18 +235,6 @@ def _first(row: Sequence[tuple[_Job, Match] | None]) -> _Job | None:
 
 
 # ------------------------------------------------------------------------- cells
-
-
-def _value(summary: DirectionSummary | None, metric: Metric) -> float | None:
-    if summary is None:
-        return None
-    if metric is Metric.BW:
-        return float(summary.bw_bytes)
-    if metric is Metric.IOPS:
-        return summary.iops
-    if metric is Metric.LAT_MEAN:
-        return summary.lat_mean_ns
-    return None if summary.lat_p99_ns is None else float(summary.lat_p99_ns)
 
 
 def _verdict(delta: float, noise: float | None, higher_is_better: bool) -> Verdict:
