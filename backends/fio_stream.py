@@ -342,7 +342,7 @@ def _bins(raw: Any, where: str) -> Bins:
         raise ParseError(SOURCE, f"{where} bins is not an object")
     out: list[tuple[int, int]] = []
     for key, value in raw.items():
-        if not (isinstance(key, str) and key.isdigit()) or not _is_int(value):
+        if not (isinstance(key, str) and key.isascii() and key.isdigit()) or not _is_int(value):
             raise ParseError(SOURCE, f"{where} bad histogram bin {key!r}: {value!r}")
         if value:
             out.append((int(key), int(value)))
