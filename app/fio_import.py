@@ -1,4 +1,5 @@
-"""``tierdeck history import``: files of fio output into the history, one run each.
+"""``tierdeck history import``: files of fio output into the history, one run per fio
+run in each (a notes file of several fio runs gives several).
 
 Each file is read whole (up to READ_LIMIT), parsed by ``backends.fio_import``, checked
 against the history for the same report (``content_hash``: line ends and trailing
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..backends.fio_import import bytes_hash, content_hash, imported_run, refuse_binary
+from ..backends.fio_import import bytes_hash, content_hash, imported_runs, refuse_binary
 from ..backends.localfiles import read_user_file
 from ..core.bench_models import RunResult, WarningKind
 from ..core.imports import ImportRefusalKind, ImportRefused
@@ -29,20 +30,30 @@ READ_LIMIT = 256 * 2**20
 @dataclass(frozen=True)
 class ImportOutcome:
     path: Path
-    run: RunResult | None  # as stored (with its id), None when refused
+    run: RunResult | None  # as stored (with its id), None when refused; the file's first
     refusal: ImportRefused | None = None
+    more: tuple[RunResult, ...] = ()  # the file's further fio runs, as stored
 
     @property
     def run_id(self) -> int | None:
         return None if self.run is None else self.run.id
 
     @property
+    def runs(self) -> tuple[RunResult, ...]:
+        return () if self.run is None else (self.run, *self.more)
+
+    @property
     def left_out(self) -> tuple[str, ...]:
-        """The job options the import could not read, in words (the run keeps them as
-        warnings): for the CLI and the TUI to say at once."""
-        if self.run is None:
-            return ()
-        return tuple(w.text for w in self.run.warnings if w.kind is WarningKind.IMPORT_OPTIONS)
+        """The job options the import could not read, in words (each run keeps its own
+        as warnings), for every run of the file, each said with its run when the file
+        held several: for the CLI and the TUI to say at once."""
+        several = len(self.runs) > 1
+        return tuple(
+            f"run {run.id}: {w.text}" if several else w.text
+            for run in self.runs
+            for w in run.warnings
+            if w.kind is WarningKind.IMPORT_OPTIONS
+        )
 
 
 def import_file(
@@ -53,7 +64,20 @@ def import_file(
     label: str | None = None,
     tags: Sequence[str] = (),
 ) -> RunResult:
-    """Store the run ``path`` holds; raise ImportRefused (nothing stored) otherwise."""
+    """Store what ``path`` holds, as ``import_runs`` does, and return its first run."""
+    return import_runs(store, path, now=now, label=label, tags=tags)[0]
+
+
+def import_runs(
+    store: RunStore,
+    path: Path,
+    *,
+    now: float,
+    label: str | None = None,
+    tags: Sequence[str] = (),
+) -> tuple[RunResult, ...]:
+    """Store each fio run ``path`` holds, in order; raise ImportRefused (nothing
+    stored) otherwise."""
     try:
         data = read_user_file(path, READ_LIMIT, check_head=refuse_binary)
     except OSError as exc:
@@ -66,10 +90,15 @@ def import_file(
             kind=ImportRefusalKind.DUPLICATE,
             existing_run=existing,
         )
-    run = imported_run(data, path.name, now=now, name=label, tags=tags)
+    runs = imported_runs(data, path.name, now=now, name=label, tags=tags)
+    stored: list[RunResult] = []
     try:
-        run_id = store.save(run)
+        for run in runs:
+            stored.append(replace(run, id=store.save(run)))
     except HistoryError:
+        for done in stored:  # all of the file's runs or none
+            assert done.id is not None
+            store.delete(done.id)
         # another import of the same bytes won the race (the hash is unique)
         existing = _imported_as(store, data)
         if existing is None:
@@ -79,7 +108,7 @@ def import_file(
             kind=ImportRefusalKind.DUPLICATE,
             existing_run=existing,
         ) from None
-    return replace(run, id=run_id)
+    return tuple(stored)
 
 
 def _imported_as(store: RunStore, data: bytes) -> int | None:
@@ -103,9 +132,9 @@ def import_files(
         if label and len(paths) > 1:
             name = f"{label} ({os.path.basename(path)})"
         try:
-            run = import_file(store, path, now=now, label=name, tags=tags)
+            first, *more = import_runs(store, path, now=now, label=name, tags=tags)
         except ImportRefused as exc:
             outcomes.append(ImportOutcome(path, None, exc))
             continue
-        outcomes.append(ImportOutcome(path, run))
+        outcomes.append(ImportOutcome(path, first, more=tuple(more)))
     return outcomes

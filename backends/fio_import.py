@@ -5,13 +5,15 @@ through the stream parser's own reading) and ``fio_import_text`` (fio's default 
 pasted in forum posts and notes). Whatever the file, the result is a ``RunResult``
 like the runner's, marked as imported (``RunResult.imported``): its fio JSON (for a
 text, the figures read, in fio's JSON shape), its summary and per-job summaries, the
-job options the file holds, the fio version as its environment, no series.
+job options the file holds, the fio version as its environment, no series. A text
+holding several fio runs (notes, a script's output) gives one run each
+(``imported_runs``), never one run adding unrelated figures together.
 
 Anything else is refused with ``ImportRefused`` and a kind; nothing here raises
 another error for any input (tests/unit/test_fio_import_properties.py).
 
 To add a format: a module with ``looks_like_<format>(text)`` and a reader, tried in
-``parse_fio_output`` before the text reader (the most lenient).
+``parse_fio_outputs`` before the text reader (the most lenient).
 """
 
 from __future__ import annotations
@@ -52,12 +54,19 @@ from .fio_import_text import (
     command_args,
     command_options,
     looks_like_text,
-    read_text,
+    read_texts,
 )
 from .fio_stream import job_summaries, parse_report
 from .text_sniff import decode_text, looks_binary
 
-__all__ = ["ParsedImport", "imported_run", "jobs_of_command", "parse_fio_output"]
+__all__ = [
+    "ParsedImport",
+    "imported_run",
+    "imported_runs",
+    "jobs_of_command",
+    "parse_fio_output",
+    "parse_fio_outputs",
+]
 
 
 @dataclass(frozen=True)
@@ -79,18 +88,31 @@ class ParsedImport:
 
 
 def parse_fio_output(data: bytes) -> ParsedImport:
-    """Read one file's bytes. Raises ImportRefused, and nothing else, when they are not
-    fio output tierdeck can read."""
+    """Read one file's bytes holding one fio run. Raises ImportRefused, and nothing
+    else, when they are not fio output tierdeck can read or hold several runs."""
+    parsed = parse_fio_outputs(data)
+    if len(parsed) > 1:
+        raise ImportRefused(
+            f"the file holds {len(parsed)} fio runs, not one",
+            kind=ImportRefusalKind.SEVERAL_RUNS,
+        )
+    return parsed[0]
+
+
+def parse_fio_outputs(data: bytes) -> tuple[ParsedImport, ...]:
+    """Read one file's bytes: each fio run it holds, in order (JSON holds one). Raises
+    ImportRefused, and nothing else, when they are not fio output tierdeck can read;
+    binary data is refused before any of it is read as text or split into runs."""
     refuse_binary(data)
     text = decode_text(data)
     if not text.strip():
         raise ImportRefused("the file is empty", kind=ImportRefusalKind.EMPTY)
     if looks_like_json(text) and '"fio version"' in text:
-        return _from_json(text)
+        return (_from_json(text),)
     if looks_like_text(text):
-        return _from_text(text)
+        return tuple(_from_text(found) for found in read_texts(text))
     if looks_like_json(text):
-        return _from_json(text)  # says why the JSON is not fio's
+        return (_from_json(text),)  # says why the JSON is not fio's
     raise ImportRefused(
         "neither fio JSON (--output-format=json or json+) nor fio's text report",
         kind=ImportRefusalKind.NOT_FIO,
@@ -121,6 +143,49 @@ def imported_run(
     ``target`` to the jobs' own directory or file (kind "path"); ``default_jobs`` stand
     in when the file names no options (a seed's snippet under its fio command)."""
     parsed = parse_fio_output(data)
+    return _run(parsed, content_hash(data), file_name, now, name, tags, target, default_jobs)
+
+
+def imported_runs(
+    data: bytes,
+    file_name: str,
+    *,
+    now: float,
+    name: str | None = None,
+    tags: Sequence[str] = (),
+) -> tuple[RunResult, ...]:
+    """Each fio run a file holds, ready to store in this order. With several, each is
+    named "<name> (i of n)" and the second on carry the file's hash with "#i" appended:
+    the first holds the file's own hash, which the duplicate check looks for."""
+    parsed = parse_fio_outputs(data)
+    digest = content_hash(data)
+    if len(parsed) == 1:
+        return (_run(parsed[0], digest, file_name, now, name, tags, None, ()),)
+    return tuple(
+        _run(
+            one,
+            digest if number == 1 else f"{digest}#{number}",
+            file_name,
+            now,
+            f"{name or file_name} ({number} of {len(parsed)})",
+            tags,
+            None,
+            (),
+        )
+        for number, one in enumerate(parsed, start=1)
+    )
+
+
+def _run(
+    parsed: ParsedImport,
+    digest: str,
+    file_name: str,
+    now: float,
+    name: str | None,
+    tags: Sequence[str],
+    target: BenchTarget | None,
+    default_jobs: Sequence[JobSpec],
+) -> RunResult:
     jobs = _filled(parsed.jobs, default_jobs) if parsed.jobs else tuple(default_jobs)
     summaries = parsed.job_summaries
     if not parsed.jobs and jobs:
@@ -144,7 +209,7 @@ def imported_run(
         warnings=tuple(RunWarning(WarningKind.IMPORT_OPTIONS, str(u)) for u in parsed.unread),
         imported=ImportSource(
             file_name=file_name,
-            content_hash=content_hash(data),
+            content_hash=digest,
             format=parsed.format,
             notices=parsed.notices,
         ),
@@ -235,9 +300,14 @@ def _summary(report: FioReport) -> dict[str, DirectionSummary]:
 
 
 def _runtime_s(report: FioReport) -> float | None:
-    runtimes = [report.direction(d).runtime_ms for d in Direction]
-    longest = max(runtimes, default=0)
-    return longest / 1000.0 if longest > 0 else None
+    """How long fio ran: groups run one after another (stonewall), each as long as its
+    longest job in any direction; a read group and a write group add up."""
+    per_group: dict[int, int] = {}
+    for job in report.jobs:
+        longest = max(job.direction(d).runtime_ms for d in Direction)
+        per_group[job.groupid] = max(per_group.get(job.groupid, 0), longest)
+    total = sum(per_group.values())
+    return total / 1000.0 if total > 0 else None
 
 
 def _text_jobs(found: TextImport, names: Sequence[str]) -> ImportedJobs:
@@ -277,8 +347,7 @@ def _with_kinds(summaries: Sequence[JobSummary], jobs: Sequence[JobSpec]) -> tup
 # --------------------------------------------------------------------------- text
 
 
-def _from_text(text: str) -> ParsedImport:
-    found = read_text(text)
+def _from_text(found: TextImport) -> ParsedImport:
     if found.jobs:
         return _from_text_reports(found)
     return _from_group_lines(found)
@@ -310,7 +379,7 @@ def _from_text_reports(found: TextImport) -> ParsedImport:
         error = str(FioError.from_report(report))
     return ParsedImport(
         format=ImportFormat.FIO_TEXT,
-        notices=(),
+        notices=(ImportNotice.LAST_OF_SEVERAL,) if found.last_of_several else (),
         fio_version=found.fio_version,
         jobs=jobs,
         job_summaries=job_summaries(report, read.by_fio_name()),

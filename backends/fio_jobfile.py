@@ -151,7 +151,7 @@ def _int(opt: _Option | None, default: int) -> int:
     if opt is None:
         return default
     text = _value(opt)
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()):  # "²" is a digit to isdigit, not to int
         raise ParseError(
             SOURCE, f"line {opt.line_no}: {opt.key}={text!r} is not a number", opt.line
         )

@@ -72,7 +72,8 @@ class ImportRefusalKind(StrEnum):
     TRUNCATED = "truncated"  # fio JSON that ends before its first document does
     BAD_REPORT = "bad-report"  # fio's shape, but a value that cannot be read
     NO_RESULTS = "no-results"  # fio output without a single finished job or group line
-    UNSUPPORTED = "unsupported"  # fio output tierdeck does not read (fio 2.x text)
+    UNSUPPORTED = "unsupported"  # fio output tierdeck does not read
+    SEVERAL_RUNS = "several-runs"  # several fio runs where one was asked for
     DUPLICATE = "duplicate"  # the same bytes are already in the history
     UNREADABLE = "unreadable"  # the file could not be read
 

@@ -1,7 +1,8 @@
 """``i`` in the history list: files of fio output into the history, as ``tierdeck
 history import`` does (app/fio_import.py: JSON or json+ from fio 2.x on, fio's text
 report, a pasted "Run status group" line). A prompt asks for the paths; each file is
-stored as a run or refused with the reason, and the list shows the last one stored.
+stored as a run (one per fio run in it) or refused with the reason, and the list shows
+the last one stored.
 """
 
 from __future__ import annotations
@@ -78,12 +79,14 @@ class HistoryImport:
     def on_history_imported(self, message: HistoryImported) -> None:
         screen: Screen[Any] = self  # type: ignore[assignment]
         for outcome in message.outcomes:
-            if outcome.run is not None:
-                said = f"{outcome.path.name}: imported as run #{outcome.run_id}."
+            if outcome.runs:
+                ids = ", ".join(f"#{run.id}" for run in outcome.runs)
+                runs = "runs" if len(outcome.runs) > 1 else "run"
+                said = f"{outcome.path.name}: imported as {runs} {ids}."
                 if outcome.left_out:
                     said += " " + "; ".join(outcome.left_out) + "."
                 screen.notify(said, severity="warning" if outcome.left_out else "information")
-                self.select_id = outcome.run_id
+                self.select_id = outcome.runs[-1].id
             elif outcome.refusal is not None:
                 screen.notify(
                     f"{outcome.path.name}: not imported: {outcome.refusal}",

@@ -4,6 +4,7 @@ tierdeck cannot read (left out by name, the job kept)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from tierdeck.backends.fio_import import imported_run, jobs_of_command, parse_fi
 from tierdeck.backends.fio_import_specs import JobOptions, imported_jobs
 from tierdeck.core.bench_models import WarningKind
 from tierdeck.core.compare import DifferenceKind, compare_runs
-from tierdeck.core.imports import UnreadOption
+from tierdeck.core.imports import ImportRefusalKind, ImportRefused, UnreadOption
 
 IMPORT = Path(__file__).parent.parent / "fixtures" / "fio_import"
 # fio 3.33's text report after the command that made it, "$ fio --name=seqwrite ...
@@ -123,3 +124,20 @@ def test_an_option_that_needs_a_later_one_is_kept() -> None:
     assert job.time_based and job.runtime == 30 and job.bs == "4k"
     assert read.unread == (UnreadOption("j", "bs", "oops"),)
     assert not job.states("bs")
+
+
+def test_a_superscript_digit_is_not_a_number() -> None:
+    # "²".isdigit() is True but int("²") raises: the option is left out, named, not a crash
+    read = imported_jobs([JobOptions("j", {"iodepth": "²", "rw": "write"}, True)])
+    (job,) = read.jobs
+    assert job.rw == "write" and not job.states("iodepth")
+    assert [str(u) for u in read.unread] == ["kept job 'j'; fio option iodepth=² not understood"]
+
+
+def test_a_histogram_bin_of_superscript_digits_is_a_bad_report() -> None:
+    doc = json.loads((IMPORT / "fio333_randrw_jsonplus.json").read_text())
+    bins = doc["jobs"][0]["read"]["clat_ns"]["bins"]
+    bins["²"] = bins.pop(next(iter(bins)))
+    with pytest.raises(ImportRefused) as caught:
+        parse_fio_output(json.dumps(doc).encode())
+    assert caught.value.kind is ImportRefusalKind.BAD_REPORT

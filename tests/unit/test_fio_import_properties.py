@@ -11,7 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tierdeck.app.fio_import import import_files
 from tierdeck.app.history import HistoryStore
-from tierdeck.backends.fio_import import content_hash, jobs_of_command, parse_fio_output
+from tierdeck.backends.fio_import import (
+    ParsedImport,
+    content_hash,
+    jobs_of_command,
+    parse_fio_output,
+    parse_fio_outputs,
+)
 from tierdeck.backends.fio_import_specs import JobOptions, imported_jobs
 from tierdeck.backends.text_sniff import HEAD_BYTES, looks_binary
 from tierdeck.core.imports import ImportRefusalKind, ImportRefused
@@ -33,7 +39,8 @@ TEXTS = [p.read_text(encoding="utf-8") for p in REAL]
 # what a mutation should hit: fio's keywords, units and digits
 FIO_BITS = st.sampled_from(
     ["{", "}", '"', ",", ":", "k", "M", "msec", "usec", "nsec", "[", "]", "\n", "-", ".",
-     "Infinity", "NaN", "1e999", "0", "9" * 30, "th=[", "IOPS=", "bw=", " WRITE: ", "(g=0)"]
+     "Infinity", "NaN", "1e999", "0", "9" * 30, "th=[", "IOPS=", "bw=", " WRITE: ", "(g=0)",
+     "KB", "iops=", "runt=", "aggrb=", "maxt=", "total=r=", "2.0.8\n", "fio-3.1\n"]
 )  # fmt: skip
 
 
@@ -89,6 +96,33 @@ def test_refused_files_store_nothing(store: HistoryStore, tmp_path: Path, data: 
     outcomes = import_files(store, [path], now=0.0)
     assert all(o.run_id is None for o in outcomes)
     assert store.list(status=None) == [] and store.find_import("x") is None
+
+
+# complete outputs, each once (a report cut before its group lines, then another run's
+# group lines alone, reads as one run, as does the same report twice: fio prints them so)
+ONE_RUN_TEXTS = [
+    (FIXTURES / "fio_import" / name).read_bytes()
+    for name in (
+        "fio31_dyu_write.txt",
+        "fio208_cnm_four_groups.txt",
+        "fio333_randrw.txt",
+        "fio333_two_jobs.txt",
+        "fio333_status_interval.txt",
+        "seed001_rust_only.txt",
+        "seed003_fio38_write.txt",
+    )
+] + [(DEMO / name).read_bytes() for name in ("raw-zfs-pool.txt", "btrfs-raid1-mergerfs.txt")]
+
+
+def _figures(run: ParsedImport) -> tuple[object, ...]:
+    return run.fio_version, run.summary, run.runtime_s, [j.name for j in run.job_summaries]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(ONE_RUN_TEXTS), min_size=2, max_size=4, unique=True))
+def test_texts_pasted_one_after_another_are_read_as_they_are_alone(texts: list[bytes]) -> None:
+    runs = parse_fio_outputs(b"\n".join(texts))
+    assert [_figures(run) for run in runs] == [_figures(parse_fio_output(t)) for t in texts]
 
 
 # --------------------------------------------------------------------------- job options
