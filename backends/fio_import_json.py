@@ -91,6 +91,11 @@ def _load(doc: str) -> Any:
         return None
 
 
+# Options fio takes bare (``--time_based``) and then leaves out of "job options" and
+# "global options" (fio 3.33, checked here); ``--time_based=1`` is listed.
+JSON_UNLISTED = frozenset({"time_based", "group_reporting", "stonewall"})
+
+
 def job_options(document: Mapping[str, Any]) -> list[tuple[str, dict[str, str | None]]]:
     """(job name, its options with the global ones under them), once per job name, in
     fio's order: numjobs clones repeat an entry each."""

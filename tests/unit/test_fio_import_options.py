@@ -11,6 +11,7 @@ import pytest
 from tierdeck.app.compare_render import note_lines, to_json
 from tierdeck.app.history import HistoryStore, result_to_json
 from tierdeck.backends.fio_import import imported_run, jobs_of_command, parse_fio_output
+from tierdeck.backends.fio_import_json import JSON_UNLISTED
 from tierdeck.backends.fio_import_specs import JobOptions, imported_jobs
 from tierdeck.core.bench_models import WarningKind
 from tierdeck.core.compare import DifferenceKind, compare_runs
@@ -123,3 +124,21 @@ def test_an_option_that_needs_a_later_one_is_kept() -> None:
     assert job.time_based and job.runtime == 30 and job.bs == "4k"
     assert read.unread == (UnreadOption("j", "bs", "oops"),)
     assert not job.states("bs")
+
+
+def test_a_bare_flag_fio_json_leaves_out_is_unknown_not_off() -> None:
+    # fio 3.33 lists --time_based, --group_reporting, --stonewall nowhere (README.md there)
+    data = (IMPORT / "fio333_bare_flags.json").read_bytes()
+    (job,) = parse_fio_output(data).jobs
+    for flag in ("time_based", "group_reporting", "stonewall"):
+        assert not job.states(flag), flag
+    assert job.states("runtime") and job.states("end_fsync") and job.states("direct")
+    (spec,) = result_to_json(imported_run(data, "flags.json", now=0.0))["spec"]["jobs"]
+    assert spec["time_based"] is None and spec["group_reporting"] is None
+    assert spec["runtime"] == 1 and spec["direct"] is False
+
+
+def test_a_flag_fio_json_lists_is_known() -> None:
+    entry = JobOptions("j", {"rw": "write", "time_based": "1", "runtime": "5"}, True, JSON_UNLISTED)
+    (job,) = imported_jobs([entry]).jobs
+    assert job.time_based and job.states("time_based") and not job.states("stonewall")
