@@ -142,3 +142,11 @@ def test_a_flag_fio_json_lists_is_known() -> None:
     entry = JobOptions("j", {"rw": "write", "time_based": "1", "runtime": "5"}, True, JSON_UNLISTED)
     (job,) = imported_jobs([entry]).jobs
     assert job.time_based and job.states("time_based") and not job.states("stonewall")
+
+
+def test_what_fio_s_own_line_says_fills_what_the_command_left_out() -> None:
+    # a real transcript whose command names no ioengine; fio's line says psync
+    data = (IMPORT / "fio333_engine_unsaid_transcript.txt").read_bytes()
+    (job,) = parse_fio_output(data).jobs
+    assert job.ioengine == "psync" and job.iodepth == 1
+    assert job.direct is True and job.time_based and job.runtime == 1  # the command's own
