@@ -130,11 +130,12 @@ def test_a_bare_flag_fio_json_leaves_out_is_unknown_not_off() -> None:
     # fio 3.33 lists --time_based, --group_reporting, --stonewall nowhere (README.md there)
     data = (IMPORT / "fio333_bare_flags.json").read_bytes()
     (job,) = parse_fio_output(data).jobs
-    for flag in ("time_based", "group_reporting", "stonewall"):
+    for flag in ("time_based", "stonewall"):
         assert not job.states(flag), flag
     assert job.states("runtime") and job.states("end_fsync") and job.states("direct")
+    assert job.group_reporting  # numjobs=2 reported as one entry: see below
     (spec,) = result_to_json(imported_run(data, "flags.json", now=0.0))["spec"]["jobs"]
-    assert spec["time_based"] is None and spec["group_reporting"] is None
+    assert spec["time_based"] is None and spec["stonewall"] is None
     assert spec["runtime"] == 1 and spec["direct"] is False
 
 
@@ -150,3 +151,16 @@ def test_what_fio_s_own_line_says_fills_what_the_command_left_out() -> None:
     (job,) = parse_fio_output(data).jobs
     assert job.ioengine == "psync" and job.iodepth == 1
     assert job.direct is True and job.time_based and job.runtime == 1  # the command's own
+
+
+@pytest.mark.parametrize(
+    ("fixture", "grouped"),
+    [("fio333_seqwrite_group.json", True), ("fio333_clones_apart.json", False)],
+)
+def test_group_reporting_reads_from_how_fio_reported_the_clones(
+    fixture: str, grouped: bool
+) -> None:
+    # numjobs=2: one entry for both clones only under --group_reporting (README.md there)
+    (job,) = parse_fio_output((IMPORT / fixture).read_bytes()).jobs
+    assert job.states("group_reporting") and job.group_reporting is grouped
+    assert not job.states("time_based")  # nothing shows a bare --time_based
