@@ -248,6 +248,13 @@ def _default_job(size_bytes: int, *, direct: bool) -> JobSpec:
     )
 
 
+# Before the plan knows the branches' free space (the menu), how the file is sized.
+_DEFAULT_SIZE_TEXT = (
+    f"a file of 1/{DEFAULT_SHARE} of the smallest free space "
+    f"({DEFAULT_MIN_BYTES // MIB}M to {DEFAULT_MAX_BYTES // MIB // 1024}G)"
+)
+
+
 def default_job_text(
     direct_refused: str | None,
     drop_caches: bool,
@@ -255,7 +262,7 @@ def default_job_text(
     size: str | None = None,
 ) -> str:
     """The default job in words, as it will run: O_DIRECT, or buffered and why."""
-    where = f"a file of {size}" if size else "a file sized to the free space"
+    where = f"a file of {size}" if size else _DEFAULT_SIZE_TEXT
     seconds = f"{runtime or DEFAULT_RUNTIME} s per rung on {where}"
     if direct_refused is None:
         return f"sequential 1 MiB writes, O_DIRECT, {seconds}"

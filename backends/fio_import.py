@@ -46,7 +46,7 @@ from ..core.imports import (
     UnreadOption,
 )
 from ..core.jobspec import JobSpec
-from .fio_import_json import job_options, looks_like_json, read_json
+from .fio_import_json import JSON_UNLISTED, job_options, looks_like_json, read_json
 from .fio_import_specs import ImportedJobs, JobOptions, imported_jobs
 from .fio_import_text import (
     GroupStatus,
@@ -267,7 +267,9 @@ def _target(parsed: ParsedImport, file_name: str) -> BenchTarget:
 def _from_json(text: str) -> ParsedImport:
     found = read_json(text)
     report = found.report
-    read = imported_jobs([JobOptions(n, o, True) for n, o in job_options(found.document)])
+    read = imported_jobs(
+        [JobOptions(n, o, True, JSON_UNLISTED) for n, o in job_options(found.document)]
+    )
     jobs = read.jobs
     error = None
     if report.failed_jobs:

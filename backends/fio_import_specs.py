@@ -31,6 +31,9 @@ class JobOptions:
     name: str  # fio's name for the job
     options: Mapping[str, str | None]
     complete: bool  # every option fio was given (JSON, command line), not a summary line
+    # options the source leaves out even when fio was given them: fio's JSON lists a
+    # bare flag (--time_based, not --time_based=1) nowhere, so its absence says nothing
+    unlisted: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -94,9 +97,10 @@ def _stated(entry: JobOptions, kept: Mapping[str, str | None]) -> frozenset[str]
     if not entry.complete:
         return frozenset(given)
     unread = {option_name(key) for key in entry.options if key not in kept}
-    if not unread:
+    silent = entry.unlisted - {option_name(key) for key in entry.options}
+    if not unread and not silent:
         return None
-    return frozenset((given | SPEC_OPTIONS) - unread)
+    return frozenset((given | SPEC_OPTIONS) - unread - silent)
 
 
 def _build(name: str, options: Mapping[str, str | None]) -> JobSpec | None:

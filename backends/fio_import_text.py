@@ -201,7 +201,12 @@ class _Reader:
         elif (match := _JOB_OPTIONS.match(line)) is not None:
             self._new_invocation_if_done()
             self.last_header = match["name"]
-            self.out.options.setdefault(match["name"], _header_options(match))
+            # under a command that came first, fio's line fills what the command left
+            # to fio's defaults (ioengine): fio printed what it ran
+            self.out.options[match["name"]] = {
+                **_header_options(match),
+                **self.out.options.get(match["name"], {}),
+            }
         elif (args := command_args(line)) is not None:
             self._new_invocation_if_done()
             self._command(args)

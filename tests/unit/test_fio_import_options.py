@@ -12,6 +12,7 @@ import pytest
 from tierdeck.app.compare_render import note_lines, to_json
 from tierdeck.app.history import HistoryStore, result_to_json
 from tierdeck.backends.fio_import import imported_run, jobs_of_command, parse_fio_output
+from tierdeck.backends.fio_import_json import JSON_UNLISTED
 from tierdeck.backends.fio_import_specs import JobOptions, imported_jobs
 from tierdeck.core.bench_models import WarningKind
 from tierdeck.core.compare import DifferenceKind, compare_runs
@@ -141,3 +142,43 @@ def test_a_histogram_bin_of_superscript_digits_is_a_bad_report() -> None:
     with pytest.raises(ImportRefused) as caught:
         parse_fio_output(json.dumps(doc).encode())
     assert caught.value.kind is ImportRefusalKind.BAD_REPORT
+
+
+def test_a_bare_flag_fio_json_leaves_out_is_unknown_not_off() -> None:
+    # fio 3.33 lists --time_based, --group_reporting, --stonewall nowhere (README.md there)
+    data = (IMPORT / "fio333_bare_flags.json").read_bytes()
+    (job,) = parse_fio_output(data).jobs
+    for flag in ("time_based", "stonewall"):
+        assert not job.states(flag), flag
+    assert job.states("runtime") and job.states("end_fsync") and job.states("direct")
+    assert job.group_reporting  # numjobs=2 reported as one entry: see below
+    (spec,) = result_to_json(imported_run(data, "flags.json", now=0.0))["spec"]["jobs"]
+    assert spec["time_based"] is None and spec["stonewall"] is None
+    assert spec["runtime"] == 1 and spec["direct"] is False
+
+
+def test_a_flag_fio_json_lists_is_known() -> None:
+    entry = JobOptions("j", {"rw": "write", "time_based": "1", "runtime": "5"}, True, JSON_UNLISTED)
+    (job,) = imported_jobs([entry]).jobs
+    assert job.time_based and job.states("time_based") and not job.states("stonewall")
+
+
+def test_what_fio_s_own_line_says_fills_what_the_command_left_out() -> None:
+    # a real transcript whose command names no ioengine; fio's line says psync
+    data = (IMPORT / "fio333_engine_unsaid_transcript.txt").read_bytes()
+    (job,) = parse_fio_output(data).jobs
+    assert job.ioengine == "psync" and job.iodepth == 1
+    assert job.direct is True and job.time_based and job.runtime == 1  # the command's own
+
+
+@pytest.mark.parametrize(
+    ("fixture", "grouped"),
+    [("fio333_seqwrite_group.json", True), ("fio333_clones_apart.json", False)],
+)
+def test_group_reporting_reads_from_how_fio_reported_the_clones(
+    fixture: str, grouped: bool
+) -> None:
+    # numjobs=2: one entry for both clones only under --group_reporting (README.md there)
+    (job,) = parse_fio_output((IMPORT / fixture).read_bytes()).jobs
+    assert job.states("group_reporting") and job.group_reporting is grouped
+    assert not job.states("time_based")  # nothing shows a bare --time_based

@@ -18,6 +18,7 @@ from tierdeck.backends.fio_import import (
     parse_fio_output,
     parse_fio_outputs,
 )
+from tierdeck.backends.fio_import_json import job_options
 from tierdeck.backends.fio_import_specs import JobOptions, imported_jobs
 from tierdeck.backends.text_sniff import HEAD_BYTES, looks_binary
 from tierdeck.core.imports import ImportRefusalKind, ImportRefused
@@ -199,3 +200,27 @@ def test_random_bytes_are_binary(seed: int) -> None:
     with pytest.raises(ImportRefused) as caught:
         parse_fio_output(data)
     assert caught.value.kind is ImportRefusalKind.BINARY
+
+
+_JSON_SCALARS = st.none() | st.booleans() | st.integers() | st.text(max_size=6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(["jobname", "groupid", "job options"]),
+            _JSON_SCALARS
+            | st.dictionaries(st.sampled_from(["numjobs", "rw", "group_reporting"]), _JSON_SCALARS),
+        ),
+        max_size=6,
+    )
+)
+def test_job_options_of_any_jobs_list(jobs: list[dict[str, object]]) -> None:
+    # the clones' count and numjobs decide group_reporting: any shape gives options or none
+    for name, options in job_options({"jobs": jobs}):
+        assert isinstance(name, str)
+        assert options.get("group_reporting") in (None, "1", "0") or any(
+            isinstance(j.get("job options"), dict) and "group_reporting" in j["job options"]
+            for j in jobs
+        )

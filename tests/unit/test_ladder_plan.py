@@ -17,6 +17,7 @@ from tierdeck.app.ladder_plan import (
     BUFFERED_SYNC_EVERY,
     DEFAULT_RUNTIME,
     LadderPlan,
+    default_job_text,
     plan_ladder,
 )
 from tierdeck.backends.host import HostCapabilities, RecordedHost
@@ -71,6 +72,17 @@ def test_the_default_job_is_time_based_and_direct(host: RecordedHost) -> None:
     assert planned.direct_refused is None and not planned.drop_caches
     assert planned.job_line.startswith("sequential 1 MiB writes, O_DIRECT, 10 s per rung")
     assert planned.definition()["runtime"] == DEFAULT_RUNTIME
+
+
+def test_the_menu_says_how_the_default_file_is_sized(host: RecordedHost) -> None:
+    # Before the plan, the menu cannot name the size; it must not promise a file that
+    # fills the free space when the plan takes an eighth of it.
+    menu = default_job_text(None, False)
+    assert "a file of 1/8 of the smallest free space (8M to 1G)" in menu
+    assert "sized to the free space" not in menu
+    planned = plan(host)
+    (job,) = planned.jobs
+    assert f"on a file of {job.size}" in planned.job_line
 
 
 def test_runtime_stays_configurable(host: RecordedHost) -> None:
