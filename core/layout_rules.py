@@ -343,31 +343,7 @@ def check_minfreespace(layout: Layout, facts: Facts | None) -> tuple[RuleResult,
                     "the mover makes room before new files must overflow to the slow tier",
                 )
             )
-    return (*out, *_slow_pool_minfreespace(layout, facts))
-
-
-def _slow_pool_minfreespace(layout: Layout, facts: Facts | None) -> tuple[RuleResult, ...]:
-    """The slow pool's own minfreespace (mergerfs's 4G unless set) against its branches:
-    mergerfs refuses a new file (ENOSPC) when no branch has that much free, and the
-    mover creates every file it moves."""
-    if layout.slow_pool is None:
-        return ()
-    minfree = layout.slow_pool.options.minfreespace_bytes
-    writable = [b.path for b in layout.slow if b.mode is not BranchMode.RO]
-    free = [(facts or {}).get(path) for path in writable]
-    known = [f.free_bytes for f in free if f is not None and f.free_bytes is not None]
-    if not writable or len(known) < len(writable) or max(known) > minfree:
-        return ()
-    return (
-        _result(
-            RuleId.MINFREESPACE,
-            RuleSeverity.WARNING,
-            f"no slow branch has more free space ({format_bytes(max(known))} at most) than "
-            f"the slow pool's minfreespace {format_bytes(minfree)}",
-            "mergerfs refuses every new file in the slow pool (ENOSPC): the mover moves "
-            "nothing; lower minfreespace in the layout file's [slow_pool.options]",
-        ),
-    )
+    return tuple(out)
 
 
 def check_branch_placement(layout: Layout) -> tuple[RuleResult, ...]:

@@ -171,22 +171,6 @@ def test_watermarks_that_start_the_mover_too_late_are_a_warning(demo_facts: dict
     assert worst(layout, RuleId.MINFREESPACE, demo_facts) == "ok"
 
 
-def test_a_slow_pool_whose_minfreespace_no_branch_has_is_a_warning(demo_facts: dict) -> None:
-    # mergerfs refuses every new file then (ENOSPC, checked with mergerfs 2.33.5 over two
-    # 300M branches at its default 4G): the mover could move nothing
-    layout = good()
-    assert layout.slow_pool is not None
-    free = max(demo_facts[b.path].free_bytes for b in layout.slow)
-    for minfree, expected in ((free - GIB, "ok"), (free, "warning"), (free + GIB, "warning")):
-        pool = replace(
-            layout.slow_pool, options=replace(layout.slow_pool.options, minfreespace_bytes=minfree)
-        )
-        changed = replace(layout, slow_pool=pool)
-        assert worst(changed, RuleId.MINFREESPACE, demo_facts) == expected
-        said = [r.message for r in check_layout(changed, demo_facts) if r.severity != "ok"]
-        assert all("slow pool's minfreespace" in m for m in said)
-
-
 def test_minfreespace_unknown_cache_size_is_not_passed() -> None:
     assert worst(good(), RuleId.MINFREESPACE, None) == "warning"
 
