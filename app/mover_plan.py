@@ -106,7 +106,9 @@ def forecast(
         fs = _space(host, branch)
         mount = _mount(inv, facts, branch)
         ro = mount is not None and "ro" in mount.options
-        space[p] = SlowSpace(p, fs.avail_bytes, fs.used_bytes, readonly_fs=ro)
+        space[p] = SlowSpace(
+            p, fs.avail_bytes, fs.used_bytes, readonly_fs=ro, block_size=fs.block_size
+        )
     plan = place(
         selected,
         dest,
