@@ -19,7 +19,7 @@ import click
 
 from ..backends.host import LiveHost
 from ..core.errors import TierdeckError
-from ..core.units import format_bytes
+from ..core.units import format_bytes, plural
 from .cli import EXIT_FAILED, EXIT_REFUSED, fail, once
 from .cli_layout_file import load_layout_or_exit
 from .mover import MoverOptions, MoverProgress, MoverRefused, run_mover
@@ -132,7 +132,7 @@ def run_cmd(layout_path: Path, min_age_days: int | None, dry_run: bool, as_json:
     if report.stopped is not None:
         click.echo(f"tierdeck: mover stopped ({report.stopped}): {report.message}", err=True)
         sys.exit(EXIT_FAILED)
-    if report.unplaced and not dry_run:
+    if not report.ok:
         sys.exit(EXIT_FAILED)
 
 
@@ -157,7 +157,8 @@ def history_cmd(layout_path: Path | None, limit: int | None, as_json: bool) -> N
     for r in records:
         when = datetime.datetime.fromtimestamp(r.started).strftime("%Y-%m-%d %H:%M:%S")
         status = ("refused" if r.refused else f"stopped: {r.stopped}" if r.stopped
-                  else "dry run" if r.dry_run else "ok")  # fmt: skip
-        click.echo(f"{when}  {r.layout_name:<12} {status:<18} {r.files_moved:>6} files "
+                  else "dry run" if r.dry_run else f"failed: {r.unplaced} unplaced" if r.failed
+                  else "ok")  # fmt: skip
+        click.echo(f"{when}  {r.layout_name:<12} {status:<18} {plural(r.files_moved, 'file'):>12} "
                    f"{format_bytes(r.bytes_moved):>7}  {len(r.skipped)} skipped  "
                    f"{duration_text(r.duration)}  {r.message}")  # fmt: skip

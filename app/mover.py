@@ -29,7 +29,7 @@ from ..core.layout import Layout
 from ..core.layout_rules import BranchFacts, RuleId, RuleSeverity, check_layout
 from ..core.models import Inventory, SourceNote, ZfsInfo
 from ..core.mover import MoveOutcome, PlannedMove, RecoveryOutcome, StopReason, Unplaced
-from ..core.units import format_bytes
+from ..core.units import format_bytes, plural
 from .history import HistoryError, HistoryStore, default_history_path
 from .layout_facts import branch_facts
 from .mover_history import MoverHistory, MoverHistoryError, MoverRecord, SkippedFile
@@ -81,7 +81,9 @@ class MoverReport:
 
     @property
     def ok(self) -> bool:
-        return self.stopped is None
+        """What ``mover run``'s exit 0 says: not stopped, and a move left no selected
+        file without a slow branch."""
+        return self.stopped is None and (self.dry_run or not self.unplaced)
 
 
 class RefusalKind(StrEnum):
@@ -301,15 +303,15 @@ def _execute(
 def _summary(report: MoverReport) -> str:
     if report.dry_run:
         size = sum(m.file.size for m in report.planned)
-        text = f"would move {len(report.planned)} files, {format_bytes(size)}"
+        text = f"would move {plural(len(report.planned), 'file')}, {format_bytes(size)}"
     else:
-        text = f"moved {report.files_moved} files, {format_bytes(report.bytes_moved)}"
+        text = f"moved {plural(report.files_moved, 'file')}, {format_bytes(report.bytes_moved)}"
         if report.skipped:
             text += f"; skipped {len(report.skipped)}"
     if report.unplaced:
-        text += f"; {len(report.unplaced)} selected files fit on no slow branch"
+        text += f"; {plural(len(report.unplaced), 'selected file')} fit on no slow branch"
     if report.recovered:
-        text += f"; recovered {len(report.recovered)} moves a crash left"
+        text += f"; recovered {plural(len(report.recovered), 'move')} a crash left"
     return text
 
 
@@ -322,6 +324,7 @@ def record_of(report: MoverReport, layout_path: str) -> MoverRecord:
         report.finished - report.started, report.dry_run, len(report.planned),
         sum(m.file.size for m in report.planned), report.files_moved, report.bytes_moved,
         skipped, len(report.recovered), report.stopped, None, report.message,
+        unplaced=len(report.unplaced),
     )  # fmt: skip
 
 

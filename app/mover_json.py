@@ -89,6 +89,7 @@ def record_to_dict(record: MoverRecord) -> dict[str, Any]:
         "refused": record.refused,
         "failed": record.failed,
         "message": record.message,
+        "unplaced": record.unplaced,
     }
 
 

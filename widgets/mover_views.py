@@ -16,7 +16,7 @@ from textual.widgets import DataTable
 from ..app.mover import MoverProgress, MoverReport, record_of
 from ..app.mover_history import MoverRecord, SkippedFile
 from ..core.mover import PlannedMove, RecoveryAction, StopReason, Unplaced
-from ..core.units import fmt_clock, fmt_rate, format_bytes
+from ..core.units import fmt_clock, fmt_rate, format_bytes, plural
 
 _STOP = {
     StopReason.NO_SPACE: "the slow tier is full",
@@ -30,10 +30,6 @@ _RECOVERED = {
     RecoveryAction.TEMP_REMOVED: "temp file removed",
 }
 SKIPPED_ROWS = 8  # skipped files listed one by one; the rest are counted
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _when(stamp: float) -> str:
@@ -56,7 +52,7 @@ def forecast_renderable(report: MoverReport) -> RenderableType:
     why = ", ".join(f"{n} by {reason}" for reason, n in sorted(reasons.items()))
     head = Text.assemble(
         ("Would move ", "bold"),
-        (f"{_count(len(moves), 'file')}, {format_bytes(total)}", "bold cyan"),
+        (f"{plural(len(moves), 'file')}, {format_bytes(total)}", "bold cyan"),
         f" ({why})",
     )
     return Group(
@@ -81,7 +77,7 @@ def _unplaced_lines(unplaced: tuple[Unplaced, ...]) -> list[Text]:
     size = format_bytes(sum(u.file.size for u in unplaced))
     return [
         Text(
-            f"! {_count(len(unplaced), 'selected file')} ({size}) fit on no slow branch: "
+            f"! {plural(len(unplaced), 'selected file')} ({size}) fit on no slow branch: "
             "they stay on the cache.",
             style="yellow",
         )
@@ -144,7 +140,7 @@ def _skip_lines(skipped: tuple[SkippedFile, ...]) -> list[Text]:
         return []
     kinds = Counter(str(s.reason) for s in skipped)
     head = Text.assemble(
-        (f"Skipped {_count(len(skipped), 'file')}: ", "bold yellow"),
+        (f"Skipped {plural(len(skipped), 'file')}: ", "bold yellow"),
         ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())),
         " (left on the cache, whole)",
     )
@@ -173,8 +169,8 @@ def _run_lines(title: str, record: MoverRecord) -> list[RenderableType]:
         return [head, refused, Text("Nothing was touched.", style="dim")]
     moved = Text.assemble(
         ("Moved ", "bold"),
-        (f"{_count(record.files_moved, 'file')}, {format_bytes(record.bytes_moved)}", "bold green"),
-        f" of {_count(record.files_planned, 'file')} planned",
+        (f"{plural(record.files_moved, 'file')}, {format_bytes(record.bytes_moved)}", "bold green"),
+        f" of {plural(record.files_planned, 'file')} planned",
     )
     lines: list[RenderableType] = [head, moved]
     if record.stopped is not None:
@@ -194,7 +190,7 @@ def _run_lines(title: str, record: MoverRecord) -> list[RenderableType]:
 def record_renderable(record: MoverRecord, *, title: str = "Last run:") -> RenderableType:
     lines = _run_lines(title, record)
     if record.recovered:
-        lines.append(Text(f"Recovered {_count(record.recovered, 'move')} a crash had left."))
+        lines.append(Text(f"Recovered {plural(record.recovered, 'move')} a crash had left."))
     return Group(*lines)
 
 
