@@ -37,7 +37,7 @@ _RUN_HELP = """Move what the layout's mover policy selects from the cache branch
 the slow tier, then exit: 0 all moved (skipped files are not failures), 1 a move
 stopped or failed (no space, read-only slow branch, cancelled, an error, or selected
 files that fit on no slow branch), 2 refused (bad layout or options, another mover
-running this layout, rule errors such as a pool as the source).
+running this layout, any error `layout check` reports, such as a pool as the source).
 
 \b
 What moves (the layout's [mover] table; the options override it):

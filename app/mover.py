@@ -26,7 +26,7 @@ from ..backends.mounts import read_mounts
 from ..backends.mover_files import FileMover, MoveStopped
 from ..core.errors import TierdeckError
 from ..core.layout import Layout
-from ..core.layout_rules import BranchFacts, RuleId, RuleSeverity, check_layout
+from ..core.layout_rules import BranchFacts, RuleSeverity, check_layout
 from ..core.models import Inventory, SourceNote, ZfsInfo
 from ..core.mover import MoveOutcome, PlannedMove, RecoveryOutcome, StopReason, Unplaced
 from ..core.units import format_bytes, plural
@@ -103,8 +103,6 @@ class MoverRefused(TierdeckError):
 
 ProgressCallback = Callable[[MoverProgress], None]
 
-# The rules whose errors mean a run would lose data or fill the wrong disk.
-_REFUSING = frozenset({RuleId.MOVER_SOURCE, RuleId.MOVER_DESTINATION, RuleId.BRANCH_MOUNTED})
 BATCH_FILES = 1000  # open files are looked up again before each batch (~0.3 s of small files)
 BATCH_BYTES = 4 * 2**30
 TICK = 0.2  # seconds between progress reports (the contract asks for at most 0.25)
@@ -171,8 +169,9 @@ def _run(
     inv = mounts_inventory(host)
     paths = (*layout.cache, *(b.path for b in layout.slow))
     facts = branch_facts(inv, host, paths)
-    errors = [r for r in check_layout(layout, facts)
-              if r.severity is RuleSeverity.ERROR and r.rule in _REFUSING]  # fmt: skip
+    # The rules layout check/apply refuse on: a layout they would not apply is not moved
+    # (nor forecast) either.
+    errors = [r for r in check_layout(layout, facts) if r.severity is RuleSeverity.ERROR]
     if errors:
         raise MoverRefused(RefusalKind.RULES, "; ".join(f"{r.rule}: {r.message}" for r in errors))
     with contextlib.ExitStack() as stack:
