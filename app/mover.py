@@ -66,6 +66,7 @@ class MoverReport:
     # from), and selected files no slow branch had room for (never attempted).
     forecast_note: str = ""
     unplaced: tuple[Unplaced, ...] = ()
+    unplaced_reason: str = ""  # why they fit on no slow branch, one line
 
     @property
     def files_moved(self) -> int:
@@ -226,6 +227,7 @@ def _locked(
     planned = report(
         planned=plan.moves, forecast_seconds=fc.seconds, forecast_note=fc.note,
         noatime_branches=fc.noatime_branches, unplaced=plan.unplaced,
+        unplaced_reason=fc.unplaced_reason,
     )  # fmt: skip
     if engine is None:  # a dry run stops at the forecast
         return dataclasses.replace(planned, message=_summary(planned))
@@ -309,6 +311,7 @@ def _summary(report: MoverReport) -> str:
             text += f"; skipped {len(report.skipped)}"
     if report.unplaced:
         text += f"; {plural(len(report.unplaced), 'selected file')} fit on no slow branch"
+        text += f" ({report.unplaced_reason})" if report.unplaced_reason else ""
     if report.recovered:
         text += f"; recovered {plural(len(report.recovered), 'move')} a crash left"
     return text

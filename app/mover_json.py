@@ -50,6 +50,7 @@ def report_to_dict(report: MoverReport, layout_path: str) -> dict[str, Any]:
             }
             for u in report.unplaced
         ],  # fmt: skip
+        "unplaced_reason": report.unplaced_reason,
         "recovered": [
             {
                 "rel": r.rel,

@@ -75,6 +75,10 @@ def forecast_lines(report: MoverReport, *, tty: bool) -> list[str]:
         lines.append(f"no slow branch for {u.file.rel} ({format_bytes(u.file.size)}): {why}")
     if len(report.unplaced) > UNPLACED_ROWS:
         lines.append(f"... and {len(report.unplaced) - UNPLACED_ROWS} more with no slow branch")
+    if report.unplaced:
+        what = "nothing can move" if not report.planned else (
+            f"{plural(len(report.unplaced), 'selected file')} cannot move")  # fmt: skip
+        lines.append(f"{what}: {report.unplaced_reason}")
     total = sum(m.file.size for m in report.planned)
     lines.append(f"forecast: {plural(len(report.planned), 'file')}, {format_bytes(total)}, "
                  f"{duration_text(report.forecast_seconds)} ({report.forecast_note})")  # fmt: skip

@@ -32,6 +32,7 @@ LastRun = Callable[[], MoverRecord | None]
 class Phase(Enum):
     FORECASTING = "forecasting (dry run)…"
     READY = "forecast ready: m moves these files"
+    NOTHING = "nothing to move now: f forecasts again"
     MOVING = "moving files: c cancels"
     STOPPING = "stopping after the current file…"
     DONE = "done"
@@ -158,6 +159,9 @@ def _state(phase: Phase, report: MoverReport | None) -> Text:
     if phase is not Phase.DONE or report is None:
         return Text(phase.value, style="bold")
     moved = f"moved {report.files_moved} of {plural(len(report.planned), 'file')}"
+    if report.stopped is None and report.unplaced:
+        left = f"{len(report.unplaced)} more fit on no slow branch"
+        return Text(f"done: {moved}; {left} (report below)", style="bold yellow")
     if report.stopped is None:
         return Text(f"done: {moved} (report below)", style="bold green")
     return Text(f"stopped ({report.stopped.value}): {moved} (report below)", style="bold red")

@@ -15,7 +15,7 @@ from textual.widgets import DataTable
 
 from ..app.mover import MoverProgress, MoverReport, record_of
 from ..app.mover_history import MoverRecord, SkippedFile
-from ..core.mover import PlannedMove, RecoveryAction, StopReason, Unplaced
+from ..core.mover import PlannedMove, RecoveryAction, StopReason
 from ..core.units import fmt_clock, fmt_rate, format_bytes, plural
 
 _STOP = {
@@ -46,7 +46,7 @@ def forecast_renderable(report: MoverReport) -> RenderableType:
     moves = report.planned
     if not moves:
         head = Text("Nothing to move now.", style="bold")
-        return Group(head, *_unplaced_lines(report.unplaced), *_noatime_lines(report))
+        return Group(head, *_unplaced_lines(report), *_noatime_lines(report))
     total = planned_bytes(moves)
     reasons = Counter(m.reason.value for m in moves)
     why = ", ".join(f"{n} by {reason}" for reason, n in sorted(reasons.items()))
@@ -55,9 +55,7 @@ def forecast_renderable(report: MoverReport) -> RenderableType:
         (f"{plural(len(moves), 'file')}, {format_bytes(total)}", "bold cyan"),
         f" ({why})",
     )
-    return Group(
-        head, forecast_time(report), *_unplaced_lines(report.unplaced), *_noatime_lines(report)
-    )
+    return Group(head, forecast_time(report), *_unplaced_lines(report), *_noatime_lines(report))
 
 
 def forecast_time(report: MoverReport) -> Text:
@@ -71,13 +69,15 @@ def forecast_time(report: MoverReport) -> Text:
     )
 
 
-def _unplaced_lines(unplaced: tuple[Unplaced, ...]) -> list[Text]:
+def _unplaced_lines(report: MoverReport) -> list[Text]:
+    unplaced = report.unplaced
     if not unplaced:
         return []
     size = format_bytes(sum(u.file.size for u in unplaced))
+    why = f" ({report.unplaced_reason})" if report.unplaced_reason else ""
     return [
         Text(
-            f"! {plural(len(unplaced), 'selected file')} ({size}) fit on no slow branch: "
+            f"! {plural(len(unplaced), 'selected file')} ({size}) fit on no slow branch{why}: "
             "they stay on the cache.",
             style="yellow",
         )
@@ -189,6 +189,12 @@ def _run_lines(title: str, record: MoverRecord) -> list[RenderableType]:
 
 def record_renderable(record: MoverRecord, *, title: str = "Last run:") -> RenderableType:
     lines = _run_lines(title, record)
+    if record.unplaced and not record.dry_run:
+        # Selected but never attempted: not among the planned, yet why the run exited 1.
+        left = f"{plural(record.unplaced, 'selected file')} fit on no slow branch"
+        lines.append(Text.assemble(("Not moved: ", "bold yellow"), left, " (left on the cache)"))
+        if record.stopped is None and record.message:
+            lines.append(Text(record.message, style="dim"))
     if record.recovered:
         lines.append(Text(f"Recovered {plural(record.recovered, 'move')} a crash had left."))
     return Group(*lines)
@@ -198,7 +204,7 @@ def report_renderable(report: MoverReport, *, title: str = "This run:") -> Rende
     """A run of this view: its record's lines, and each recovery by name."""
     record = record_of(report, "")
     lines = _run_lines(title, record)
-    lines.extend(_unplaced_lines(report.unplaced))
+    lines.extend(_unplaced_lines(report))
     for rec in report.recovered:
         lines.append(Text.assemble(("Recovered ", "bold"), rec.rel, ": ", _RECOVERED[rec.action]))
     return Group(*lines)
