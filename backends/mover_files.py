@@ -39,7 +39,7 @@ from ..core.mover import (
 )
 from . import mover_copy as fc
 from .mover_journal import CopiedRecord, Journal, JournalEntry, JournalUnreadable, pending
-from .mover_recovery import recover_journal, restore_link_atime, settle_in_place
+from .mover_recovery import recover_journal, restore_atime, settle_in_place
 from .mover_syscalls import rename_noreplace, syncfs
 
 GROUP_FILES = 250  # a group shares its syncfs calls and its journal
@@ -318,9 +318,8 @@ class _Group:
                 self._skip(index, SkipReason.EXISTS, target)
             else:
                 temp = os.path.join(os.path.dirname(target), f"{TEMP_PREFIX}{token}.{index}")
-                link_atime = st.st_atime_ns if stat.S_ISLNK(st.st_mode) else None
                 entry = JournalEntry(move.file.rel, source, target, temp,
-                                     fc.SourceIdentity.of(st), link_atime)  # fmt: skip
+                                     fc.SourceIdentity.of(st), st.st_atime_ns)  # fmt: skip
                 copies.append(_Copy(len(copies), index, move, entry, st))
         return copies
 
@@ -340,7 +339,7 @@ class _Group:
                 copy.renamed = True
             except FileExistsError:
                 os.unlink(copy.entry.temp)
-                restore_link_atime(copy.entry)
+                restore_atime(copy.entry)
                 self._outcome(copy, SkipReason.EXISTS, "appeared during the copy")
         self._sync({c.move.destination for c in live if c.renamed})
 
