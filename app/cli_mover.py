@@ -73,11 +73,12 @@ class _TtyProgress:
 
     def __call__(self, p: MoverProgress) -> None:
         now = time.monotonic()
-        if now - self.last < 1.0 and p.files_done < p.files_total:
+        if now - self.last < 1.0 and p.files_done + p.files_skipped < p.files_total:
             return
         self.last = now
         rate = f"{format_bytes(int(p.rate_bps))}/s" if p.rate_bps else "-"
-        line = (f"{p.files_done}/{p.files_total} files  {format_bytes(p.bytes_done)}/"
+        skipped = f" ({p.files_skipped} skipped)" if p.files_skipped else ""
+        line = (f"{p.files_done}/{p.files_total} files{skipped}  {format_bytes(p.bytes_done)}/"
                 f"{format_bytes(p.bytes_total)}  {rate}  eta {duration_text(p.eta_seconds)}")  # fmt: skip
         click.echo(f"\r\x1b[K{line}", err=True, nl=False)
 

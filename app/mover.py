@@ -284,9 +284,11 @@ def _execute(
                 break
             try:
                 opened = host.open_files().paths
-                done = engine.move_batch(batch, opened, cancel, progress.on_bytes)
+                done = engine.move_batch(batch, opened, cancel, progress.on_bytes,
+                                         progress.on_outcome)  # fmt: skip
             except MoveStopped as stop:
                 outcomes.extend(stop.outcomes)
+                progress.settle(stop.outcomes)
                 stopped, detail = stop.reason, stop.detail
                 break
             except TierdeckError as exc:

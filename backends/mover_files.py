@@ -76,8 +76,11 @@ class FileMover(Protocol):
         open_paths: frozenset[str],
         cancel: threading.Event,
         on_bytes: Callable[[int], None],
+        on_outcome: Callable[[MoveOutcome], None] = ...,
     ) -> tuple[MoveOutcome, ...]:
-        """Move each file (or skip it with a reason), in order. Raises MoveStopped."""
+        """Move each file (or skip it with a reason), in order, telling ``on_outcome``
+        of each as it lands or is skipped (a stop may change it: the result is final).
+        Raises MoveStopped."""
         ...
 
 
@@ -115,6 +118,7 @@ class LocalFileMover:
         open_paths: frozenset[str],
         cancel: threading.Event,
         on_bytes: Callable[[int], None],
+        on_outcome: Callable[[MoveOutcome], None] = lambda o: None,
     ) -> tuple[MoveOutcome, ...]:
         done: list[MoveOutcome] = []
         folders: list[tuple[str, os.stat_result]] = []
@@ -126,7 +130,7 @@ class LocalFileMover:
             with ThreadPoolExecutor(1, thread_name_prefix="mover-settle") as background:
                 settling: Future[list[MoveOutcome]] | None = None
                 for group in _groups(moves):
-                    batch = _Group(self, group, open_paths, cancel, on_bytes, folders)
+                    batch = _Group(self, group, open_paths, cancel, on_bytes, folders, on_outcome)
                     stopped: MoveStopped | None = None
                     try:
                         batch.prepare()
@@ -239,6 +243,7 @@ class _Group:
     cancel: threading.Event
     on_bytes: Callable[[int], None]
     folders: list[tuple[str, os.stat_result]]
+    on_outcome: Callable[[MoveOutcome], None]
     outcomes: dict[int, MoveOutcome] = field(default_factory=dict)
     current: str = ""
     journal: Journal | None = None
@@ -286,7 +291,8 @@ class _Group:
         return [self.outcomes[i] for i in sorted(self.outcomes)]
 
     def _skip(self, index: int, reason: SkipReason, detail: str = "") -> None:
-        self.outcomes[index] = MoveOutcome(self.moves[index], False, reason, detail)
+        self.outcomes[index] = outcome = MoveOutcome(self.moves[index], False, reason, detail)
+        self.on_outcome(outcome)
 
     def _precheck(self) -> list[_Copy]:
         token = uuid.uuid4().hex[:12]
@@ -348,7 +354,8 @@ class _Group:
         journal.remove()
 
     def _outcome(self, copy: _Copy, skip: SkipReason | None, detail: str = "") -> None:
-        self.outcomes[copy.position] = MoveOutcome(copy.move, skip is None, skip, detail)
+        self.outcomes[copy.position] = outcome = MoveOutcome(copy.move, skip is None, skip, detail)
+        self.on_outcome(outcome)
 
     def _make_folders(self, copies: list[_Copy]) -> list[_Copy]:
         """The folders above each copy, in order, in this thread; the copies that have

@@ -126,6 +126,7 @@ def progress_text(progress: MoverProgress) -> Text:
     out = Text.assemble(
         (f"{progress.files_done}/{progress.files_total}", "bold"),
         " files · ",
+        (f"{progress.files_skipped} skipped · " if progress.files_skipped else "", "yellow"),
         (f"{format_bytes(progress.bytes_done)} of {format_bytes(progress.bytes_total)}", "bold"),
         f" · {rate} · ETA {fmt_clock(progress.eta_seconds)}",
     )
