@@ -96,14 +96,14 @@ class Journal:
             if intent.get("format") != FORMAT:
                 raise ValueError(f"format {intent.get('format')!r}")
             entries = tuple(_entry(e) for e in intent["entries"])
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise JournalUnreadable(f"mover journal {path} is unreadable: {exc}") from exc
         copied: dict[int, CopiedRecord] = {}
         for line in lines[1:]:
             try:
                 record = json.loads(line)["copied"]
                 copied = {int(i): _copied(r) for i, r in record.items()}
-            except (ValueError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError, AttributeError):
                 continue  # torn by the crash: as if never written
         return cls(path, entries, copied)
 
