@@ -19,7 +19,7 @@ import click
 
 from ..backends.host import LiveHost
 from ..core.errors import TierdeckError
-from ..core.units import format_bytes, plural
+from ..core.units import counted, format_bytes
 from .cli import EXIT_FAILED, EXIT_REFUSED, fail, once
 from .cli_layout_file import load_layout_or_exit
 from .mover import MoverOptions, MoverProgress, MoverRefused, run_mover
@@ -160,6 +160,6 @@ def history_cmd(layout_path: Path | None, limit: int | None, as_json: bool) -> N
         status = ("refused" if r.refused else f"stopped: {r.stopped}" if r.stopped
                   else "dry run" if r.dry_run else f"failed: {r.unplaced} unplaced" if r.failed
                   else "ok")  # fmt: skip
-        click.echo(f"{when}  {r.layout_name:<12} {status:<18} {plural(r.files_moved, 'file'):>12} "
+        click.echo(f"{when}  {r.layout_name:<12} {status:<18} {counted(r.files_moved, 'file'):>12} "
                    f"{format_bytes(r.bytes_moved):>7}  {len(r.skipped)} skipped  "
                    f"{duration_text(r.duration)}  {r.message}")  # fmt: skip

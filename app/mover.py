@@ -29,7 +29,7 @@ from ..core.layout import Layout
 from ..core.layout_rules import BranchFacts, RuleSeverity, check_layout
 from ..core.models import Inventory, SourceNote, ZfsInfo
 from ..core.mover import MoveOutcome, PlannedMove, RecoveryOutcome, StopReason, Unplaced
-from ..core.units import format_bytes, plural
+from ..core.units import counted, format_bytes
 from .history import HistoryError, HistoryStore, default_history_path
 from .layout_facts import branch_facts
 from .mover_history import MoverHistory, MoverHistoryError, MoverRecord, SkippedFile
@@ -306,16 +306,16 @@ def _execute(
 def _summary(report: MoverReport) -> str:
     if report.dry_run:
         size = sum(m.file.size for m in report.planned)
-        text = f"would move {plural(len(report.planned), 'file')}, {format_bytes(size)}"
+        text = f"would move {counted(len(report.planned), 'file')}, {format_bytes(size)}"
     else:
-        text = f"moved {plural(report.files_moved, 'file')}, {format_bytes(report.bytes_moved)}"
+        text = f"moved {counted(report.files_moved, 'file')}, {format_bytes(report.bytes_moved)}"
         if report.skipped:
             text += f"; skipped {len(report.skipped)}"
     if report.unplaced:
-        text += f"; {plural(len(report.unplaced), 'selected file')} fit on no slow branch"
+        text += f"; {counted(len(report.unplaced), 'selected file')} fit on no slow branch"
         text += f" ({report.unplaced_reason})" if report.unplaced_reason else ""
     if report.recovered:
-        text += f"; recovered {plural(len(report.recovered), 'move')} a crash left"
+        text += f"; recovered {counted(len(report.recovered), 'move')} a crash left"
     return text
 
 

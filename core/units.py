@@ -113,8 +113,3 @@ def fmt_clock(seconds: float | None) -> str:
         return "--:--"
     whole = max(int(seconds + 0.5), 0)
     return f"{whole // 60}:{whole % 60:02d}"
-
-
-def plural(n: int, word: str) -> str:
-    """``1 file``, ``2 files``: a count with its noun ("moved 1 files" reads wrong)."""
-    return f"{n} {word}{'' if n == 1 else 's'}"

@@ -18,7 +18,7 @@ from ..app.mover import MoverProgress, MoverReport
 from ..app.mover_history import MoverHistory, MoverHistoryError, MoverRecord
 from ..core.errors import one_line
 from ..core.layout import Layout, LayoutError
-from ..core.units import format_bytes, plural
+from ..core.units import counted, format_bytes
 from ..widgets.mover_views import planned_bytes
 from .confirm import PromptScreen
 
@@ -158,7 +158,7 @@ def _state(phase: Phase, report: MoverReport | None) -> Text:
         return Text(phase.value, style="bold red")
     if phase is not Phase.DONE or report is None:
         return Text(phase.value, style="bold")
-    moved = f"moved {report.files_moved} of {plural(len(report.planned), 'file')}"
+    moved = f"moved {report.files_moved} of {counted(len(report.planned), 'file')}"
     if report.stopped is None and report.unplaced:
         left = f"{len(report.unplaced)} more fit on no slow branch"
         return Text(f"done: {moved}; {left} (report below)", style="bold yellow")

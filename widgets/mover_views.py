@@ -16,7 +16,7 @@ from textual.widgets import DataTable
 from ..app.mover import MoverProgress, MoverReport, record_of
 from ..app.mover_history import MoverRecord, SkippedFile
 from ..core.mover import PlannedMove, RecoveryAction, StopReason
-from ..core.units import fmt_clock, fmt_rate, format_bytes, plural
+from ..core.units import counted, fmt_clock, fmt_rate, format_bytes
 
 _STOP = {
     StopReason.NO_SPACE: "the slow tier is full",
@@ -52,7 +52,7 @@ def forecast_renderable(report: MoverReport) -> RenderableType:
     why = ", ".join(f"{n} by {reason}" for reason, n in sorted(reasons.items()))
     head = Text.assemble(
         ("Would move ", "bold"),
-        (f"{plural(len(moves), 'file')}, {format_bytes(total)}", "bold cyan"),
+        (f"{counted(len(moves), 'file')}, {format_bytes(total)}", "bold cyan"),
         f" ({why})",
     )
     return Group(head, forecast_time(report), *_unplaced_lines(report), *_noatime_lines(report))
@@ -77,7 +77,7 @@ def _unplaced_lines(report: MoverReport) -> list[Text]:
     why = f" ({report.unplaced_reason})" if report.unplaced_reason else ""
     return [
         Text(
-            f"! {plural(len(unplaced), 'selected file')} ({size}) fit on no slow branch{why}: "
+            f"! {counted(len(unplaced), 'selected file')} ({size}) fit on no slow branch{why}: "
             "they stay on the cache.",
             style="yellow",
         )
@@ -141,7 +141,7 @@ def _skip_lines(skipped: tuple[SkippedFile, ...]) -> list[Text]:
         return []
     kinds = Counter(str(s.reason) for s in skipped)
     head = Text.assemble(
-        (f"Skipped {plural(len(skipped), 'file')}: ", "bold yellow"),
+        (f"Skipped {counted(len(skipped), 'file')}: ", "bold yellow"),
         ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())),
         " (left on the cache, whole)",
     )
@@ -170,8 +170,11 @@ def _run_lines(title: str, record: MoverRecord) -> list[RenderableType]:
         return [head, refused, Text("Nothing was touched.", style="dim")]
     moved = Text.assemble(
         ("Moved ", "bold"),
-        (f"{plural(record.files_moved, 'file')}, {format_bytes(record.bytes_moved)}", "bold green"),
-        f" of {plural(record.files_planned, 'file')} planned",
+        (
+            f"{counted(record.files_moved, 'file')}, {format_bytes(record.bytes_moved)}",
+            "bold green",
+        ),
+        f" of {counted(record.files_planned, 'file')} planned",
     )
     lines: list[RenderableType] = [head, moved]
     if record.stopped is not None:
@@ -192,12 +195,12 @@ def record_renderable(record: MoverRecord, *, title: str = "Last run:") -> Rende
     lines = _run_lines(title, record)
     if record.unplaced and not record.dry_run:
         # Selected but never attempted: not among the planned, yet why the run exited 1.
-        left = f"{plural(record.unplaced, 'selected file')} fit on no slow branch"
+        left = f"{counted(record.unplaced, 'selected file')} fit on no slow branch"
         lines.append(Text.assemble(("Not moved: ", "bold yellow"), left, " (left on the cache)"))
         if record.stopped is None and record.message:
             lines.append(Text(record.message, style="dim"))
     if record.recovered:
-        lines.append(Text(f"Recovered {plural(record.recovered, 'move')} a crash had left."))
+        lines.append(Text(f"Recovered {counted(record.recovered, 'move')} a crash had left."))
     return Group(*lines)
 
 
