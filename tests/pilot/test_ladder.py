@@ -82,6 +82,7 @@ async def open_menu(pilot: Any, app: TierdeckApp) -> ChoiceScreen:
     await pilot.press("3")  # the mergerfs tab, its first pool highlighted
     await pilot.press("p")
     await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the ladder's menu")
+    await menu_rows(pilot, app)
     assert "throwaway" in screen_text(app)
     menu = app.screen
     assert isinstance(menu, ChoiceScreen)
@@ -99,8 +100,15 @@ async def menu_again(pilot: Any, app: TierdeckApp, after: ChoiceScreen) -> Choic
         ),
         "the menu again",
     )
+    await menu_rows(pilot, app)
     assert isinstance(app.screen, ChoiceScreen)
     return app.screen
+
+
+async def menu_rows(pilot: Any, app: TierdeckApp) -> None:
+    """The menu's rows paint a frame after the screen is current (a loaded machine
+    showed the title alone): wait for its last row."""
+    await wait_until(pilot, lambda: "Each rung runs" in screen_text(app), "the menu's rows")
 
 
 async def open_ladder(pilot: Any, app: TierdeckApp) -> LadderScreen:
@@ -321,7 +329,8 @@ async def test_the_menu_sets_how_long_each_rung_runs(
     app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
     async with app.run_test(size=(120, 30)) as pilot:
         menu = await open_menu(pilot, app)
-        assert "Each rung runs: 10 s" in screen_text(app)
+        # The menu's rows paint after the screen is current: wait for them, not a frame.
+        await wait_until(pilot, lambda: "Each rung runs: 10 s" in screen_text(app), "rows")
         assert "O_DIRECT, 10 s per rung" in str(menu.note)
         await pilot.press("end", "enter")
         await wait_until(
@@ -330,7 +339,7 @@ async def test_the_menu_sets_how_long_each_rung_runs(
         await pilot.press("down", "down", "down", "enter")  # default, 5 s, 10 s, 30 s
         menu = await menu_again(pilot, app, menu)
         assert "O_DIRECT, 30 s per rung" in str(menu.note)
-        assert "Each rung runs: 30 s" in screen_text(app)
+        await wait_until(pilot, lambda: "Each rung runs: 30 s" in screen_text(app), "rows")
         await pilot.press("home", "enter")  # "Run it"
         await wait_until(pilot, lambda: bool(planned.asked), "planned")
         assert planned.asked[0]["runtime"] == 30
