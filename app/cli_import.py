@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
+from ..core.bench_models import RunResult, RunStatus
 from .cli import EXIT_FAILED, EXIT_REFUSED, fail, once
+
+
+def _failure_note(run: RunResult) -> str:
+    """Why an imported run will not show in the default list: the jobs' errnos."""
+    if run.status is not RunStatus.FAILED:
+        return ""
+    errnos = sorted({job.error for job in run.job_summaries if job.error})
+    why = ", ".join(f"fio error {e}, {os.strerror(e)}" for e in errnos) or "fio error"
+    return f" (failed: {why}; listed by `tierdeck history list --status failed`)"
 
 
 @click.command("import")
@@ -33,7 +44,11 @@ def import_cmd(files: Sequence[Path], label: str | None, tags: Sequence[str]) ->
     marked as imported in the history. A file that is not fio output, or that was
     imported before (same content), is refused and nothing of it is stored.
 
-    Prints "imported FILE as run N (name)" per file. Exits 2 if any file was refused.
+    Prints "imported FILE as run N (name)" per file. A run fio itself reported as
+    failed (a job's error, e.g. 22 for an O_DIRECT open the filesystem refused) is
+    stored as failed, which `history list` leaves out by default: its line ends with
+    "(failed: fio error 22, Invalid argument; listed by `tierdeck history list --status
+    failed`)". Exits 2 if any file was refused.
     """
     from ..core.errors import TierdeckError
     from .cli_history import _store
@@ -46,7 +61,10 @@ def import_cmd(files: Sequence[Path], label: str | None, tags: Sequence[str]) ->
         fail(str(exc), EXIT_FAILED)
     for outcome in outcomes:
         if outcome.run is not None:
-            click.echo(f"imported {outcome.path} as run {outcome.run.id} ({outcome.run.name})")
+            click.echo(
+                f"imported {outcome.path} as run {outcome.run.id} ({outcome.run.name})"
+                + _failure_note(outcome.run)
+            )
         else:
             assert outcome.refusal is not None
             click.echo(

@@ -83,3 +83,16 @@ def test_imported_runs_are_marked_in_list_and_show(data_dir: Path) -> None:
 def test_help_names_the_formats(data_dir: Path) -> None:
     text = run("history", "import", "--help").output
     assert "json+" in text and "Run status group" in text
+
+
+def test_a_failed_run_says_so_and_how_to_list_it(data_dir: Path) -> None:
+    # fio 3.33's JSON of a real O_DIRECT open refused by ramfs: job error 22 (EINVAL)
+    failed = Path(__file__).parent.parent / "fixtures" / "fio" / "fio333_odirect_ramfs.stdout"
+    result = run("history", "import", str(failed))
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [  # still one line per file
+        f"imported {failed} as run 1 (fio333_odirect_ramfs.stdout) (failed: fio error 22,"
+        " Invalid argument; listed by `tierdeck history list --status failed`)"
+    ]
+    listed = run("history", "list", "--status", "failed", "--json")
+    assert [r["id"] for r in json.loads(listed.stdout)] == [1]
