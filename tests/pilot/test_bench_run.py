@@ -183,7 +183,7 @@ async def test_preset_with_overrides_runs_and_is_stored(tmpfs: Path, data_dir: P
     app = TierdeckApp(LiveHost(), hotplug=False)
     async with app.run_test(size=SIZE) as pilot:
         setup = await open_setup(pilot, app, tmpfs)
-        await choose_preset(pilot, setup, "seed002-suite")
+        await choose_preset(pilot, setup, "suite-seq1m-rand4k-qd64")
         await set_field(pilot, setup, "#size", "16M")
         await set_field(pilot, setup, "#runtime", "1")
         text = setup.query_one("#jobfile", TextArea).text
@@ -196,7 +196,7 @@ async def test_preset_with_overrides_runs_and_is_stored(tmpfs: Path, data_dir: P
         )
         result = screen.result
         assert result is not None and result.status is RunStatus.OK, result
-        assert result.preset == "seed002-suite"
+        assert result.preset == "suite-seq1m-rand4k-qd64"
         assert {j.size for j in result.jobs} == {"16M"} and {j.runtime for j in result.jobs} == {1}
         assert set(result.summary) == {"read", "write"}
         runs = HistoryStore().list(preset="seed002-suite")
@@ -207,7 +207,7 @@ async def test_cancel_with_confirmation_leaves_no_fio(tmpfs: Path, data_dir: Pat
     app = TierdeckApp(LiveHost(), hotplug=False)
     async with app.run_test(size=SIZE) as pilot:
         setup = await open_setup(pilot, app, tmpfs)
-        await choose_preset(pilot, setup, "seed002-suite")  # 4 x 30 s: long enough
+        await choose_preset(pilot, setup, "suite-seq1m-rand4k-qd64")  # 4 x 30 s: long enough
         await set_field(pilot, setup, "#size", "16M")
         await set_field(pilot, setup, "#runtime", "30")
         screen = await start(pilot, app, setup)
@@ -256,7 +256,7 @@ async def test_no_o_direct_offers_buffered_run(ramfs: Path, data_dir: Path) -> N
     app = TierdeckApp(LiveHost(), hotplug=False)
     async with app.run_test(size=SIZE) as pilot:
         setup = await open_setup(pilot, app, ramfs)
-        await choose_preset(pilot, setup, "seed000-seqwrite")  # direct=1
+        await choose_preset(pilot, setup, "nas-seqwrite-1m-qd8x8")  # direct=1
         await set_field(pilot, setup, "#size", "16M")
         await set_field(pilot, setup, "#runtime", "1")
         await pilot.press("ctrl+r")
