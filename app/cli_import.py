@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
-from ..core.bench_models import RunResult, RunStatus
 from .cli import EXIT_FAILED, EXIT_REFUSED, fail, once
 
-
-def _failure_note(run: RunResult) -> str:
-    """Why an imported run will not show in the default list: the jobs' errnos."""
-    if run.status is not RunStatus.FAILED:
-        return ""
-    errnos = sorted({job.error for job in run.job_summaries if job.error})
-    why = ", ".join(f"fio error {e}, {os.strerror(e)}" for e in errnos) or "fio error"
-    return f" (failed: {why}; listed by `tierdeck history list --status failed`)"
+LIST_FAILED = "tierdeck history list --status failed"
 
 
 @click.command("import")
@@ -52,7 +43,7 @@ def import_cmd(files: Sequence[Path], label: str | None, tags: Sequence[str]) ->
     """
     from ..core.errors import TierdeckError
     from .cli_history import _store
-    from .fio_import import import_files
+    from .fio_import import failure_text, import_files
 
     store = _store()
     try:
@@ -61,10 +52,9 @@ def import_cmd(files: Sequence[Path], label: str | None, tags: Sequence[str]) ->
         fail(str(exc), EXIT_FAILED)
     for outcome in outcomes:
         if outcome.run is not None:
-            click.echo(
-                f"imported {outcome.path} as run {outcome.run.id} ({outcome.run.name})"
-                + _failure_note(outcome.run)
-            )
+            failed = failure_text(outcome.run)
+            why = f" ({failed}; listed by `{LIST_FAILED}`)" if failed else ""
+            click.echo(f"imported {outcome.path} as run {outcome.run.id} ({outcome.run.name}){why}")
         else:
             assert outcome.refusal is not None
             click.echo(

@@ -15,13 +15,25 @@ from pathlib import Path
 
 from ..backends.fio_import import content_hash, imported_run
 from ..backends.localfiles import read_user_file
-from ..core.bench_models import RunResult
+from ..core.bench_models import RunResult, RunStatus
 from ..core.imports import ImportRefusalKind, ImportRefused
 from .history import HistoryError, RunStore
 
 # fio's json+ with --status-interval=1 prints ~10 KiB per job per second: an hour of
 # four jobs is ~150 MiB. Beyond this a file is not something fio printed.
 READ_LIMIT = 256 * 2**20
+
+
+def failure_text(run: RunResult) -> str | None:
+    """ "failed: fio error 22, Invalid argument" for a run fio reported as failed (the
+    jobs' errnos, from the stored summaries), None for any other: a failed run is left
+    out of the default history list, so its import must say so."""
+    if run.status is not RunStatus.FAILED:
+        return None
+    errnos = sorted({job.error for job in run.job_summaries if job.error})
+    return "failed: " + (
+        ", ".join(f"fio error {e}, {os.strerror(e)}" for e in errnos) or "fio error"
+    )
 
 
 @dataclass(frozen=True)

@@ -76,10 +76,17 @@ class HistoryImport:
         screen.post_message(HistoryImported(outcomes))
 
     def on_history_imported(self, message: HistoryImported) -> None:
+        from ..app.fio_import import failure_text
+
         screen: Screen[Any] = self  # type: ignore[assignment]
         for outcome in message.outcomes:
             if outcome.run is not None:
-                screen.notify(f"{outcome.path.name}: imported as run #{outcome.run_id}.")
+                failed = failure_text(outcome.run)
+                why = f" ({failed}; f lists the failed runs)" if failed else ""
+                screen.notify(
+                    f"{outcome.path.name}: imported as run #{outcome.run_id}{why}.",
+                    severity="warning" if failed else "information",
+                )
                 self.select_id = outcome.run_id
             elif outcome.refusal is not None:
                 screen.notify(
