@@ -14,6 +14,8 @@ import json
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from tierdeck.app.export import ExportFormat, render_export
 from tierdeck.core.bench_models import EnvFingerprint, RunResult
 from tierdeck.core.redact import KnownIdentifiers, Redactor, redact_runs
@@ -183,3 +185,21 @@ def test_runs_on_the_same_disk_share_one_pseudonym_and_others_differ() -> None:
 def test_an_empty_environment_stays_empty() -> None:
     run = replace(identifying_run(), env=EnvFingerprint())
     assert redact_runs([run])[0].env == EnvFingerprint()
+
+
+@given(
+    user=st.text(
+        st.characters(
+            blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc"), blacklist_characters="/\\'\",;:)"
+        ),
+        min_size=1,
+        max_size=20,
+    ),
+    home=st.sampled_from(["/home/", "/var/home/", "/Users/"]),
+    rest=st.sampled_from(["", "/", "/fio/job.fio", " and more"]),
+)
+def test_any_home_directory_owner_is_replaced_and_the_path_kept(
+    user: str, home: str, rest: str
+) -> None:
+    out = Redactor().text(f"filename={home}{user}{rest}")
+    assert out == f"filename={home}REDACTED-USER-1{rest}"
