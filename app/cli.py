@@ -261,16 +261,18 @@ def lab_down_cmd(directory: Path | None) -> None:
 
 @lab.command("status")
 @_LAB_DIR
-def lab_status_cmd(directory: Path | None) -> None:
-    """Show what the lab NAS has (from its lab.json)."""
-    from .lab import DEFAULT_LAB_DIR, lab_status
+@click.option("--json", "as_json", is_flag=True, help="Print it as JSON (null: no lab NAS).")
+def lab_status_cmd(directory: Path | None, as_json: bool) -> None:
+    """Show what the lab NAS has (from its lab.json): loop devices, mounts, throttles."""
+    from .lab import DEFAULT_LAB_DIR, lab_status, lab_status_dict, lab_status_text
 
     state = lab_status(directory or DEFAULT_LAB_DIR)
-    if state is None:
+    if as_json:
+        click.echo(json.dumps(None if state is None else lab_status_dict(state), indent=2))
+    elif state is None:
         click.echo("no lab NAS")
-        return
-    click.echo(json.dumps({"directory": state.directory, "complete": state.complete,
-                           "loops": state.loops, "mounts": state.mounts}, indent=2))  # fmt: skip
+    else:
+        click.echo(lab_status_text(state))
 
 
 if __name__ == "__main__":  # pragma: no cover

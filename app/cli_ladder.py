@@ -32,19 +32,24 @@ benchmarking guide's layer by layer test):
 \b
   branch  the branch the pool's create policy gives a new file (every RW branch
           with --all-branches), directly
+  slow    on a tiered pool (ff or epff over several branches): the slow branch
+          new files go to once the cache is full, directly
   pool    the pool itself
   tmpfs   a throwaway mergerfs with the pool's options over a tmpfs sized to the job
   nullrw  the same with nullrw=true: FUSE alone, no data written
 
 The table gives MiB/s, IOPS and latency per rung and its penalty against the rung
-below it (pool against its best branch, tmpfs against nullrw), then a one-line
-diagnosis. --option NAME=V1,V2 sweeps one mergerfs option instead: the pool as mounted,
+below it (the pool against the branch its create policy writes to, tmpfs against
+nullrw), then a one-line diagnosis naming that branch (a difference inside the
+rungs' own second-by-second spread reads as noise). --option NAME=V1,V2 sweeps one mergerfs option instead: the pool as mounted,
 then a throwaway pool of the same branches once per value (cache.files=off,partial,
 auto-full; direct_io=true,false; async_read=true,false ...).
 
 Without --preset or --job the job is sequential 1 MiB writes with O_DIRECT and one
-fsync at the end, sized to an eighth of the smallest free space (8 MiB to 1 GiB); when
-the pool refuses O_DIRECT every rung runs it buffered. A rung that cannot run (O_DIRECT
+fsync at the end, for 10 s per rung (--runtime) over a file of an eighth of the
+smallest free space (8 MiB to 1 GiB). When the pool refuses O_DIRECT every rung runs it
+buffered, like for like: an fdatasync every 16 MiB and, as root, caches dropped before
+each rung; the ladder says so before the first rung and in its result. A rung that cannot run (O_DIRECT
 refused through FUSE or tmpfs, no room in RAM or on a branch) is shown as skipped with
 the reason; the others still run. Every rung is stored as a run tagged ladder:ID.
 
@@ -112,7 +117,12 @@ async def _drive(
 @click.option("--json", "as_json", is_flag=True, help="Print one tierdeck.ladder/1 JSON object.")
 @click.option("--all-branches", is_flag=True, help="A branch rung for every RW branch.")
 @once("--option", "option_text", metavar="NAME=V1,V2", help="Sweep one mergerfs option.")
-@once("--runtime", type=click.IntRange(min=1), metavar="SEC", help="Every rung runs this long.")
+@once(
+    "--runtime",
+    type=click.IntRange(min=1),
+    metavar="SEC",
+    help="Every rung runs this long (the default job: 10 s).",
+)
 @once("--size", metavar="S", help="fio's size= for every job (512M, 4G).")
 @click.option("--no-save", is_flag=True, help="Do not store the rungs in the history.")
 def ladder_cmd(

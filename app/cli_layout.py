@@ -5,7 +5,6 @@ inventory of the host (this machine, --demo or --recorded DIR)."""
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -25,7 +24,14 @@ from ..core.units import format_bytes
 from .cli import EXIT_FAILED, EXIT_REFUSED, _host_options, fail, make_host, once
 from .cli_layout_file import load_layout_or_exit
 from .inventory import collect_inventory
-from .layout_apply import ApplyFailed, current_state, execute, stamp_now
+from .layout_apply import (
+    ApplyFailed,
+    MountBusy,
+    current_state,
+    earlier_applies,
+    execute,
+    stamp_now,
+)
 from .layout_facts import branch_facts
 from .layout_files import save_layout
 from .layout_plan import (
@@ -35,7 +41,9 @@ from .layout_plan import (
     plan_to_dict,
     simulation_branches,
 )
+from .layout_state import Record, describe
 from .layout_undo import plan_undo, undo
+from .self_command import tierdeck_command
 
 _MARK = {RuleSeverity.ERROR: "ERROR", RuleSeverity.WARNING: "warn", RuleSeverity.OK: "ok"}
 
@@ -94,6 +102,12 @@ def _refuse(exc: Exception) -> NoReturn:
 )
 @once("--create", metavar="POLICY", help="The tiered pool's create policy (default ff).")
 @once("--minfreespace", metavar="SIZE", help="The tiered pool's minfreespace, e.g. 50G.")
+@once(
+    "--slow-minfreespace",
+    metavar="SIZE",
+    help="The slow pool's minfreespace (default mergerfs's 4G): a slow branch with less "
+    "free space takes no file, not even from the mover.",
+)
 @click.option(
     "--option",
     "options",
@@ -118,17 +132,18 @@ def _refuse(exc: Exception) -> NoReturn:
 def plan_cmd(cache: tuple[str, ...], slow: tuple[str, ...], pool: str | None,
              slow_pool: str | None, create: str | None, minfreespace: str | None,
              options: tuple[str, ...], from_pool: str | None, save: Path | None,
-             as_json: bool, demo: bool, recorded: Path | None) -> None:  # fmt: skip
+             as_json: bool, demo: bool, recorded: Path | None,
+             slow_minfreespace: str | None) -> None:  # fmt: skip
     """Build a layout from branches and options; print its rule results, fstab lines,
     systemd mount units and the mover's service and timer.
 
     Exits 2 after printing the plan when a rule says error (nothing is saved then)."""
-    request = PlanRequest(cache, slow, pool, slow_pool, create, minfreespace, options, from_pool)
+    request = PlanRequest(cache, slow, pool, slow_pool, create, minfreespace, options, from_pool,
+                          slow_minfreespace)  # fmt: skip
     inv, host = _inventory(demo, recorded)
     try:
         lay = build_layout(request, inv)
-        command = shutil.which("tierdeck") or "tierdeck"
-        outputs = layout_outputs(lay, command=command,
+        outputs = layout_outputs(lay, command=tierdeck_command(),
                                  layout_path=str(save.resolve()) if save else DEFAULT_LAYOUT_PATH)  # fmt: skip
     except (LayoutError, OutputError, ParseError) as exc:
         _refuse(exc)
@@ -276,26 +291,32 @@ def apply_cmd(file: Path, root: Path | None, dry_run: bool, no_remount: bool, ye
     Without systemd running (/run/systemd/system absent) the units are written but
     systemctl is skipped; pools are mounted from fstab. With --root DIR the rules run
     without this machine's branch facts (the branches belong to the image).
-    `tierdeck layout undo` puts back what the last apply changed."""
+    `tierdeck layout undo` puts back what the newest apply changed (applies stack)."""
     lay = _load(file)
     host = LiveHost()
     top = str(root.resolve()) if root is not None else None
     try:
-        outputs = layout_outputs(lay, command=shutil.which("tierdeck") or "tierdeck",
+        outputs = layout_outputs(lay, command=tierdeck_command(),
                                  layout_path=str(file.resolve()))  # fmt: skip
         results = check_layout(lay) if top else _results(lay, False, None)
         plan = plan_apply(lay, outputs, results, current_state(host, lay, outputs, top),
                           root=top, stamp=stamp_now(), no_remount=no_remount)  # fmt: skip
+        earlier = earlier_applies(host, plan.state_path)  # a broken record refuses here
     except (OutputError, ApplyRefused, ApplyFailed) as exc:
         _refuse(exc)
     click.echo(f"apply layout {plan.name} (tiered pool {lay.tiered_pool.mountpoint}):")
     _echo_actions(plan.actions)
+    if earlier:
+        click.echo(f"{len(earlier)} earlier apply(s) stay on record: `tierdeck layout undo` "
+                   "takes this one back first, then those, newest first")  # fmt: skip
     if dry_run:
         return
     if not yes:
         _confirm(lay.tiered_pool.mountpoint, "apply")
     try:
         execute(host, plan, _step)
+    except MountBusy as exc:
+        fail(f"apply refused: {exc}", EXIT_REFUSED)
     except (ApplyFailed, LockHeld) as exc:
         fail(f"apply stopped: {exc} (tierdeck layout undo puts fstab back)", EXIT_FAILED)
     click.echo(f"applied; undo with: tierdeck layout undo{f' --root {root}' if root else ''}")
@@ -303,13 +324,18 @@ def apply_cmd(file: Path, root: Path | None, dry_run: bool, no_remount: bool, ye
 
 @layout.command("undo")
 @_ROOT
+@click.option(
+    "--dry-run", is_flag=True, help="Print what the next undo does and every apply on record."
+)
 @click.option("--yes", is_flag=True, help="Undo without asking (scripts).")
-def undo_cmd(root: Path | None, yes: bool) -> None:
-    """Undo the last `layout apply`: the options it set on a running pool set back, the
-    pools it mounted unmounted (no other: a pool it remounted stays), fstab back from
-    its backup, the unit files it wrote removed (or put back as they were), the
-    mountpoints it created removed when empty. Shows what it will do first, then asks
-    you to type yes."""
+def undo_cmd(root: Path | None, dry_run: bool, yes: bool) -> None:
+    """Undo the newest `layout apply` still on record: the options it set on a running
+    pool set back, the pools it mounted unmounted (no other: a pool it remounted
+    stays), fstab back from its backup, the unit files it wrote removed (or put back as
+    they were), the mountpoints it created removed when empty. Applies stack: after
+    apply v1 and apply v2, undo returns to v1 and a second undo to the machine before
+    v1. Shows what it will do and the applies still on record first, then asks you to
+    type yes."""
     host = LiveHost()
     try:
         plan = plan_undo(host, str(root.resolve()) if root is not None else None)
@@ -317,12 +343,27 @@ def undo_cmd(root: Path | None, yes: bool) -> None:
         _refuse(exc)
     if plan is None:
         fail("nothing to undo: no record of an apply beside fstab", EXIT_REFUSED)
-    click.echo("undo the last layout apply:")
+    click.echo(f"undo the newest layout apply, the {describe(plan.record)}:")
     _echo_actions(plan.actions)
+    _echo_remaining(plan.remaining)
+    if dry_run:
+        return
     if not yes:
         _confirm("yes", "undo")
     try:
         undo(host, plan, _step)
+    except MountBusy as exc:
+        fail(f"undo refused: {exc}", EXIT_REFUSED)
     except (ApplyFailed, LockHeld) as exc:
         fail(f"undo stopped: {exc}", EXIT_FAILED)
-    click.echo("undone")
+    click.echo("undone" if not plan.remaining else
+               f"undone; the next undo takes back the {describe(plan.remaining[-1])}")  # fmt: skip
+
+
+def _echo_remaining(remaining: tuple[Record, ...]) -> None:
+    if not remaining:
+        click.echo("after it, no earlier apply is on record: the machine is as before the first")
+        return
+    click.echo(f"after it, {len(remaining)} earlier apply(s) on record, undone newest first:")
+    for number, record in enumerate(reversed(remaining), start=2):
+        click.echo(f"  undo {number}: the {describe(record)}")

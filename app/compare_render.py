@@ -45,6 +45,7 @@ VERDICT_STYLE = {
     Verdict.MISSING: "dim",
 }
 NOISE_MARK = "≈"
+UNKNOWN_MARK = "?"  # a delta whose noise is unknown: no verdict, and it says so
 COMPARABLE = "comparable: no parameter differs and no run carries a warning"
 
 
@@ -62,16 +63,71 @@ def format_value(metric: Metric, value: float | None) -> str:
     return fmt_ns(value)
 
 
+def format_figure(metric: Metric, value: float | None) -> str:
+    """A table's figure with its unit, for a line of text: ``1,240.3 MiB/s``,
+    ``12,345 IOPS``, ``4.5 ms`` (a chart's legend says the table's figure so)."""
+    unit = {Metric.BW: " MiB/s", Metric.IOPS: " IOPS"}.get(metric, "")
+    return format_value(metric, value) + ("" if value is None else unit)
+
+
 def format_delta(cell: Cell) -> str:
-    """``+12.1%``; ``≈ +2.0%`` within noise; empty on the baseline or without a delta."""
+    """``+12.1%``; ``≈ +2.0%`` within noise, ``? +2.0%`` when the noise is unknown;
+    empty on the baseline or without a delta."""
     if cell.delta_pct is None:
         return ""
     text = f"{cell.delta_pct:+.1f}%"
-    return f"{NOISE_MARK} {text}" if cell.verdict is Verdict.NOISE else text
+    mark = {Verdict.NOISE: NOISE_MARK, Verdict.UNKNOWN: UNKNOWN_MARK}.get(cell.verdict)
+    return f"{mark} {text}" if mark else text
+
+
+def noise_legend(comparison: Comparison, *, short: bool = False) -> str:
+    """How to read the marks of the deltas shown: "≈: within the runs' own noise", and
+    why a "?" delta has no verdict (an imported run has no per-second series; a short
+    run too few full seconds). ``short``: the TUI's line under the table."""
+    parts = [f"{NOISE_MARK} within noise" if short else f"{NOISE_MARK}: within the runs' own noise"]
+    if any(c.verdict is Verdict.UNKNOWN for *_, cells in _rows(comparison) for c in cells):
+        imported = any(run.imported is not None and not run.series for run in comparison.runs)
+        why = "imported" if imported else "too few full seconds"
+        parts.append(f"{UNKNOWN_MARK}{' ' if short else ': '}noise unknown ({why})")
+    return (" · " if short else "; ").join(parts)
 
 
 def run_label(run: RunResult) -> str:
     return f"#{run.id} {run.name}"
+
+
+def distinct_label(runs: Sequence[RunResult], index: int, width: int) -> str:
+    """``runs[index]``'s label in ``width`` characters that still tells it from the
+    others: the whole "#id name" when it fits, else the id and the words of its name
+    that differ from the other runs' ("#12 …numjobs=4…"), cut at the end if need be."""
+    run = runs[index]
+    full = run_label(run)
+    if len(full) <= width:
+        return full
+    words = run.name.split()
+    others = [r.name.split() for r in runs if r is not run]
+    # the words it shares with the run most like it, at either end, tell nothing apart
+    head = max((_common(words, o) for o in others), default=0)
+    rest = words[head:][::-1]
+    tail = max((_common(rest, o[::-1]) for o in others), default=0)
+    middle = words[head : len(words) - tail]
+    if not middle or not others:
+        return cut(full, width)
+    text = f"#{run.id} " + ("…" if head else "") + " ".join(middle) + ("…" if tail else "")
+    return cut(text, width)
+
+
+def _common(words: list[str], other: list[str]) -> int:
+    """How many leading words ``words`` shares with ``other``."""
+    n = 0
+    while n < min(len(words), len(other)) and other[n] == words[n]:
+        n += 1
+    return n
+
+
+def cut(text: str, width: int) -> str:
+    """``text`` in ``width`` characters, "…" where it was cut."""
+    return text if len(text) <= width else text[: max(0, width - 1)].rstrip() + "…"
 
 
 def _baseline_note(comparison: Comparison) -> str:
@@ -96,6 +152,9 @@ def note_lines(comparison: Comparison) -> list[str]:
             lines.append(f"{run_label(run)}: {warning.kind}: {warning.text}")
         if notes.clones_shared_file:
             lines.append(f"{run_label(run)}: stored before 0.2, its clones shared one test file")
+        if notes.unknown_options:
+            unknown = ", ".join(notes.unknown_options)
+            lines.append(f"{run_label(run)}: its file does not state {unknown}: not compared")
     for row in comparison.rows:
         if Match.POSITION in row.matched_by:
             names = " / ".join(n or "-" for n in row.names)
@@ -137,6 +196,7 @@ def _run_json(run: RunResult, comparison: Comparison, index: int) -> dict[str, A
         "warnings": [{"kind": w.kind.value, "text": w.text} for w in run.warnings],
         "inflated": bool(notes.inflating),
         "clones_shared_file": notes.clones_shared_file,
+        "unknown_options": list(notes.unknown_options),
     }
 
 
@@ -162,7 +222,12 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
             for row in comparison.rows
         ],
         "differences": [
-            {"key": d.key, "values": list(d.values), "kind": d.kind.value}
+            {
+                "key": d.key,
+                "values": list(d.values),
+                "kind": d.kind.value,
+                "unknown": list(d.unknown or (False,) * len(d.values)),
+            }
             for d in comparison.differences
         ],
     }
@@ -201,12 +266,12 @@ def to_markdown(comparison: Comparison) -> str:
         lines.append(
             "| " + " | ".join([md_escape(job), direction, METRIC_LABEL[metric], *values]) + " |"
         )
-    lines += ["", f"{_baseline_note(comparison)}; {NOISE_MARK}: within the runs' own noise", ""]
+    lines += ["", f"{_baseline_note(comparison)}; {noise_legend(comparison)}", ""]
     if comparison.comparable:
         lines.append(COMPARABLE)
     else:
         lines += [
-            f"- `{d.key}`: " + " / ".join(md_escape(v or "-") for v in d.values)
+            f"- `{d.key}`: " + " / ".join(md_escape(v) for v in d.shown())
             for d in comparison.differences
         ]
         lines += [f"- {md_escape(n)}" for n in note_lines(comparison)]
@@ -293,7 +358,8 @@ def to_rich(comparison: Comparison) -> RenderableType:
                     METRIC_LABEL[m.metric],
                     *(rich_cell(m.metric, c) for c in m.cells),
                 )
-    parts: list[RenderableType] = [table, Text(""), Text(_baseline_note(comparison), style="dim")]
+    note = f"{_baseline_note(comparison)}; {noise_legend(comparison)}"
+    parts: list[RenderableType] = [table, Text(""), Text(note, style="dim")]
     parts += differences_rich(comparison)
     return Group(*parts)
 
@@ -312,7 +378,7 @@ def differences_rich(comparison: Comparison) -> Sequence[RenderableType]:
             style = "dim" if d.kind.informational else ""
             table.add_row(
                 Text(d.key, style=style or "yellow"),
-                *(Text(v or "-", style=style) for v in d.values),
+                *(Text(v, style=style) for v in d.shown()),
             )
         out += [Text(""), table]
     notes = note_lines(comparison)

@@ -29,6 +29,10 @@ COMMAND_FILE = "command.txt"  # the seed's fio command, for snippets without the
 # Snippets without a date of their own (a group status line alone): the seed's night.
 SEED_NIGHT = 1_667_527_200.0  # 2022-11-04 02:00 UTC
 TAGS = ("nas-notes-2022", "demo")
+# What tierdeck reads from the same snippets; bumped when that changes (2: the jobs of
+# fio's "rw=..., bs=..." line completed by the seed's command, direct=1 included), so
+# a demo built by an older tierdeck is built anew.
+READING = 2
 
 _ZFS_DISKS = ("sdb", "nvme0n1")
 _SLOW_DISKS = ("sdc", "sde")  # /mnt/disk2 and /mnt/disk1 under /mnt/slow-storage
@@ -146,6 +150,7 @@ def _fingerprint() -> str:
     for path in sorted(RUNS_DIR.glob("*.txt")):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     digest.update(repr((DEMO_RUNS, TAGS)).encode())  # a history tagged otherwise is rebuilt
+    digest.update(f"reading {READING}".encode())
     return digest.hexdigest()[:12]
 
 

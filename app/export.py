@@ -152,7 +152,7 @@ def write_text_export(
 
 def _write(path: Path, text: str) -> None:
     write_atomically(path, text)
-    # write_atomically's temp file is private (0600); a file to share gets the
+    # write_atomically keeps a replaced file's mode; a file to share gets the
     # permissions any new file of the user's gets (umask), as a shell redirect would.
     mask = os.umask(0o022)
     os.umask(mask)

@@ -10,14 +10,14 @@ I/O started on the x axis, the metric with its unit on the y axis, a legend belo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..core.bench_models import RunResult
 from ..core.compare import Metric
-from ..core.fio_models import DirectionSample, Sample
-from .compare_render import run_label
+from ..core.series import direction_series, directions_with_io
+from .compare_render import format_figure, run_label
 
 MIB = 2**20
 MAX_POINTS = 600  # per line: a long run is averaged down to this many points
@@ -45,25 +45,6 @@ class Line:
     points: list[tuple[float, float]]
 
 
-def _reader(metric: Metric) -> Callable[[DirectionSample], float | None]:
-    if metric is Metric.BW:
-        return lambda d: d.bw_bytes_per_s
-    if metric is Metric.IOPS:
-        return lambda d: d.iops
-    if metric is Metric.LAT_MEAN:
-        return lambda d: d.lat_mean_ns
-    return lambda d: None if d.lat_p99_ns is None else float(d.lat_p99_ns)
-
-
-def _directions(series: Sequence[Sample]) -> list[str]:
-    """Directions with I/O in any second, in fio's order."""
-    return [
-        name
-        for name in ("read", "write", "trim")
-        if any(getattr(s, name).bw_bytes_per_s > 0 for s in series)
-    ]
-
-
 def _thin(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
     """At most MAX_POINTS points: consecutive seconds averaged in equal buckets."""
     if len(points) <= MAX_POINTS:
@@ -79,21 +60,20 @@ def _thin(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
 
 
 def lines(runs: Sequence[RunResult], metric: Metric) -> list[Line]:
-    """One line per run and direction with a value in at least one second."""
-    read = _reader(metric)
+    """One line per run and direction with a value in at least one full second (the
+    rule of every chart, ``core.series``), its legend saying the run's own figure."""
     out = []
     for run in runs:
-        directions = _directions(run.series)
+        directions = directions_with_io(run.series)
         for name in directions:
-            points = []
-            for sample in run.series:
-                value = read(getattr(sample, name))
-                if value is not None:
-                    points.append((sample.t, value))
+            drawn = direction_series(run.series, name, metric, run.summary.get(name))
+            points = [(t, v) for t, v in drawn.points if v is not None]
             if points:
                 label = run_label(run) + (
                     f" {name}" if len(runs) == 1 or len(directions) > 1 else ""
                 )
+                if drawn.average is not None:
+                    label += f" · avg {format_figure(metric, drawn.average)}"
                 out.append(Line(label, _thin(points)))
     return out
 

@@ -58,8 +58,8 @@ def _compare_context(comparison: Comparison) -> dict[str, Any]:
         "headers": [render.run_label(r) + (" (baseline)" if r is base else "") for r in runs],
         "ids": [f"#{r.id}" for r in runs],
         "rows": rows,
-        "baseline_note": f"baseline: {render.run_label(base)}; {render.NOISE_MARK}: within "
-        "the runs' own noise (their per-second spread)",
+        "baseline_note": f"baseline: {render.run_label(base)}; "
+        + render.noise_legend(comparison).replace("noise", "noise (their per-second spread)", 1),
         "differences": [
             {
                 "key": d.key,

@@ -46,7 +46,7 @@ from ..core.bench_models import (
 from ..core.errors import ParseError, TierdeckError
 from ..core.fio_models import DirectionSample, DirectionStats, Sample
 from ..core.imports import ImportFormat, ImportNotice, ImportSource
-from ..core.jobspec import JobSpec, JobSpecError, jobfile_text
+from ..core.jobspec import SPEC_OPTIONS, JobSpec, JobSpecError, jobfile_text
 from ..core.presets import find_preset
 
 SCHEMA = "tierdeck.run/1"
@@ -564,9 +564,22 @@ def _fields(obj: Any) -> dict[str, Any]:
 
 
 def _spec_to_dict(job: JobSpec) -> dict[str, Any]:
+    """A job as JSON; an option its imported file did not state is null, never fio's
+    default ("stated" lists the ones it did; null: all are known)."""
     out = _fields(job)
     out["extra"] = dict(job.extra)
+    out["stated"] = None if job.stated is None else sorted(job.stated)
+    for option in SPEC_OPTIONS:
+        if not job.states(option):
+            out[option] = None
     return out
+
+
+def _spec_from_dict(data: dict[str, Any]) -> JobSpec:
+    """The inverse of _spec_to_dict, also for runs stored before "stated" existed."""
+    stated = data.get("stated")
+    known = {k: v for k, v in data.items() if v is not None and k != "stated"}
+    return JobSpec(**known, stated=None if stated is None else frozenset(stated))
 
 
 def _warning_to_dict(warning: RunWarning) -> dict[str, str]:
@@ -637,7 +650,7 @@ def _load(
 ) -> RunResult:
     run_id = int(row["id"])
     try:
-        spec = [JobSpec(**job) for job in json.loads(row["spec"])]
+        spec = [_spec_from_dict(job) for job in json.loads(row["spec"])]
         env = json.loads(row["env"])
         env["mount_options"] = tuple(env.get("mount_options", ()))
         summary = {k: DirectionSummary(**v) for k, v in json.loads(row["summary"]).items()}

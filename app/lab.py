@@ -309,3 +309,26 @@ def lab_down(
 
 def lab_status(directory: Path = DEFAULT_LAB_DIR) -> LabState | None:
     return LabState.load(directory.resolve())
+
+
+def lab_status_dict(state: LabState) -> dict[str, object]:
+    """``lab status --json``: the keys it has always printed."""
+    return {"directory": state.directory, "complete": state.complete, "loops": state.loops,
+            "mounts": state.mounts}  # fmt: skip
+
+
+def lab_status_text(state: LabState) -> str:
+    """``lab status`` for a person: what the lab has, one thing a line."""
+    if state.complete:
+        head = f"lab NAS in {state.directory}: complete"
+    else:
+        head = f"lab NAS in {state.directory}: half built (lab up stopped); lab down removes it"
+    lines = [head]
+    width = max((len(name) for name in state.loops), default=0)
+    lines += [f"  loop   {name:<{width}}  {dev}" for name, dev in sorted(state.loops.items())]
+    lines += [f"  mount  {point}" for point in state.mounts]
+    if state.throttled:
+        lines.append(f"  HDD throttle on {', '.join(state.throttled)} (major:minor)")
+    if not state.loops and not state.mounts:
+        lines.append("  nothing created yet")
+    return "\n".join(lines)

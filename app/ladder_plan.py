@@ -14,7 +14,7 @@ from ..backends.host import Host
 from ..backends.mounts import mount_for_path
 from ..core.errors import TierdeckError
 from ..core.jobspec import JobSpec, JobSpecError, with_overrides
-from ..core.ladder import LADDER_SCHEMA, RungKind
+from ..core.ladder import LADDER_SCHEMA, BranchRole, RungKind
 from ..core.ladder_options import (
     MountOptions,
     OptionSweep,
@@ -34,6 +34,15 @@ DEFAULT_MIN_BYTES = 8 * MIB
 DEFAULT_MAX_BYTES = 1024 * MIB
 DEFAULT_SHARE = 8  # the default job takes at most 1/8 of the smallest free space
 DEFAULT_JOB_NAME = "ladder-seqwrite"
+# Each rung of the default job lasts this long (time_based): a job bound by its size
+# alone ends in well under a second on a cache and measures little but its start.
+DEFAULT_RUNTIME = 10
+# Buffered (the pool refuses O_DIRECT): an fdatasync every this many 1 MiB writes, so
+# the disk sets the pace, not the page cache.
+BUFFERED_SYNC_EVERY = 16
+# The create policies under which the branches' order is the tiering: the first branch
+# (the cache) takes new files while it has minfreespace, then the next (the slow tier).
+TIERED_POLICIES = (CreatePolicy.FF, CreatePolicy.EPFF)
 TMPFS_MOUNT = "tmpfs"
 
 
@@ -59,11 +68,14 @@ class PlannedRung:
     path: str  # a real path; a throwaway rung's mount name until it is mounted
     option: tuple[str, str] | None = None
     skipped: str | None = None  # known before anything runs (no RAM for the tmpfs)
+    role: BranchRole | None = None  # a branch rung's
 
     @property
     def label(self) -> str:
         if self.option is not None:
             return f"{self.option[0]}={self.option[1]}"
+        if self.role is BranchRole.SLOW:
+            return "slow"
         return self.kind.value
 
     @property
@@ -86,6 +98,23 @@ class LadderPlan:
     all_branches: bool = False
     option: OptionSweep | None = None
     store: RunSetStore | None = field(default=None, compare=False, repr=False)
+    direct_refused: str | None = None  # the pool's answer to O_DIRECT, when it refused
+    drop_caches: bool = False  # before every rung (the buffered default job, as root)
+
+    @property
+    def job_line(self) -> str:
+        """What every rung runs, in one line (said before the ladder starts)."""
+        if self.default_job:
+            return default_job_text(
+                self.direct_refused, self.drop_caches, self.runtime, self.size or self.jobs[0].size
+            )
+        job = f"the preset {self.preset}" if self.preset else "the job file's jobs"
+        if self.direct_refused is not None and any(j.direct for j in self.jobs):
+            job += (
+                f"; the pool refuses O_DIRECT ({self.direct_refused}), so its direct=1 "
+                "jobs will fail there"
+            )
+        return job
 
     def definition(self) -> dict[str, Any]:
         """The run set's definition: what was asked, as JSON values."""
@@ -99,6 +128,11 @@ class LadderPlan:
             "runtime": self.runtime,
             "size": self.size,
             "all_branches": self.all_branches,
+            "job": self.job_line,
+            "direct_refused": self.direct_refused,
+            "branch_roles": {
+                r.path: r.role.value for r in self.rungs if r.role is not None and not r.skipped
+            },
             "option": None
             if self.option is None
             else {"name": self.option.name, "values": list(self.option.values)},
@@ -136,24 +170,69 @@ def _policy_branch(
     )
 
 
-def branch_targets(
-    inventory: Inventory, pool: MergerfsPool, size_bytes: int, *, all_branches: bool
+def _placement_of(
+    inventory: Inventory, pool: MergerfsPool, size_bytes: int, skip: Sequence[str] = ()
 ) -> tuple[tuple[str, ...], str | None]:
-    """The branches the branch rungs run on, or why there is none."""
-    if all_branches:
-        found = tuple(b.path for b in pool.branches if b.mode is BranchMode.RW)
-        return found, None if found else "the pool has no RW branch"
+    """Where the pool's create policy puts a new file (``skip``: branches taken as full),
+    or why nowhere."""
     try:
         policy = CreatePolicy(pool.create_policy or "")
     except ValueError:
         return (), f"create policy {pool.create_policy!r} unknown to tierdeck: use --all-branches"
-    branches = [_policy_branch(inventory, pool, b) for b in pool.branches]
+    branches = [_policy_branch(inventory, pool, b) for b in pool.branches if b.path not in skip]
     minfree = DEFAULT_MINFREESPACE if pool.minfreespace_bytes is None else pool.minfreespace_bytes
     placement = simulate(policy, branches, size_bytes, minfree)
     if not placement.candidates:
         why = placement.error.value if placement.error else "no branch"
         return (), f"{policy.value} gives a new file no branch ({why})"
     return placement.candidates, None
+
+
+def is_tiered(pool: MergerfsPool) -> bool:
+    """A cache in front of slow branches: an order-based create policy (the first
+    branch takes new files while it has room) over several RW branches."""
+    rw = [b for b in pool.branches if b.mode is BranchMode.RW]
+    return pool.create_policy in TIERED_POLICIES and len(rw) > 1
+
+
+def branch_rungs(
+    inventory: Inventory, pool: MergerfsPool, size_bytes: int, *, all_branches: bool
+) -> tuple[tuple[PlannedRung, ...], str | None]:
+    """The branch rungs: the branch the create policy writes a new file to (role
+    ``create``), on a tiered pool also the slow branch new files go to once that one is
+    full (role ``slow``: the policy asked again with the create branch left out); every
+    RW branch with ``all_branches``. Or no rung, and why."""
+    created, why_none = _placement_of(inventory, pool, size_bytes)
+    tiered = is_tiered(pool)
+    if all_branches:
+        other = BranchRole.SLOW if tiered else BranchRole.OTHER
+        every = tuple(
+            PlannedRung(
+                RungKind.BRANCH, b.path, role=BranchRole.CREATE if b.path in created else other
+            )
+            for b in pool.branches
+            if b.mode is BranchMode.RW
+        )
+        return every, None if every else "the pool has no RW branch"
+    if not created:
+        return (), why_none
+    rungs = [PlannedRung(RungKind.BRANCH, path, role=BranchRole.CREATE) for path in created]
+    if tiered:
+        spill, why_not = _placement_of(inventory, pool, size_bytes, skip=created)
+        if spill:
+            rungs.append(PlannedRung(RungKind.BRANCH, spill[0], role=BranchRole.SLOW))
+        else:
+            why = f"no slow branch would take a new file ({why_not})"
+            rungs.append(PlannedRung(RungKind.BRANCH, "-", skipped=why, role=BranchRole.SLOW))
+    return tuple(rungs), None
+
+
+def branch_targets(
+    inventory: Inventory, pool: MergerfsPool, size_bytes: int, *, all_branches: bool
+) -> tuple[tuple[str, ...], str | None]:
+    """The branches the branch rungs run on, or why there is none."""
+    rungs, why_none = branch_rungs(inventory, pool, size_bytes, all_branches=all_branches)
+    return tuple(r.path for r in rungs if r.skipped is None), why_none
 
 
 def _default_job(size_bytes: int, *, direct: bool) -> JobSpec:
@@ -164,7 +243,36 @@ def _default_job(size_bytes: int, *, direct: bool) -> JobSpec:
         ioengine="psync",
         direct=direct,
         size=f"{size_bytes // MIB}M",
+        fdatasync=0 if direct else BUFFERED_SYNC_EVERY,
         end_fsync=True,
+    )
+
+
+# Before the plan knows the branches' free space (the menu), how the file is sized.
+_DEFAULT_SIZE_TEXT = (
+    f"a file of 1/{DEFAULT_SHARE} of the smallest free space "
+    f"({DEFAULT_MIN_BYTES // MIB}M to {DEFAULT_MAX_BYTES // MIB // 1024}G)"
+)
+
+
+def default_job_text(
+    direct_refused: str | None,
+    drop_caches: bool,
+    runtime: int | None = DEFAULT_RUNTIME,
+    size: str | None = None,
+) -> str:
+    """The default job in words, as it will run: O_DIRECT, or buffered and why."""
+    where = f"a file of {size}" if size else _DEFAULT_SIZE_TEXT
+    seconds = f"{runtime or DEFAULT_RUNTIME} s per rung on {where}"
+    if direct_refused is None:
+        return f"sequential 1 MiB writes, O_DIRECT, {seconds}"
+    caches = (
+        "caches dropped before each rung" if drop_caches else "caches not dropped (that needs root)"
+    )
+    return (
+        f"sequential 1 MiB writes, buffered on every rung because the pool refuses "
+        f"O_DIRECT ({direct_refused}): fdatasync every {BUFFERED_SYNC_EVERY} MiB, "
+        f"{caches}, {seconds}"
     )
 
 
@@ -177,9 +285,14 @@ def _default_size(pool: MergerfsPool, targets: Sequence[str]) -> int:
     return wanted // MIB * MIB
 
 
-def _pool_takes_direct(host: Host, pool: MergerfsPool) -> bool:
+def direct_refused(host: Host, pool: MergerfsPool) -> str | None:
+    """How the pool answers an O_DIRECT write (a probe file, removed): None when it
+    takes it, else its error ("EINVAL: Invalid argument", FUSE on many setups). Any
+    other failure is not about O_DIRECT: fio will say it on the rung."""
     failure = host.probe_write(pool.mountpoint, PROBE_NAME, direct=True)
-    return failure is None or failure.errno != errno.EINVAL
+    if failure is None or failure.errno != errno.EINVAL:
+        return None
+    return f"{errno.errorcode[errno.EINVAL]}: {failure.strerror or 'Invalid argument'}"
 
 
 def _planned_bytes(
@@ -230,24 +343,25 @@ def plan_ladder(
     if not (host.capabilities.live and host.capabilities.run_benchmarks):
         raise LadderRefused(LadderRefusalKind.NOT_LIVE, "benchmarks run on a live machine only")
     default_job = not jobs
+    refused = direct_refused(host, pool)
+    drop_caches = False
     if default_job:
-        direct = _pool_takes_direct(host, pool)
         probe_targets, _ = branch_targets(
             inventory, pool, DEFAULT_MIN_BYTES, all_branches=all_branches
         )
         chosen = _default_size(pool, probe_targets)
-        jobs = (_default_job(chosen, direct=direct),)
+        jobs = (_default_job(chosen, direct=refused is None),)
+        runtime = DEFAULT_RUNTIME if runtime is None else runtime
+        # Buffered, a rung would otherwise read what the one before it left in memory.
+        drop_caches = refused is not None and host.is_root
     assert jobs is not None
     jobs = tuple(jobs)
     planned = _planned_bytes(jobs, pool, size, runtime)
     rungs: list[PlannedRung] = []
     tmpfs_bytes: int | None = None
     if option is None:
-        targets, why_none = branch_targets(inventory, pool, planned or 0, all_branches=all_branches)
-        if targets:
-            rungs += [PlannedRung(RungKind.BRANCH, path) for path in targets]
-        else:
-            rungs.append(PlannedRung(RungKind.BRANCH, "-", skipped=why_none))
+        found, why_none = branch_rungs(inventory, pool, planned or 0, all_branches=all_branches)
+        rungs += found or (PlannedRung(RungKind.BRANCH, "-", skipped=why_none),)
         rungs.append(PlannedRung(RungKind.POOL, pool.mountpoint))
         tmpfs_bytes, skip = _tmpfs_skip(host, planned)
         rungs.append(PlannedRung(RungKind.TMPFS, "pool-tmpfs", skipped=skip))
@@ -271,4 +385,6 @@ def plan_ladder(
         all_branches=all_branches,
         option=option,
         store=store,
+        direct_refused=refused,
+        drop_caches=drop_caches,
     )

@@ -17,7 +17,9 @@ nothing is kept.
 
 The rungs, in order: ``branch`` (the branch the pool's create policy gives a new file,
 from ``core/mergerfs_policy.simulate`` on the inventory's branch facts; a random policy
-gives each branch it may pick; every RW branch with ``all_branches``), ``pool``, then
+gives each branch it may pick; on a tiered pool, ff or epff over several RW branches,
+also ``slow``: the branch the policy picks once the first is full; every RW branch with
+``all_branches``), ``pool`` (measured against the branch the policy writes to), then
 ``tmpfs`` and ``nullrw``: throwaway pools (app/throwaway_mounts.py) with the pool's own
 options over one tmpfs sized to the job, the second with ``nullrw=true``. Their
 ``minfreespace`` is 0: with one branch it decides nothing, and the pool's (4G by
@@ -31,10 +33,12 @@ files removed) and skips the rest; throwaway mounts are gone on return, whatever
 happened.
 
 The default job (neither preset nor job file): sequential 1 MiB writes, O_DIRECT, one
-job, iodepth 1, ``end_fsync``, sized to an eighth of the smallest free space among the
-real rungs' targets, between 8 MiB and 1 GiB (a few seconds on a disk; the lab's loops
-get their minimum). When the pool refuses O_DIRECT (FUSE on many setups) every rung
-runs it buffered instead, so the rungs stay comparable.
+job, iodepth 1, ``end_fsync``, time_based for ``DEFAULT_RUNTIME`` seconds per rung
+(``runtime`` changes it) over a file of an eighth of the smallest free space among the
+real rungs' targets, between 8 MiB and 1 GiB. When the pool refuses O_DIRECT (FUSE on
+many setups) every rung runs it buffered instead, so the rungs stay comparable, with an
+fdatasync every 16 MiB and, as root, caches dropped before each rung; the plan's
+``job_line`` says so, the ladder sends it as its first Notice, and the result keeps it.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ from dataclasses import replace
 from ..backends.mounts import read_mounts
 from ..core.bench_models import BenchRefused, RefusalKind, RunStatus
 from ..core.errors import one_line
-from ..core.ladder import LadderResult, Rung, RungKind, with_penalties
+from ..core.ladder import LadderResult, Rung, RungKind, bandwidth_spread, with_penalties
 from ..core.ladder_options import (
     branches_arg,
 )
@@ -140,7 +144,7 @@ class _Ladder:
         return path, inventory
 
     async def rung(self, index: int, planned: PlannedRung) -> Rung:
-        skipped = Rung(planned.kind, planned.path, option=planned.option)
+        skipped = Rung(planned.kind, planned.path, option=planned.option, role=planned.role)
         total = len(self.plan.rungs)
         if planned.skipped is not None or self.cancel.is_set():
             self.on_event(RungStarted(index, total, planned.kind, planned.path, planned.label))
@@ -161,13 +165,14 @@ class _Ladder:
                 await asyncio.to_thread(self.throwaway.unmount, path)
 
     async def _measure(self, planned: PlannedRung, path: str, inventory: Inventory) -> Rung:
-        base = Rung(planned.kind, path, option=planned.option)
+        base = Rung(planned.kind, path, option=planned.option, role=planned.role)
         ask = BenchAsk(
             target=path,
             jobs=self.plan.jobs,
             preset=self.plan.preset,
             size=self.plan.size,
             runtime=self.plan.runtime,
+            drop_caches=self.plan.drop_caches,
             name=f"ladder {planned.label} of {self.plan.pool.mountpoint}",
             tags=() if self.set_id is None else (set_tag(RunSetKind.LADDER, self.set_id),),
         )
@@ -183,7 +188,8 @@ class _Ladder:
             return replace(
                 base, run_id=result.id, skipped=f"fio failed: {result.error or 'no message'}"
             )
-        return replace(base, run_id=result.id, summary=dict(result.summary))
+        spread = bandwidth_spread(result.summary, result.series)
+        return replace(base, run_id=result.id, summary=dict(result.summary), spread_pct=spread)
 
     def record(self, position: int, planned: PlannedRung, rung: Rung) -> None:
         if self.plan.store is not None and self.set_id is not None:
@@ -216,6 +222,7 @@ async def run_ladder(
             ladder.set_id = await asyncio.to_thread(
                 store.create, RunSetKind.LADDER, name, plan.definition()
             )
+        on_event(Notice(f"every rung runs {plan.job_line}"))
         for index, planned in enumerate(plan.rungs):
             rung = await ladder.rung(index, planned)
             if rung.skipped is not None and planned.skipped is None and rung.run_id is None:
@@ -223,4 +230,10 @@ async def run_ladder(
             await asyncio.to_thread(ladder.record, index, planned, rung)
             on_event(RungDone(rung))
             rungs.append(rung)
-    return LadderResult(ladder.set_id, plan.pool.mountpoint, with_penalties(rungs))
+    return LadderResult(
+        ladder.set_id,
+        plan.pool.mountpoint,
+        with_penalties(rungs),
+        job=plan.job_line,
+        direct_refused=plan.direct_refused,
+    )

@@ -15,7 +15,14 @@ from typing import Any
 
 from ..core.bench_models import RunResult, RunStatus
 from ..core.errors import TierdeckError
-from ..core.ladder import LadderResult, Rung, RungKind, with_penalties
+from ..core.ladder import (
+    BranchRole,
+    LadderResult,
+    Rung,
+    RungKind,
+    bandwidth_spread,
+    with_penalties,
+)
 from .run_sets import RunSetKind, RunSetStore
 
 BRANCH_KEY = "branch:"
@@ -47,18 +54,37 @@ def expected_keys(definition: dict[str, Any]) -> list[str]:
     return [k.value for k in _LAYERS]
 
 
-def _rung(key: str, run: RunResult | None, note: str | None = None) -> Rung:
+def stored_role(definition: dict[str, Any], path: str | None) -> BranchRole | None:
+    """A branch rung's role as the plan named it (ladders stored before: None)."""
+    roles = definition.get("branch_roles")
+    if path is None or not isinstance(roles, dict):
+        return None
+    try:
+        return BranchRole(str(roles.get(path)))
+    except ValueError:
+        return None
+
+
+def _rung(
+    key: str, run: RunResult | None, note: str | None = None, role: BranchRole | None = None
+) -> Rung:
     kind, path, option = rung_of_key(key)
     if run is None:
-        return Rung(kind, path or "-", option=option, skipped=note or NOT_STORED)
+        return Rung(kind, path or "-", option=option, skipped=note or NOT_STORED, role=role)
     where = run.target.path  # a throwaway rung's mountpoint, as it was
     status = RunStatus(run.status)
     if status is RunStatus.CANCELLED:
-        return Rung(kind, where, run.id, skipped="cancelled", option=option)
+        return Rung(kind, where, run.id, skipped="cancelled", option=option, role=role)
     if status is RunStatus.FAILED:
         why = f"fio failed: {run.error or 'no message'}"
-        return Rung(kind, where, run.id, skipped=why, option=option)
-    return Rung(kind, where, run.id, dict(run.summary), option=option)
+        return Rung(kind, where, run.id, skipped=why, option=option, role=role)
+    spread = bandwidth_spread(run.summary, run.series)
+    return Rung(kind, where, run.id, dict(run.summary), option=option, role=role, spread_pct=spread)
+
+
+def stored_text(definition: dict[str, Any], key: str) -> str | None:
+    value = definition.get(key)
+    return value if isinstance(value, str) else None
 
 
 def load_ladder(store: RunSetStore, set_id: int) -> LadderResult:
@@ -74,8 +100,16 @@ def load_ladder(store: RunSetStore, set_id: int) -> LadderResult:
         keys.append(f"{BRANCH_KEY}-")
     keys += expected_keys(found.definition)
     keys += [k for k in runs if k not in keys]  # anything else stored, in its order
+    definition = found.definition
     rungs = [
-        _rung(key, store.get(runs[key]) if key in runs else None, notes.get(key)) for key in keys
+        _rung(
+            key,
+            store.get(runs[key]) if key in runs else None,
+            notes.get(key),
+            stored_role(definition, rung_of_key(key)[1]),
+        )
+        for key in keys
     ]
-    pool = str(found.definition.get("pool") or found.name)
-    return LadderResult(set_id, pool, with_penalties(rungs))
+    pool = str(definition.get("pool") or found.name)
+    job, refused = stored_text(definition, "job"), stored_text(definition, "direct_refused")
+    return LadderResult(set_id, pool, with_penalties(rungs), job, refused)

@@ -1,7 +1,7 @@
-"""Apply a layout's plan (core/layout_apply) through the Host, and undo the last apply.
+"""Apply a layout's plan (core/layout_apply) through the Host.
 
-What the last apply changed is recorded in a small JSON file beside fstab
-(``fstab.tierdeck-state.json``): the fstab backup to restore (or none: fstab did not
+What each apply changed is recorded in a small JSON file beside fstab
+(``fstab.tierdeck-state.json``, a stack of applies, app/layout_state): the fstab backup to restore (or none: fstab did not
 exist), each unit file it wrote with the text it replaced (or none: it was new), the
 mountpoints it created, the pools it mounted where nothing was mounted, and the options
 it set on a running pool with their earlier values. The record is written before fstab
@@ -13,13 +13,13 @@ app/layout_undo.py.
 
 from __future__ import annotations
 
-import json
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from ..backends.host import Host
+from ..backends.mount_users import UseKind
 from ..backends.mounts import MOUNTINFO, call_with_timeout, parse_mountinfo
 from ..core.errors import HostError, ParseError, TierdeckError
 from ..core.layout import Layout
@@ -35,8 +35,8 @@ from ..core.layout_apply import (
 )
 from ..core.layout_outputs import LayoutOutputs
 from ..core.layout_runtime import COMPARED_KEYS, XATTR_PREFIX, control_path
+from .layout_state import STATE_FORMAT, BadState, Record, parse_stack, stack_text
 
-STATE_FORMAT = "tierdeck.apply-state/1"
 LOCK_KEY = "layout-apply"  # one apply or undo at a time on a machine
 COMMAND_TIMEOUT = 120.0  # mount waits for mergerfs to start; systemctl for the manager
 CONTROL_TIMEOUT = 10.0  # a hung mergerfs blocks xattr calls on its control file too
@@ -50,6 +50,29 @@ class ApplyFailed(TierdeckError):
         where = f"{action.description}: " if action else ""
         super().__init__(f"{where}{detail}")
         self.action = action
+
+
+class MountBusy(ApplyFailed):
+    """A pool the plan unmounts is in use; raised before any step, so nothing changed."""
+
+
+_HOLDS = {UseKind.OPEN: "has files open under", UseKind.CWD: "has its working folder in",
+          UseKind.ROOT: "runs chrooted in"}  # fmt: skip
+
+
+def refuse_busy(host: Host, actions: Sequence[ApplyAction]) -> None:
+    """MountBusy naming the processes that hold a pool the actions unmount: ``umount``
+    would only say "target is busy", after earlier steps had already run."""
+    for action in actions:
+        if action.kind is not ActionKind.UNMOUNT or action.skipped or not action.argv:
+            continue
+        mp = action.argv[-1]
+        users = host.mount_users(mp).users
+        if users:
+            named = [f"pid {u.pid} ({u.name}) {_HOLDS[u.kind]} {mp}" for u in users[:3]]
+            more = f" and {len(users) - 3} more" if len(users) > 3 else ""
+            raise MountBusy(action, f"{mp} is in use: {', '.join(named)}{more}; nothing was "
+                            "changed: stop them (or leave the folder) and run this again")  # fmt: skip
 
 
 def read_optional(host: Host, path: str) -> str | None:
@@ -118,9 +141,12 @@ def current_state(
 
 @dataclass
 class _Record:
-    """What this apply changed so far; saved beside fstab (see the module doc)."""
+    """What this apply changed so far; saved beside fstab (see the module doc) on top
+    of the earlier applies' records (app/layout_state)."""
 
     units: dict[str, str | None]  # unit path -> its text before (None: it was new)
+    earlier: list[Record]  # the applies before this one, oldest first
+    applied: str = field(default_factory=lambda: stamp_now())
     created: list[str] = field(default_factory=list)  # mountpoint folders, under the root
     mounted: list[str] = field(default_factory=list)  # pools mounted where nothing was
     runtime: dict[str, dict[str, str | None]] = field(default_factory=dict)  # ctrl -> key -> before
@@ -128,8 +154,18 @@ class _Record:
     def save(self, host: Host, plan: ApplyPlan) -> None:
         state = {"format": STATE_FORMAT, "layout": plan.name, "fstab": plan.fstab_path,
                  "backup": plan.backup, "units": self.units, "created": self.created,
-                 "mounted": self.mounted, "runtime": self.runtime}  # fmt: skip
-        host.write_atomically(plan.state_path, json.dumps(state, indent=2) + "\n")
+                 "mounted": self.mounted, "runtime": self.runtime, "applied": self.applied}  # fmt: skip
+        host.write_atomically(plan.state_path, stack_text([*self.earlier, state]))
+
+
+def earlier_applies(host: Host, state_path: str) -> list[Record]:
+    """The records of the applies still undoable, oldest first; ApplyFailed when the
+    file there is not tierdeck's (it is left alone)."""
+    text = read_optional(host, state_path)
+    try:
+        return parse_stack(text, state_path) if text is not None else []
+    except BadState as exc:
+        raise ApplyFailed(None, str(exc)) from exc
 
 
 def _do(host: Host, plan: ApplyPlan, action: ApplyAction, record: _Record) -> None:
@@ -161,8 +197,10 @@ def execute(host: Host, plan: ApplyPlan, on_step: Callable[[ApplyAction], None])
     """Run the plan's actions in order (``on_step`` after each, skipped ones too); stop
     at the first that fails (ApplyFailed naming it)."""
     with host.exclusive(LOCK_KEY):
+        refuse_busy(host, plan.actions)
         # What each unit held before, read before anything is written.
-        record = _Record({path: read_optional(host, path) for path in plan.units})
+        earlier = earlier_applies(host, plan.state_path)
+        record = _Record({path: read_optional(host, path) for path in plan.units}, earlier)
         unmounted: set[str] = set()
         for action in plan.actions:
             if not action.skipped:

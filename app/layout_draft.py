@@ -34,22 +34,29 @@ from ..core.mergerfs_policy import Placement, simulate_all
 from ..core.models import Disk, DiskKind, Inventory, MergerfsPool, Mount
 from ..core.relations import relation_map
 from ..core.units import parse_size
+from .draft_applied import AppliedTiers
 from .layout_facts import branch_facts
 from .layout_fill import CacheFill, cache_fills
-from .layout_plan import pool_options_of, simulation_branches
+from .layout_plan import pool_options_of, simulation_branches, with_slow_minfreespace
 
-# Filesystems that cannot hold a tier: in RAM, read-only images, or pools themselves.
-_NOT_BRANCHES = frozenset({"tmpfs", "ramfs", "devtmpfs", "squashfs", "fuse.mergerfs", "overlay"})
+# Filesystems that cannot hold a tier: read-only images, or pools themselves. ramfs has
+# no size to show (statfs says 0) and mergerfs sees no free space on it. tmpfs can: the
+# CLI takes it, and the rules warn that nothing on it survives a reboot.
+_NOT_BRANCHES = frozenset({"ramfs", "devtmpfs", "squashfs", "fuse.mergerfs", "overlay"})
+_RAM = frozenset({"tmpfs"})
+# The system's own tmpfs mounts (/run, /dev/shm, /sys/fs/cgroup): never a branch.
+_SYSTEM_TREES = ("/run", "/dev", "/sys", "/proc")
 _MODES = (BranchMode.RW, BranchMode.NC, BranchMode.RO)
 # The Draft's text fields, as the screen's Inputs are named (opt-NAME).
-TEXT_FIELDS = ("pool", "slow_pool", "minfreespace", "file_size", "min_age", "fill_high",
-               "fill_low", "exclude", "schedule")  # fmt: skip
+TEXT_FIELDS = ("pool", "slow_pool", "minfreespace", "slow_minfreespace", "file_size", "min_age",
+               "fill_high", "fill_low", "exclude", "schedule")  # fmt: skip
 # The field to show a LayoutError under, by its key (LayoutError.key).
 FIELD_OF_KEY = {
     "tiered_pool.mountpoint": "pool",
     "slow_pool.mountpoint": "slow_pool",
     "slow_pool": "slow_pool",
     "minfreespace": "minfreespace",
+    "slow_minfreespace": "slow_minfreespace",
     "min_age_days": "min_age",
     "fill_high_pct": "fill_high",
     "fill_low_pct": "fill_low",
@@ -77,6 +84,7 @@ class Draft:
     slow_pool: str = "/mnt/slow"
     create: CreatePolicy = CreatePolicy.FF
     minfreespace: str = "4G"
+    slow_minfreespace: str = "4G"  # the slow pool's; mergerfs's default
     file_size: str = "1G"
     # The mover (core/layout.MoverPolicy), as typed; its defaults are the model's.
     min_age: str = "1"
@@ -148,11 +156,14 @@ class Draft:
         slow_pool = self.slow_pool.strip() or None
         base = default_layout(self.cache, self.slow, self.pool.strip(), slow_pool)
         options = dataclasses.replace(self.base, create=self.create, minfreespace_bytes=minfree)
-        return dataclasses.replace(
+        layout = dataclasses.replace(
             base,
             tiered_pool=PoolSpec(base.tiered_pool.mountpoint, options),
             mover=self.mover(base.mover.destination),
         )
+        if layout.slow_pool is None:
+            return layout  # the field applies to no pool then
+        return with_slow_minfreespace(layout, self.slow_minfreespace)
 
 
 def _whole(text: str, key: str) -> int:
@@ -164,20 +175,32 @@ def _whole(text: str, key: str) -> int:
         ) from None
 
 
-def draft_from_pool(pool: MergerfsPool) -> Draft:
+def draft_from_pool(pool: MergerfsPool, applied: AppliedTiers | None = None) -> Draft:
     """A draft that starts from a live pool: its branches as the slow tier (the user
     adds the cache), its mountpoint kept for the tiered pool (programs already use it)
-    and its options as mergerfs reports them now (xattrs), not as fstab says."""
+    and its options as mergerfs reports them now (xattrs), not as fstab says. A pool
+    tierdeck applied (``applied``, app/draft_applied) keeps its cache and slow pool."""
     try:
         options = pool_options_of(pool)
     except LayoutError:  # an option this mergerfs spells in a way tierdeck cannot read
         options = PoolOptions()
+    slow_pool = pool.mountpoint.rstrip("/") + "-slow"
+    if applied is not None:
+        slow_pool = applied.slow_pool or ""
+    mover = applied.mover if applied and applied.mover else MoverPolicy((), "")
     return Draft(
-        slow=tuple(Branch(b.path, b.mode) for b in pool.branches),
+        cache=applied.cache if applied else (),
+        slow=applied.slow if applied else tuple(Branch(b.path, b.mode) for b in pool.branches),
         pool=pool.mountpoint,
-        slow_pool=pool.mountpoint.rstrip("/") + "-slow",
+        slow_pool=slow_pool,
         create=options.create,
         minfreespace=mergerfs_size(options.minfreespace_bytes),
+        min_age=str(mover.min_age_days),
+        age_basis=mover.age_basis,
+        fill_high=str(mover.fill_high_pct),
+        fill_low=str(mover.fill_low_pct),
+        exclude=" ".join(mover.exclude),
+        schedule=mover.schedule,
         base=options,
     )
 
@@ -195,6 +218,10 @@ def _media(disks: list[Disk | None]) -> str:
 
 
 def _is_candidate(mount: Mount) -> bool:
+    if mount.fs_type in _RAM and any(
+        mount.mountpoint == top or mount.mountpoint.startswith(top + "/") for top in _SYSTEM_TREES
+    ):
+        return False
     return mount.fs_type not in _NOT_BRANCHES and bool(mount.size_bytes)
 
 
@@ -216,7 +243,9 @@ def candidates(inv: Inventory) -> tuple[Candidate, ...]:
                 mount.size_bytes,
                 mount.avail_bytes,
                 disks,
-                _media([disks_by_name.get(name) for name in disks]),
+                "RAM"
+                if mount.fs_type in _RAM
+                else _media([disks_by_name.get(name) for name in disks]),
             )
         )
     return tuple(out)
@@ -254,8 +283,9 @@ def evaluate(draft: Draft, inv: Inventory, host: Host) -> Evaluation:
     except LayoutError as exc:
         field_ = FIELD_OF_KEY.get(exc.key or "")
         return Evaluation(None, str(exc), field_, fills=fills, mover=_mover_as_typed(draft))
-    except ParseError as exc:  # only minfreespace is parsed as a size in layout()
-        return Evaluation(None, str(exc), "minfreespace", fills=fills, mover=_mover_as_typed(draft))
+    except ParseError as exc:  # a size: minfreespace or slow_minfreespace (its source)
+        field_ = exc.source if exc.source in TEXT_FIELDS else "minfreespace"
+        return Evaluation(None, str(exc), field_, fills=fills, mover=_mover_as_typed(draft))
     facts = branch_facts(inv, host, [b.path for b in layout.tiered_branches()])
     results = check_layout(layout, facts)
     try:

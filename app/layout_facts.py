@@ -116,5 +116,6 @@ def branch_facts(inv: Inventory, host: Host, paths: Iterable[str]) -> dict[str, 
             fs_id=mount.major_minor if mount else None,
             devices=disks_under(inv, path),
             redundancy=_redundancy(inv, mount) if mount else Redundancy.UNKNOWN,
+            read_only=("ro" in mount.options or "ro" in mount.super_options) if mount else None,
         )
     return facts

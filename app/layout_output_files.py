@@ -11,6 +11,7 @@ from ..backends.localfiles import write_atomically
 from ..core.layout import Layout
 from ..core.layout_outputs import DEFAULT_LAYOUT_PATH, layout_outputs
 from ..core.layout_toml import layout_to_toml
+from .self_command import tierdeck_command
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,7 @@ class OutputFile:
 def output_files(layout: Layout, layout_path: str = DEFAULT_LAYOUT_PATH) -> tuple[OutputFile, ...]:
     """The layout's TOML, its fstab lines and its units, in the order apply writes them.
     OutputError (core/layout_outputs) when a path cannot go into fstab or a unit."""
-    outputs = layout_outputs(layout, layout_path=layout_path)
+    outputs = layout_outputs(layout, command=tierdeck_command(), layout_path=layout_path)
     files = [
         OutputFile("toml", "the layout (TOML)", "tierdeck-layout.toml", layout_to_toml(layout)),
         OutputFile(

@@ -47,6 +47,7 @@ class PlanRequest:
     minfreespace: str | None
     options: tuple[str, ...]  # K=V
     from_pool: str | None
+    slow_minfreespace: str | None = None  # the slow pool's (the others are the tiered's)
 
 
 def parse_slow(text: str) -> Branch:
@@ -111,7 +112,25 @@ def build_layout(request: PlanRequest, inv: Inventory | None) -> Layout:
     layout = default_layout(cache, slow, pool, request.slow_pool)
     options = _with_overrides(base or layout.tiered_pool.options, request)
     tiered = dataclasses.replace(layout.tiered_pool, options=options)
-    return dataclasses.replace(layout, tiered_pool=tiered)
+    return with_slow_minfreespace(
+        dataclasses.replace(layout, tiered_pool=tiered), request.slow_minfreespace
+    )
+
+
+def with_slow_minfreespace(layout: Layout, text: str | None) -> Layout:
+    """``layout`` with its slow pool's minfreespace (``10M``) set; None leaves
+    mergerfs's 4G. LayoutError without a slow pool, ParseError for a bad size."""
+    if text is None:
+        return layout
+    if layout.slow_pool is None:
+        raise LayoutError(LayoutErrorKind.MISSING, "slow_minfreespace",
+                          "there is no slow pool to set it on (--slow-pool)")  # fmt: skip
+    options = dataclasses.replace(
+        layout.slow_pool.options, minfreespace_bytes=parse_size(text.strip(), "slow_minfreespace")
+    )
+    return dataclasses.replace(
+        layout, slow_pool=dataclasses.replace(layout.slow_pool, options=options)
+    )
 
 
 def _rule_dict(r: RuleResult) -> dict[str, str]:

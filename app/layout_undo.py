@@ -1,14 +1,13 @@
-"""Undo the last ``tierdeck layout apply``, from the record it keeps beside fstab
-(app/layout_apply.py says what is in it): put back only what that apply changed."""
+"""Undo the newest ``tierdeck layout apply`` still on record beside fstab
+(app/layout_state: a stack; app/layout_apply.py says what a record holds): put back
+only what that apply changed. The apply before it is then the next undo's."""
 
 from __future__ import annotations
 
 import errno
-import json
 import posixpath
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 from ..backends.host import Host
 from ..core.errors import HostError
@@ -25,11 +24,12 @@ from .layout_apply import (
     COMMAND_TIMEOUT,
     LOCK_KEY,
     MERGERFS,
-    STATE_FORMAT,
     ApplyFailed,
+    earlier_applies,
     mounted_now,
-    read_optional,
+    refuse_busy,
 )
+from .layout_state import Record, stack_text
 
 
 @dataclass(frozen=True)
@@ -39,21 +39,9 @@ class UndoPlan:
     backup: str | None
     units: dict[str, str | None]  # path -> the text to put back, None: remove it
     actions: tuple[ApplyAction, ...]
-
-
-def _load_record(text: str, state_path: str) -> dict[str, Any]:
-    try:
-        state = json.loads(text)
-        if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
-            raise ValueError(f"not {STATE_FORMAT}")
-        state["units"] = dict(state["units"])
-        state.setdefault("backup", None)
-        for key, empty in (("created", []), ("mounted", []), ("runtime", {})):
-            if not isinstance(state.setdefault(key, empty), type(empty)):
-                raise ValueError(f"{key}: not a {type(empty).__name__}")
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise ApplyFailed(None, f"{state_path}: not tierdeck's record of an apply ({exc})") from exc
-    return state
+    # The applies still undoable after this one, oldest first (empty: back to the start).
+    remaining: tuple[Record, ...] = field(default=())
+    record: Record = field(default_factory=dict)  # the apply this undoes
 
 
 def _runtime_undo(runtime: dict[str, dict[str, str | None]]) -> list[ApplyAction]:
@@ -82,10 +70,10 @@ def plan_undo(host: Host, root: str | None) -> UndoPlan | None:
     """What undo will do, from the last apply's record; None when there is none."""
     fstab_path = rooted(root, FSTAB)
     state_path = posixpath.join(posixpath.dirname(fstab_path), STATE_NAME)
-    text = read_optional(host, state_path)
-    if text is None:
+    stack = earlier_applies(host, state_path)
+    if not stack:
         return None
-    state = _load_record(text, state_path)
+    *remaining, state = stack
     backup, units = state["backup"], state["units"]
     actions = [*_runtime_undo(state["runtime"]), *_unmounts(host, state["mounted"], root)]
     if backup is None:
@@ -110,7 +98,7 @@ def plan_undo(host: Host, root: str | None) -> UndoPlan | None:
     for path in reversed(state["created"]):
         actions.append(ApplyAction(ActionKind.REMOVE_DIR,
                                    f"remove the mountpoint {path} apply created, if empty", path))  # fmt: skip
-    return UndoPlan(state_path, fstab_path, backup, units, tuple(actions))
+    return UndoPlan(state_path, fstab_path, backup, units, tuple(actions), tuple(remaining), state)
 
 
 def _undo_one(host: Host, plan: UndoPlan, action: ApplyAction) -> ApplyAction:
@@ -137,12 +125,13 @@ def _undo_one(host: Host, plan: UndoPlan, action: ApplyAction) -> ApplyAction:
 
 
 def undo(host: Host, plan: UndoPlan, on_step: Callable[[ApplyAction], None]) -> None:
-    """Put back what the last apply changed: the options it set on a running pool, the
+    """Put back what the newest apply changed: the options it set on a running pool, the
     pools it mounted unmounted (no other), fstab and the units as it found them, the
-    mountpoints it created removed when empty; then forget that apply (a second undo
-    has nothing to do). The fstab backup is kept. Stops at the first step that fails,
-    before fstab when an unmount fails (a busy pool), so undo can run again."""
+    mountpoints it created removed when empty; then take it off the stack (the next
+    undo undoes the apply before it). The fstab backup is kept. Stops at the first step
+    that fails, before fstab when an unmount fails (a busy pool), so undo can run again."""
     with host.exclusive(LOCK_KEY):
+        refuse_busy(host, plan.actions)
         for action in plan.actions:
             done = action
             if not action.skipped:
@@ -151,4 +140,7 @@ def undo(host: Host, plan: UndoPlan, on_step: Callable[[ApplyAction], None]) -> 
                 except (OSError, HostError) as exc:
                     raise ApplyFailed(action, str(exc)) from exc
             on_step(done)
-        host.remove(plan.state_path)
+        if plan.remaining:
+            host.write_atomically(plan.state_path, stack_text(list(plan.remaining)))
+        else:
+            host.remove(plan.state_path)

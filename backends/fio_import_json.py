@@ -9,6 +9,7 @@ complete fio document is the result, as fio's final report is the last it prints
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -91,6 +92,11 @@ def _load(doc: str) -> Any:
         return None
 
 
+# Options fio takes bare (``--time_based``) and then leaves out of "job options" and
+# "global options" (fio 3.33, checked here); ``--time_based=1`` is listed.
+JSON_UNLISTED = frozenset({"time_based", "group_reporting", "stonewall"})
+
+
 def job_options(document: Mapping[str, Any]) -> list[tuple[str, dict[str, str | None]]]:
     """(job name, its options with the global ones under them), once per job name, in
     fio's order: numjobs clones repeat an entry each."""
@@ -98,18 +104,29 @@ def job_options(document: Mapping[str, Any]) -> list[tuple[str, dict[str, str | 
     base = _options(raw_global)
     out: list[tuple[str, dict[str, str | None]]] = []
     seen: set[str] = set()
-    for job in document.get("jobs") or ():
-        if not isinstance(job, Mapping):
-            continue
+    jobs = [job for job in document.get("jobs") or () if isinstance(job, Mapping)]
+    entries = Counter(name for job in jobs if isinstance(name := job.get("jobname"), str))
+    for job in jobs:
         name = job.get("jobname")
         if not isinstance(name, str) or name in seen:
             continue
         seen.add(name)
         options = {**base, **_options(job.get("job options"))}
         options.pop("name", None)
+        if options and "group_reporting" not in options:
+            options.update(_group_reporting(options.get("numjobs"), entries[name]))
         if options:  # fio 2.x printed none: nothing to say about the job
             out.append((name, options))
     return out
+
+
+def _group_reporting(numjobs: str | None, entries: int) -> dict[str, str | None]:
+    """A bare --group_reporting, which fio's JSON does not list, from what it does show:
+    numjobs clones reported as one entry, or each as its own."""
+    clones = int(numjobs) if numjobs is not None and numjobs.isdigit() else 0
+    if clones < 2 or entries not in (1, clones):
+        return {}
+    return {"group_reporting": "1" if entries == 1 else "0"}
 
 
 def _options(raw: Any) -> dict[str, str | None]:

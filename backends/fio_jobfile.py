@@ -83,6 +83,11 @@ def spec_from_options(name: str, options: Mapping[str, str | None]) -> JobSpec:
     return _to_spec(name, opts)
 
 
+def option_name(key: str) -> str:
+    """An option's own name for one of its aliases ("readwrite" -> "rw")."""
+    return _ALIASES.get(key, key)
+
+
 def _strip_comment(line: str) -> str:
     # parse.c strip_blank_end(): everything from the first ';' or '#' is a comment
     cut = [i for i in (line.find(";"), line.find("#")) if i >= 0]
@@ -146,7 +151,7 @@ def _int(opt: _Option | None, default: int) -> int:
     if opt is None:
         return default
     text = _value(opt)
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()):  # "²" is a digit to isdigit, not to int
         raise ParseError(
             SOURCE, f"line {opt.line_no}: {opt.key}={text!r} is not a number", opt.line
         )

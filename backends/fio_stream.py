@@ -209,7 +209,9 @@ def parse_report(doc: str | Mapping[str, Any]) -> FioReport:
     raw_jobs = data.get("jobs")
     if not isinstance(raw_jobs, list):
         raise ParseError(SOURCE, 'no "jobs" list')
-    legacy = version.startswith("fio-2.")
+    # fio 2.x's JSON units (KiB, usec); tierdeck's reading of a 2.x text (marked
+    # "tierdeck") is already in bytes and nanoseconds
+    legacy = version.startswith("fio-2.") and "tierdeck" not in data
     jobs = tuple(_parse_job(raw, legacy, i) for i, raw in enumerate(raw_jobs))
     return FioReport(
         fio_version=version,
@@ -340,7 +342,7 @@ def _bins(raw: Any, where: str) -> Bins:
         raise ParseError(SOURCE, f"{where} bins is not an object")
     out: list[tuple[int, int]] = []
     for key, value in raw.items():
-        if not (isinstance(key, str) and key.isdigit()) or not _is_int(value):
+        if not (isinstance(key, str) and key.isascii() and key.isdigit()) or not _is_int(value):
             raise ParseError(SOURCE, f"{where} bad histogram bin {key!r}: {value!r}")
         if value:
             out.append((int(key), int(value)))

@@ -42,6 +42,7 @@ from ..core.errors import (
 if TYPE_CHECKING:  # asyncio costs 30 ms to import: only the benchmark runner needs it
     import asyncio
 
+    from .mount_users import MountUsers
     from .mover_files import FileMover
     from .mover_scan import BranchScan, OpenFiles
 
@@ -249,6 +250,11 @@ class Host(Protocol):
     def open_files(self) -> OpenFiles:
         """The regular files open in any process (/proc/*/fd), and how many processes
         could not be read."""
+        ...
+
+    def mount_users(self, mountpoint: str) -> MountUsers:
+        """The processes keeping ``mountpoint`` busy (backends/mount_users.py): files
+        or folders open under it, their working folder or root there."""
         ...
 
     def file_mover(self, journal_dir: str, *, verify: bool) -> FileMover:
@@ -507,6 +513,11 @@ class LiveHost:
 
         return open_files()
 
+    def mount_users(self, mountpoint: str) -> MountUsers:
+        from .mount_users import mount_users
+
+        return mount_users(mountpoint)
+
     def file_mover(self, journal_dir: str, *, verify: bool) -> FileMover:
         from .mover_files import LocalFileMover
 
@@ -613,6 +624,9 @@ class RecordedHost:
 
     def open_files(self) -> OpenFiles:
         raise self._refuse("cannot list open files")
+
+    def mount_users(self, mountpoint: str) -> MountUsers:
+        raise self._refuse(f"cannot tell who uses {mountpoint}")
 
     def file_mover(self, journal_dir: str, *, verify: bool) -> FileMover:
         raise self._refuse("cannot move files")

@@ -7,16 +7,69 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import secrets
+from collections.abc import Callable
 from pathlib import Path
+
+from .text_sniff import HEAD_BYTES
+
+# Extended attributes a replaced file keeps: the SELinux label (a relabelled /etc/fstab
+# breaks confined daemons reading it) and the user's own user.* notes. Everything else
+# (ACLs, capabilities) belongs to policies tierdeck does not know.
+_KEPT_XATTR = "security.selinux"
+_USER_XATTRS = "user."
+
+
+def _create_temp(folder: Path, name: str) -> tuple[int, str]:
+    """A new file beside ``name``; mode 0666 less the umask, as a shell redirect makes
+    it (mkstemp's 0600 would make a shared file private)."""
+    while True:
+        tmp = str(folder / f".{name}.{secrets.token_hex(4)}")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666), tmp
+        except FileExistsError:
+            continue
+
+
+def _xattrs(path: Path) -> dict[str, bytes]:
+    try:
+        names = os.listxattr(path)
+    except OSError:  # no xattrs on this filesystem
+        return {}
+    kept = {}
+    for name in names:
+        if name == _KEPT_XATTR or name.startswith(_USER_XATTRS):
+            with contextlib.suppress(OSError):
+                kept[name] = os.getxattr(path, name)
+    return kept
+
+
+def _keep_metadata(fd: int, old: Path) -> None:
+    """Give the new file ``old``'s mode, owner and kept xattrs before it replaces it."""
+    try:
+        st = os.stat(old)
+    except FileNotFoundError:
+        return
+    if (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
+        # Only root may give a file away; a user rewriting a file it may write (but
+        # does not own) gets it as its own, as any editor's save does.
+        with contextlib.suppress(PermissionError):
+            os.fchown(fd, st.st_uid, st.st_gid)
+    os.fchmod(fd, st.st_mode & 0o7777)
+    for name, value in _xattrs(old).items():
+        with contextlib.suppress(OSError):  # a label the target filesystem refuses
+            os.setxattr(fd, name, value)
 
 
 def write_atomically(path: Path, text: str) -> None:
     """Temp file in the same folder, fsync it, rename over ``path``, fsync the folder
-    (so the rename itself survives a power cut). The temp file never outlives a failure."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    (so the rename itself survives a power cut). The temp file never outlives a failure.
+    A replaced file keeps its mode, owner and SELinux label (``/etc/fstab`` stays 0644
+    root:root); a new one gets 0666 less the umask."""
+    fd, tmp = _create_temp(path.parent, path.name)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            _keep_metadata(fh.fileno(), path)
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
@@ -36,11 +89,28 @@ class FileTooLarge(OSError):
     """A file the user named is larger than what tierdeck reads into memory."""
 
 
-def read_user_file(path: Path, limit: int) -> bytes:
+def read_user_file(
+    path: Path,
+    limit: int,
+    *,
+    check_head: Callable[[bytes], None] | None = None,
+    head_size: int = HEAD_BYTES,
+) -> bytes:
     """The bytes of a file the user named (``history import FILE``), at most ``limit``:
-    a larger one (a disk image named by mistake) raises FileTooLarge unread."""
+    a larger one (a disk image named by mistake) raises FileTooLarge unread.
+    ``check_head`` sees the first ``head_size`` bytes before the rest is read, and
+    may raise to refuse the file there."""
     with open(path, "rb") as fh:
-        data = fh.read(limit + 1)
+        data = fh.read(min(head_size, limit + 1))
+        if check_head is not None:
+            check_head(data)
+        if len(data) == head_size:
+            try:
+                fh.seek(0)  # read again whole: one copy in memory, not head + rest
+            except OSError:  # a pipe (<(ssh nas cat out.json)) cannot seek
+                data += fh.read(limit + 1 - head_size)
+            else:
+                data = fh.read(limit + 1)
     if len(data) > limit:
         raise FileTooLarge(f"{path}: larger than {limit // 2**20} MiB")
     return data

@@ -47,6 +47,7 @@ class WarningKind(StrEnum):
     PLACEMENT = "placement"  # a job's own directory= replaced by the target
     NO_CAPACITY = "no-capacity"  # the target reports no size: space not checked
     RAW_MODE = "raw-mode"  # the device's contents are lost
+    IMPORT_OPTIONS = "import-options"  # an imported job option tierdeck could not read
     OTHER = "other"
 
     @property

@@ -39,6 +39,7 @@ from .compare_differences import Difference, DifferenceKind, env_differences, jo
 from .compare_noise import Metric, job_seconds, noise_pct, spread_pct
 from .errors import TierdeckError
 from .jobspec import JobSpec
+from .series import summary_value as _value
 
 __all__ = [
     "MAX_RUNS",
@@ -140,10 +141,13 @@ class RunNotes:
 
     inflating: tuple[RunWarning, ...]  # cache, buffered, memory target, caches kept
     clones_shared_file: bool  # stored before 0.2: numjobs clones shared one file
+    # options an imported run's file did not state (direct, size ...): not compared, so
+    # "no parameter differs" cannot be said of them
+    unknown_options: tuple[str, ...] = ()
 
     @property
     def any(self) -> bool:
-        return bool(self.inflating) or self.clones_shared_file
+        return bool(self.inflating) or self.clones_shared_file or bool(self.unknown_options)
 
 
 @dataclass(frozen=True)
@@ -231,18 +235,6 @@ def _first(row: Sequence[tuple[_Job, Match] | None]) -> _Job | None:
 
 
 # ------------------------------------------------------------------------- cells
-
-
-def _value(summary: DirectionSummary | None, metric: Metric) -> float | None:
-    if summary is None:
-        return None
-    if metric is Metric.BW:
-        return float(summary.bw_bytes)
-    if metric is Metric.IOPS:
-        return summary.iops
-    if metric is Metric.LAT_MEAN:
-        return summary.lat_mean_ns
-    return None if summary.lat_p99_ns is None else float(summary.lat_p99_ns)
 
 
 def _verdict(delta: float, noise: float | None, higher_is_better: bool) -> Verdict:
@@ -356,7 +348,11 @@ def compare_runs(runs: Sequence[RunResult], baseline: int = 0) -> Comparison:
         differences += job_differences(row.name, row.names, specs)
     differences += env_differences(runs)
     notes = tuple(
-        RunNotes(tuple(w for w in r.warnings if w.kind.inflates_results), r.clones_shared_file)
+        RunNotes(
+            tuple(w for w in r.warnings if w.kind.inflates_results),
+            r.clones_shared_file,
+            tuple(sorted({option for job in r.jobs for option in job.unknown()})),
+        )
         for r in runs
     )
     return Comparison(runs, baseline, rows, tuple(differences), notes)

@@ -41,6 +41,14 @@ class Difference:
     key: str  # "job[seqwrite].bs", "kernel", "mergerfs.category.create"
     values: tuple[str | None, ...]  # one per run, in the comparison's order
     kind: DifferenceKind
+    # per run: its imported file did not state the option (its value is None then);
+    # () when no run is unknown
+    unknown: tuple[bool, ...] = ()
+
+    def shown(self) -> tuple[str, ...]:
+        """The values as text: "?" where unknown, "-" where the run has none."""
+        unknown = self.unknown or (False,) * len(self.values)
+        return tuple("?" if u else (v or "-") for v, u in zip(self.values, unknown, strict=True))
 
 
 # JobSpec's boolean fields: options() leaves them out when off; here off is "0", so
@@ -49,10 +57,12 @@ _FLAGS = ("direct", "time_based", "end_fsync", "group_reporting", "stonewall")
 
 
 def job_options(spec: JobSpec) -> dict[str, str]:
-    """A job's options as comparable text; where its files go is the target's business."""
+    """A job's options as comparable text; where its files go is the target's business.
+    Options an imported job's file did not state are absent: unknown, not off."""
     options = {key: "1" if value is None else value for key, value in spec.options()}
     for flag in _FLAGS:
-        options.setdefault(flag, "0")
+        if spec.states(flag):
+            options.setdefault(flag, "0")
     if spec.file_tag is not None:
         options["file_tag"] = spec.file_tag
     return {k: v for k, v in options.items() if k not in TARGET_OPTIONS}
@@ -87,12 +97,22 @@ def job_differences(
         keys += [k for k in (opts or {}) if k not in keys]
     for key in keys:
         values = tuple(None if opts is None else opts.get(key) for opts in options)
-        # among runs with a spec, an option one of them did not set is a difference
+        # among runs whose spec says, an option one of them did not set is a difference
         with_spec = {
-            _canonical(v) for v, opts in zip(values, options, strict=True) if opts is not None
+            _canonical(v)
+            for v, spec in zip(values, specs, strict=True)
+            if spec is not None and spec.states(key)
         }
         if len(with_spec) > 1:
-            out.append(Difference(f"job[{label}].{key}", values, DifferenceKind.JOB))
+            unknown = tuple(spec is not None and not spec.states(key) for spec in specs)
+            out.append(
+                Difference(
+                    f"job[{label}].{key}",
+                    values,
+                    DifferenceKind.JOB,
+                    unknown if any(unknown) else (),
+                )
+            )
     return out
 
 

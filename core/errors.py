@@ -68,6 +68,11 @@ class ParseError(TierdeckError):
 def one_line(exc: BaseException, limit: int = 160) -> str:
     """A notification-sized description: our errors speak for themselves, others get
     their type name so "KeyError: 'x'" does not read as just "'x'"."""
-    text = str(exc) if isinstance(exc, TierdeckError) else f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, OSError) and exc.strerror:
+        # The system's words, and the file: "x.toml: No such file or directory" rather
+        # than "FileNotFoundError: [Errno 2] ...", which reads as a crash.
+        text = exc.strerror if exc.filename is None else f"{exc.filename}: {exc.strerror}"
+    else:
+        text = str(exc) if isinstance(exc, TierdeckError) else f"{type(exc).__name__}: {exc}"
     first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
     return first if len(first) <= limit else first[: limit - 1] + "…"

@@ -103,7 +103,7 @@ class FioReport:
         digits = self.fio_version.removeprefix("fio-").split("-", 1)[0]
         parts: list[int] = []
         for part in digits.split("."):
-            if not part.isdigit():
+            if not (part.isascii() and part.isdigit()):
                 break
             parts.append(int(part))
         return tuple(parts)

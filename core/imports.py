@@ -48,13 +48,32 @@ class ImportSource:
     notices: tuple[ImportNotice, ...] = ()
 
 
+@dataclass(frozen=True)
+class UnreadOption:
+    """A job option of an imported file that tierdeck could not read: the job is kept
+    without it (the option is then unknown), and the run says so."""
+
+    job: str  # the job's name as fio reported it
+    option: str  # as the file spells it ("size"); "name" for a job name renamed
+    value: str | None  # None: a bare flag
+    renamed_to: str | None = None  # the job's name here, when fio's cannot be one
+
+    def __str__(self) -> str:
+        if self.renamed_to is not None:
+            return f"job {self.job!r} kept as {self.renamed_to!r} (not usable as a job name)"
+        said = self.option if self.value is None else f"{self.option}={self.value}"
+        return f"kept job {self.job!r}; fio option {said} not understood"
+
+
 class ImportRefusalKind(StrEnum):
     EMPTY = "empty"  # nothing but blanks
     NOT_FIO = "not-fio"  # neither fio JSON nor fio's text report
+    BINARY = "binary"  # not text at all (seen in its first block): not fio's output
     TRUNCATED = "truncated"  # fio JSON that ends before its first document does
     BAD_REPORT = "bad-report"  # fio's shape, but a value that cannot be read
     NO_RESULTS = "no-results"  # fio output without a single finished job or group line
-    UNSUPPORTED = "unsupported"  # fio output tierdeck does not read (fio 2.x text)
+    UNSUPPORTED = "unsupported"  # fio output tierdeck does not read
+    SEVERAL_RUNS = "several-runs"  # several fio runs where one was asked for
     DUPLICATE = "duplicate"  # the same bytes are already in the history
     UNREADABLE = "unreadable"  # the file could not be read
 

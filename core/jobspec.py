@@ -43,9 +43,14 @@ RW_MODES = frozenset(
     }
 )
 
-# fio size syntax: decimal or hex integer, optional k/m/g/t/p/e prefix with optional
-# "b"/"ib" (fio reads "16Gb" and "4KiB" alike; seed 000 writes --size=16Gb).
-_SIZE_RE = re.compile(r"^(?:0x[0-9a-f]+|[0-9]+)\s*(?:[kmgtpe](?:i?b)?|b)?$", re.IGNORECASE)
+# fio size syntax (HOWTO "kb_base", checked against fio 3.33): a decimal or hex integer
+# and an optional k/m/g/t/p/e prefix, any case, written bare or with "b", "i" or "ib"
+# ("16Gb" in seed 000, "16Mi"). Under fio's default kb_base=1024 the prefixes are the
+# old ones: "4k", "4kb", "4Ki" are 4096, and only the full IEC spelling is decimal:
+# "4KiB" is 4000 bytes. kb_base=1000 swaps the two. A hex number takes no prefix.
+_SIZE_RE = re.compile(
+    r"^(?:(?P<hex>0x[0-9a-f]+)|(?P<n>[0-9]+)(?:(?P<p>[kmgtpe])(?P<s>ib|i|b)?|b)?)$", re.IGNORECASE
+)
 _PERCENT_RE = re.compile(r"^(?:100|[1-9][0-9]?)%$")
 _OPTION_NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 _ENGINE_RE = re.compile(r"^[A-Za-z0-9_.:/+-]+$")
@@ -81,16 +86,18 @@ def _escape_colon(path: str) -> str:
     return path.replace(":", "\\:")
 
 
-def fio_size_bytes(text: str) -> int | None:
-    """fio's size syntax -> bytes (kb_base=1024, fio's default); None if not a size."""
-    value = text.strip()
-    if not _SIZE_RE.match(value):
+def fio_size_bytes(text: str, kb_base: int = 1024) -> int | None:
+    """fio's size syntax -> bytes, as fio reads it under ``kb_base`` (1024, fio's
+    default, or 1000); None if not a size tierdeck reads the way fio does."""
+    match = _SIZE_RE.match(text.strip())
+    if match is None:
         return None
-    match = re.match(r"^(0x[0-9a-f]+|[0-9]+)\s*([a-z]?)", value, re.IGNORECASE)
-    assert match is not None  # _SIZE_RE matched
-    digits = match.group(1)
-    number = int(digits, 16) if digits.lower().startswith("0x") else int(digits)
-    return number << (10 * _POWERS[match.group(2).lower()])
+    if match["hex"]:
+        return int(match["hex"], 16)
+    number = int(match["n"])
+    iec = (match["s"] or "").lower() == "ib"
+    base = 1024 if (kb_base == 1000) == iec else 1000
+    return int(number * base ** _POWERS[(match["p"] or "").lower()])
 
 
 @dataclass(frozen=True)
@@ -121,6 +128,12 @@ class JobSpec:
     filename: str | None = None
     # Every other fio option, in order; a bare flag ("refill_buffers") maps to None.
     extra: Mapping[str, str | None] = field(default_factory=dict, hash=False)
+    # Imported runs only: the options their file stated (fio's names, as options()
+    # spells them). Any other option is unknown, not fio's default: a pasted report
+    # with only fio's "rw=..., bs=..., ioengine=..., iodepth=..." line never says
+    # whether direct=1 was used. None: every option is known (a run of tierdeck, fio's
+    # JSON, a pasted command line).
+    stated: frozenset[str] | None = None
 
     # -- checks ----------------------------------------------------------------------
 
@@ -179,16 +192,26 @@ class JobSpec:
                 raise JobSpecError(f"{self.name}: {key}={option!r} cannot be written for fio")
         return self
 
+    def states(self, option: str) -> bool:
+        """Whether the job's source said what ``option`` was (see ``stated``)."""
+        return self.stated is None or option in self.stated
+
+    @property
+    def kb_base(self) -> int:
+        """How fio reads this job's size prefixes (its kb_base=, 1024 by default)."""
+        return 1000 if (self.extra.get("kb_base") or "").strip() == "1000" else 1024
+
     @property
     def bs_bytes(self) -> int | None:
         """The (first) block size in bytes, for labels like "1 MiB"."""
         first = next((p for p in self.bs.split(",") if p), "")
-        return fio_size_bytes(first)
+        return fio_size_bytes(first, self.kb_base)
 
     # -- rendering ---------------------------------------------------------------------
 
     def options(self) -> list[tuple[str, str | None]]:
-        """The job's fio options in a stable order; (name, None) is a bare flag."""
+        """The job's fio options in a stable order; (name, None) is a bare flag. An
+        option its imported file did not state is left out (it is unknown)."""
         opts: list[tuple[str, str | None]] = [("rw", self.rw), ("bs", self.bs)]
         if self.ioengine is not None:
             opts.append(("ioengine", self.ioengine))
@@ -214,7 +237,11 @@ class JobSpec:
         if self.stonewall:
             opts.append(("stonewall", None))
         opts += list(self.extra.items())
-        return opts
+        return [(key, value) for key, value in opts if self.states(key)]
+
+    def unknown(self) -> list[str]:
+        """The options of its own fields an imported job's file did not state."""
+        return [key for key in _SPEC_OPTION_ORDER if not self.states(key)]
 
     def file_names(self) -> tuple[str, ...]:
         """The files this job names itself (shared by its clones), as written: the
@@ -252,6 +279,10 @@ class JobSpec:
         :func:`jobfile_text` it runs as-is with ``fio FILE``)."""
         self.validate()
         lines = [f"[{self.name}]"]
+        if self.unknown():
+            lines.append(
+                f"; unknown (not in the imported file, or not readable): {', '.join(self.unknown())}"
+            )
         names = self.file_names()
         if names:
             lines.append(f"filename={':'.join(_escape_colon(n) for n in names)}")
@@ -303,21 +334,17 @@ def jobfile_text(jobs: Sequence[JobSpec], target_dir: str | None = None) -> str:
     return "\n".join(sections)
 
 
-# Fields with a home of their own; parse_jobfile maps these names onto them.
-_FIELD_OPTIONS = frozenset(
+# The options JobSpec holds in fields of its own, by fio's name (``stated`` names them so).
+SPEC_OPTIONS = frozenset(
     {
-        "name",
         "rw",
-        "readwrite",
         "bs",
-        "blocksize",
         "iodepth",
         "numjobs",
         "ioengine",
         "direct",
         "size",
         "runtime",
-        "timeout",
         "time_based",
         "fsync",
         "fdatasync",
@@ -325,10 +352,21 @@ _FIELD_OPTIONS = frozenset(
         "group_reporting",
         "rate",
         "stonewall",
-        "wait_for_previous",
         "filename",
     }
 )
+
+_SPEC_OPTION_ORDER = sorted(SPEC_OPTIONS)
+
+# Fields with a home of their own; parse_jobfile maps these names (and the aliases fio
+# takes for them) onto them.
+_FIELD_OPTIONS = SPEC_OPTIONS | {
+    "name",
+    "readwrite",
+    "blocksize",
+    "timeout",
+    "wait_for_previous",
+}
 
 
 def with_overrides(
@@ -355,6 +393,7 @@ def with_overrides(
         changes["time_based"] = True
     if direct is not None:
         changes["direct"] = direct
+    changes["stated"] = None  # run by tierdeck, every option is what fio is given
     return tuple(replace(job, **changes).validate() for job in jobs)  # type: ignore[arg-type]
 
 

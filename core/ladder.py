@@ -3,8 +3,9 @@
 mergerfs's benchmarking guide (seed 004) isolates layers one by one; seed 000 found the
 answer by hand ("raw pool 1240 vs mergerfs 374"). The rungs, bottom of the stack first:
 
-- ``branch``: a branch filesystem directly (the one the pool's create policy picks, or
-  each branch);
+- ``branch``: a branch filesystem directly: the one the pool's create policy picks
+  (role ``create``), on a tiered pool also the slow branch new files spill to once the
+  cache is full (role ``slow``), or each branch;
 - ``pool``: the pool itself;
 - ``tmpfs``: a throwaway mergerfs with the pool's options over a tmpfs;
 - ``nullrw``: the same with ``nullrw=true`` (FUSE alone, no data written);
@@ -12,7 +13,8 @@ answer by hand ("raw pool 1240 vs mergerfs 374"). The rungs, bottom of the stack
   mergerfs option sweep).
 
 Each rung's penalty is measured against the rung it adds a layer to (``COMPARED_TO``):
-the pool against the branch (what mergerfs costs over the disk), tmpfs against nullrw
+the pool against the branch its create policy writes to (what mergerfs costs over that
+disk; a slow branch is not what the pool writes a new file to), tmpfs against nullrw
 (what moving the data through FUSE costs), an option rung against the pool as mounted.
 ``penalty_pct`` = (1 - rung / reference) x 100 on the job's bandwidth: 70 means the
 layer loses 70 % of what is below it; negative means it is faster. Pure: no I/O.
@@ -25,7 +27,8 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from .bench_models import DirectionSummary
-from .compare_noise import Metric
+from .compare_noise import Metric, job_seconds, noise_pct, spread_pct
+from .fio_models import Sample
 from .sweep import metric_value
 
 LADDER_SCHEMA = "tierdeck.ladder/1"
@@ -37,6 +40,14 @@ class RungKind(StrEnum):
     TMPFS = "tmpfs"
     NULLRW = "nullrw"
     OPTION = "option"
+
+
+class BranchRole(StrEnum):
+    """Why a branch rung is on the ladder."""
+
+    CREATE = "create"  # the create policy puts a new file there: the pool's reference
+    SLOW = "slow"  # a tiered pool's slow branch, where new files go once the cache is full
+    OTHER = "other"  # every RW branch was asked for (--all-branches)
 
 
 COMPARED_TO: Mapping[RungKind, RungKind | None] = {
@@ -57,11 +68,15 @@ class Rung:
     skipped: str | None = None  # why it could not run; the others still do
     option: tuple[str, str] | None = None  # an option rung's (name, value)
     penalty_pct: float | None = None  # filled by with_penalties
+    role: BranchRole | None = None  # a branch rung's; None: unknown (an old ladder)
+    spread_pct: float | None = None  # its bandwidth's own second-by-second spread (CV, %)
 
     @property
     def label(self) -> str:
         if self.option is not None:
             return f"{self.option[0]}={self.option[1]}"
+        if self.role is BranchRole.SLOW:
+            return "slow"
         return self.kind.value
 
 
@@ -72,6 +87,18 @@ def rung_bandwidth(rung: Rung) -> float | None:
     return metric_value(rung.summary, Metric.BW)
 
 
+def bandwidth_spread(
+    summary: Mapping[str, DirectionSummary], series: Sequence[Sample]
+) -> float | None:
+    """How much a rung's bandwidth wandered second by second (core/compare_noise's
+    spread, on the direction that moved the most bytes); None when unknown."""
+    busy = [d for d, s in summary.items() if s.bw_bytes > 0]
+    if not busy:
+        return None
+    direction = max(busy, key=lambda d: summary[d].bw_bytes)
+    return spread_pct(job_seconds(series, None), direction, Metric.BW)
+
+
 def penalty_pct(value: float | None, reference: float | None) -> float | None:
     if value is None or reference is None or reference <= 0:
         return None
@@ -79,12 +106,16 @@ def penalty_pct(value: float | None, reference: float | None) -> float | None:
 
 
 def reference_of(rung: Rung, rungs: Sequence[Rung]) -> Rung | None:
-    """The rung this one is measured against: with several branch rungs, the best one
-    (the pool can at most match its fastest disk for one file)."""
+    """The rung this one is measured against. For the pool: the branch its create policy
+    writes to (the best of them for a random policy); only a ladder that does not say
+    which branch that is (stored before roles were kept) falls back to the best branch.
+    A slow branch never is the reference: the pool does not write a new file there."""
     wanted = COMPARED_TO[rung.kind]
     if wanted is None:
         return None
     candidates = [r for r in rungs if r.kind is wanted and rung_bandwidth(r) is not None]
+    if wanted is RungKind.BRANCH and any(r.role is not None for r in rungs):
+        candidates = [r for r in candidates if r.role is BranchRole.CREATE]
     if not candidates:
         return None
     return max(candidates, key=lambda r: rung_bandwidth(r) or 0.0)
@@ -105,14 +136,24 @@ class LadderResult:
     id: int | None
     pool: str  # the pool's mountpoint
     rungs: tuple[Rung, ...]
+    job: str | None = None  # what every rung ran, in words (None: not known, an old ladder)
+    direct_refused: str | None = None  # the pool's answer to O_DIRECT when it refused it
 
     def rung(self, kind: RungKind) -> Rung | None:
         return next((r for r in self.rungs if r.kind is kind), None)
 
 
 # Penalties within this many percent read as "no measurable cost": two runs of the same
-# job on the same disk differ by a few percent (core/compare_noise).
+# job on the same disk differ by a few percent (core/compare_noise). Rungs that wandered
+# more second by second widen the band (noise_band).
 NOISE_PCT = 5.0
+
+
+def noise_band(rung: Rung, reference: Rung) -> float:
+    """How far apart two rungs must be to differ: NOISE_PCT, or their spreads combined
+    when larger (a delta inside the runs' own second-by-second spread is noise)."""
+    combined = noise_pct(rung.spread_pct, reference.spread_pct)
+    return max(NOISE_PCT, combined or 0.0)
 
 
 def _pct(value: float) -> str:
@@ -149,21 +190,51 @@ def _option_diagnosis(rungs: Sequence[Rung]) -> str:
     return f"{best.label} is {_pct(gain)} faster than the pool as mounted"
 
 
+def _slow_clause(rungs: Sequence[Rung], reference: Rung) -> str:
+    """On a tiered pool: what a new file gets once the cache is full (the slow rung)."""
+    slow = next((r for r in rungs if r.role is BranchRole.SLOW), None)
+    if slow is None:
+        return ""
+    if slow.skipped is not None:
+        return f"; the slow branch {slow.path} did not run"
+    slow_bw, cache_bw = rung_bandwidth(slow), rung_bandwidth(reference)
+    if slow_bw is None or cache_bw is None:
+        return ""
+    text = f"; the slow branch {slow.path} takes {slow_bw / 1024**2:,.0f} MiB/s"
+    versus = penalty_pct(slow_bw, cache_bw)
+    if versus is not None and abs(versus) > NOISE_PCT:
+        word = "slower" if versus > 0 else "faster"
+        text += f", {_pct(versus)} {word} than {reference.path}"
+    return text + " (where new files go once the cache is full)"
+
+
 def diagnose(rungs: Sequence[Rung]) -> str:
     """One line on where the pool's time goes, from rungs with their penalties filled
-    (:func:`with_penalties`)."""
+    (:func:`with_penalties`). It names the branch the pool is compared with: the one its
+    create policy writes to."""
     if any(r.kind is RungKind.OPTION for r in rungs):
         return _option_diagnosis(rungs)
     pool = next((r for r in rungs if r.kind is RungKind.POOL), None)
     penalty = pool.penalty_pct if pool is not None else None
-    if pool is None or penalty is None:
+    reference = reference_of(pool, rungs) if pool is not None else None
+    if pool is None or penalty is None or reference is None:
         gone = _not_measured(rungs, (RungKind.BRANCH, RungKind.POOL))
+        if pool is not None and rung_bandwidth(pool) is not None and gone == "branch/pool":
+            gone = "branch the pool writes to"  # a slow branch ran, not that one
         return f"the {gone} rung did not run, so mergerfs's own cost is unknown"
-    if penalty < -NOISE_PCT:
+    branch, over = f"{reference.path}, the branch it writes to", f" over {reference.path}"
+    if reference.role is None:  # a ladder stored before it said which branch that is
+        branch, over = "its branch", " here"
+    slow = _slow_clause(rungs, reference)
+    band = noise_band(pool, reference)
+    if penalty < -band:
         return (
-            f"the pool is {_pct(penalty)} faster than its branch: a cache above the disk "
-            "(page cache, cache.files) is answering, not the disk"
+            f"the pool is {_pct(penalty)} faster than {branch}: a cache above the disk "
+            f"(page cache, cache.files) is answering, not the disk{slow}"
         )
-    if penalty <= NOISE_PCT:
-        return f"mergerfs costs nothing measurable here (the pool is within {NOISE_PCT:.0f} % of its branch)"
-    return f"mergerfs itself costs {_pct(penalty)} here; {_fuse_clause(rungs, penalty)}"
+    if penalty <= band:
+        return (
+            f"mergerfs costs nothing measurable here (the pool is within "
+            f"{band:.0f} % of {branch}){slow}"
+        )
+    return f"mergerfs itself costs {_pct(penalty)}{over}; {_fuse_clause(rungs, penalty)}{slow}"

@@ -193,12 +193,14 @@ def _mount_unit(pool: PoolSpec, branches: tuple[Branch, ...], what: str) -> str:
     )
 
 
-def _mover_service(layout: Layout, command: str, layout_path: str) -> str:
+def _mover_service(layout: Layout, command: tuple[str, ...], layout_path: str) -> str:
     mover = layout.mover
     # The mover writes to the slow branches directly, not through the slow pool: those
     # are the mounts it needs (an unmounted branch would take files onto the root disk).
     needs = " ".join(_unit_word(p) for p in (*mover.source, *destination_of(layout).branches))
-    exec_start = " ".join(_unit_word(w) for w in (command, "mover", "run", "--layout", layout_path))
+    exec_start = " ".join(
+        _unit_word(w) for w in (*command, "mover", "run", "--layout", layout_path)
+    )
     return (
         f"{_HEADER}"
         "[Unit]\n"
@@ -245,10 +247,14 @@ class LayoutOutputs:
 
 
 def layout_outputs(
-    layout: Layout, *, command: str = "tierdeck", layout_path: str = DEFAULT_LAYOUT_PATH
+    layout: Layout,
+    *,
+    command: str | tuple[str, ...] = "tierdeck",
+    layout_path: str = DEFAULT_LAYOUT_PATH,
 ) -> LayoutOutputs:
     """The fstab lines and unit files of ``layout``. ``command`` is how the mover's
-    service starts tierdeck, ``layout_path`` the file it reads. OutputError when a path
+    service starts tierdeck (one path, or the words of a command: systemd needs the
+    first to be absolute), ``layout_path`` the file it reads. OutputError when a path
     cannot be written (see the class)."""
     what = ("tiered pool", "slow pool")
     units: dict[str, str] = {}
@@ -259,6 +265,7 @@ def layout_outputs(
     stem = _mover_stem(layout)
     service = _unit_name(stem, "service", layout.tiered_pool.mountpoint)
     timer = _unit_name(stem, "timer", layout.tiered_pool.mountpoint)
-    units[service] = _mover_service(layout, command, layout_path)
+    words = (command,) if isinstance(command, str) else command
+    units[service] = _mover_service(layout, words, layout_path)
     units[timer] = _mover_timer(layout)
     return LayoutOutputs(tuple(fstab), units, service, timer)

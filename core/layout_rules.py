@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .layout import BranchMode, CreatePolicy, Layout
+from .layout import Branch, BranchMode, CreatePolicy, Layout, PoolSpec
 from .units import format_bytes
 
 
@@ -29,6 +29,8 @@ class RuleId(StrEnum):
     SAME_FILESYSTEM = "same-filesystem"
     BRANCH_MOUNTED = "branch-mounted"
     CACHE_REDUNDANCY = "cache-redundancy"
+    POOL_FREE_SPACE = "pool-free-space"  # each pool's minfreespace against its branches' free
+    SLOW_WRITABLE = "slow-writable"  # the mover can create files on the slow branches
 
 
 class RuleSeverity(StrEnum):
@@ -65,6 +67,7 @@ class BranchFacts:
     fs_id: str | None  # major:minor of the filesystem: equal ids, same filesystem
     devices: tuple[str, ...]  # disks under it
     redundancy: Redundancy
+    read_only: bool | None = None  # mounted ro: every write fails with EROFS
 
 
 Facts = Mapping[str, BranchFacts]
@@ -561,6 +564,69 @@ def check_cache_redundancy(layout: Layout, facts: Facts | None) -> tuple[RuleRes
     return tuple(out)
 
 
+def _pool_free_space(
+    pool: PoolSpec, branches: tuple[Branch, ...], facts: Facts | None
+) -> RuleResult:
+    rule, mp = RuleId.POOL_FREE_SPACE, pool.mountpoint
+    minfree = pool.options.minfreespace_bytes
+    writable = [b.path for b in branches if b.mode is BranchMode.RW]
+    free = {p: f.free_bytes for p in writable if (f := (facts or {}).get(p)) is not None}
+    unknown = [p for p in writable if free.get(p) is None]
+    short = [p for p in writable if (n := free.get(p)) is not None and n < minfree]
+    setting = f"minfreespace {format_bytes(minfree)}"
+    skips = "mergerfs creates no file on a branch with less free space than minfreespace"
+    listed = ", ".join(f"{p} ({format_bytes(free[p] or 0)} free)" for p in short)
+    if writable and len(short) == len(writable):
+        return _result(rule, RuleSeverity.ERROR,
+                       f"no branch of the pool {mp} has its {setting} free: {listed}",
+                       f"{skips}: every new file there fails with 'no space left' (ENOSPC) "
+                       "and a mover into it places nothing; lower the pool's minfreespace "
+                       "or make room")  # fmt: skip
+    if short:
+        return _result(rule, RuleSeverity.WARNING,
+                       f"in the pool {mp}, {listed} cannot take new files ({setting})",
+                       f"{skips}: new files go to the pool's other branches only")  # fmt: skip
+    if unknown:
+        return _result(rule, RuleSeverity.WARNING,
+                       f"not checked: the free space of {', '.join(unknown)} is unknown "
+                       f"(pool {mp}, {setting})", skips)  # fmt: skip
+    return _result(rule, RuleSeverity.OK,
+                   f"every writable branch of the pool {mp} has more than its {setting} free",
+                   "each can take new files now")  # fmt: skip
+
+
+def check_pool_free_space(layout: Layout, facts: Facts | None) -> tuple[RuleResult, ...]:
+    """Each pool's minfreespace against its writable branches' free space now."""
+    return tuple(_pool_free_space(pool, branches, facts) for pool, branches in layout.pools())
+
+
+def check_slow_writable(layout: Layout, facts: Facts | None) -> tuple[RuleResult, ...]:
+    """The mover creates files on the slow branches: one set RO, or on a filesystem
+    mounted read-only, takes none (EROFS); none writable at all is an error."""
+    rule = RuleId.SLOW_WRITABLE
+    out: list[RuleResult] = []
+    for branch in layout.slow_branches():
+        fact = (facts or {}).get(branch.path)
+        if fact is not None and fact.read_only:
+            what = f"the slow branch {branch.path} is on a filesystem mounted read-only"
+        elif branch.mode is BranchMode.RO:
+            what = f"the slow branch {branch.path} is RO in the layout"
+        else:
+            continue
+        out.append(_result(rule, RuleSeverity.WARNING, what,
+                           "the mover places no file there (EROFS, read-only file system); "
+                           "remount it rw or drop it from the slow tier"))  # fmt: skip
+    # All of them RO in the layout is mover-destination's error already.
+    mounted_ro = any(f.read_only for b in layout.slow if (f := (facts or {}).get(b.path)))
+    if mounted_ro and len(out) == len(layout.slow_branches()):
+        out.append(_result(rule, RuleSeverity.ERROR, "no slow branch can take a file",
+                           "the mover can move nothing off the cache"))  # fmt: skip
+    if not out:
+        out.append(_result(rule, RuleSeverity.OK, "every slow branch takes files",
+                           "none is RO or mounted read-only"))  # fmt: skip
+    return tuple(out)
+
+
 _STATIC: tuple[Callable[[Layout], tuple[RuleResult, ...]], ...] = (
     check_mover_source,
     check_mover_destination,
@@ -573,6 +639,8 @@ _WITH_FACTS: tuple[Callable[[Layout, Facts | None], tuple[RuleResult, ...]], ...
     check_same_filesystem,
     check_branches_mounted,
     check_cache_redundancy,
+    check_pool_free_space,
+    check_slow_writable,
 )
 
 

@@ -259,18 +259,26 @@ def _guarded(path: str, build: Callable[[], _T]) -> _T:
 
 def layout_from_toml(text: str) -> Layout:
     """A Layout from a file's text; LayoutError (kind, key) on anything wrong."""
+    # Windows editors (Notepad) start a UTF-8 file with a byte order mark; tomllib
+    # would call it an invalid statement at line 1.
+    text = text.removeprefix("\ufeff")
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise LayoutError(LayoutErrorKind.SYNTAX, None, f"not TOML: {exc}") from None
     except RecursionError:  # tomllib recurses per nested array/table: "a=[[[[..."
         raise LayoutError(LayoutErrorKind.SYNTAX, None, "not TOML: nested too deeply") from None
+    if not doc:  # nothing, blank lines or comments only
+        raise LayoutError(
+            LayoutErrorKind.MISSING, None, f"the file is empty (want format = {FORMAT!r} ...)"
+        )
     unknown = sorted(set(doc) - _TOP_KEYS)
     if unknown:
         raise LayoutError(LayoutErrorKind.UNKNOWN_KEY, unknown[0], "unknown key")
     fmt = doc.get("format")
     if fmt != FORMAT:
-        raise LayoutError(LayoutErrorKind.FORMAT, "format", f"want {FORMAT!r}, got {fmt!r}")
+        got = "it is missing" if fmt is None else f"got {fmt!r}"
+        raise LayoutError(LayoutErrorKind.FORMAT, "format", f"want {FORMAT!r}, {got}")
     cache = _strings(doc, "cache", "")
     slow_items = _get(doc, "slow", "", list)
     slow = tuple(_branch(item, i) for i, item in enumerate(slow_items))

@@ -92,6 +92,11 @@ def fmt_count(value: float) -> str:
     return f"{value / 1e9:.1f}G"
 
 
+def counted(n: int, word: str) -> str:
+    """``n`` and ``word`` in agreement: "1 error", "0 errors", "3 warnings"."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def fmt_ns(ns: float) -> str:
     """Latency from nanoseconds: 850 ns, 12.3 µs, 4.5 ms, 1.2 s."""
     if abs(ns) < 1000:

@@ -58,9 +58,9 @@ class CompareScreen(Exporting, Screen[None]):
     HELP_LEGEND = (
         "Each cell: the value, then its % delta against the baseline column. Green is "
         "better (more MiB/s or IOPS, less latency), red worse; ≈ and dim: within the runs' "
-        "own second-to-second noise, no winner; plain: the noise is unknown (a run without "
-        "per-second series, such as an imported one). 'by position': the job's name "
-        "differs, it was matched by its place in the run."
+        "own second-to-second noise, no winner; ? and plain: the noise is unknown (a run "
+        "without per-second series, such as an imported one, or too few full seconds). "
+        "'by position': the job's name differs, it was matched by its place in the run."
     )
 
     comparison: var[Comparison | None] = var(None)
@@ -146,7 +146,11 @@ class CompareScreen(Exporting, Screen[None]):
         if self.comparison is None or self._charts_mounted:
             return
         self._charts_mounted = True
-        runs = [(run_label(run), run.series) for run in self.comparison.runs if run.series]
+        runs = [
+            (run_label(run), run.series, run.summary) for run in self.comparison.runs if run.series
+        ]
+        if not runs:
+            return  # the note says there is nothing to draw: no empty frames
         charts = overlay_charts(runs, rows=self._chart_rows())
         self.query_one("#compare-charts").mount_all(charts)
 

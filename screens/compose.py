@@ -1,15 +1,16 @@
 """Compose a cache/slow tier layout: pick branches, set options, see checks.
 
 Opened from the dashboard (``l``), from nothing or from the mergerfs pool highlighted
-there (its branches become the slow tier, its live options the tiered pool's). The
+there (its branches become the slow tier, its live options the tiered pool's; a pool
+tierdeck applied keeps its cache and slow pool: app/draft_applied). The
 screen edits an app/layout_draft.Draft; every change re-runs ``evaluate`` (the rules of
 core/layout_rules and the simulator of core/mergerfs_policy) and redraws. Three views,
 one at a time so each has the whole 80x24 screen, with the verdict above them on every
 view: 1 the inventory's mounts as candidate branches, 2 the options (the pools', the
 mover's with the cache's fill against its watermarks: widgets/compose_options), 3 the
 checks, each create policy's answer for a file size, and the fstab preview. From 140
-columns the checks stand beside views 1 and 2 instead. Saving asks for a file
-(compose_save).
+columns the checks stand beside views 1 and 2 instead. Saving asks for a file and is
+refused while a rule fails; escape asks before losing what is not saved (compose_save).
 """
 
 from __future__ import annotations
@@ -19,12 +20,12 @@ from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Input, Select, Static, TabbedContent, TabPane, Tabs
 
 from ..app.context import context
+from ..app.draft_applied import read_applied_tiers
 from ..app.layout_draft import (
     TEXT_FIELDS,
     Draft,
@@ -45,14 +46,20 @@ from ..widgets.compose_views import (
     summary_line,
     tiers_line,
 )
-from .compose_save import ask_and_save, ask_and_write_output
+from ..widgets.text_fit import AtMostLines
+from . import compose_keys as keys
+from .compose_save import ask_and_save, ask_and_write_output, leave, refusal
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 WIDE = 140  # columns from which the checks stand beside the views
 VIEWS = {"1": "tab-branches", "2": "tab-options", "3": "tab-checks"}
-_FOCUS = {"1": "#compose-mounts", "2": "#opt-pool", "3": "#compose-checks"}
+# Where each view puts the focus: a view, never a field, so a key pressed next (x, 1)
+# cannot land in a text it replaces.
+_FOCUS = {"tab-branches": "#compose-mounts", "tab-options": "#compose-options",
+          "tab-checks": "#compose-checks"}  # fmt: skip
+_ON_BRANCHES = {"tier", "mode"}  # keys that act on the highlighted mount (view 1)
 
 
 class ComposeScreen(Screen[None]):
@@ -60,78 +67,20 @@ class ComposeScreen(Screen[None]):
     # Focus goes straight to the mounts: every focus change restyles the page.
     AUTO_FOCUS = "#compose-mounts"
 
-    BINDINGS = [
-        Binding(
-            "c", "tier('cache')", "Cache", tooltip="add the highlighted mount to the cache tier"
-        ),
-        Binding("s", "tier('slow')", "Slow", tooltip="add the highlighted mount to the slow tier"),
-        Binding(
-            "x", "tier('none')", "Remove", tooltip="take the highlighted mount out of its tier"
-        ),
-        Binding(
-            "m",
-            "mode",
-            "Mode",
-            show=False,  # the footer is full at 80 columns: the tiers line says it
-            tooltip="the highlighted slow branch's mode: RW, NC (no new files), RO",
-        ),
-        Binding(
-            "p",
-            "from_pool",
-            "From pool",
-            tooltip="start again from the next mounted mergerfs pool (its live options)",
-        ),
-        Binding("ctrl+s", "save", "Save", tooltip="save the layout as TOML to a file you name"),
-        Binding(
-            "w", "save", "Save", show=False, tooltip="save the layout as TOML to a file you name"
-        ),
-        Binding(
-            "o",
-            "write_output",
-            "Write",
-            show=False,  # the footer is full at 80 columns: the help lists it
-            tooltip="write the fstab lines, a unit or the TOML to a file you name",
-        ),
-        Binding("1", "view('1')", "Branches", show=False, tooltip="view: the mounts to pick from"),
-        Binding("2", "view('2')", "Options", show=False, tooltip="view: pools and options"),
-        Binding(
-            "3",
-            "view('3')",
-            "Checks",
-            show=False,
-            tooltip="view: rule results, where a new file lands, fstab",
-        ),
-        # Keys that open other screens from here go below (the mover's view).
-        Binding(
-            "v",
-            "mover",
-            "Mover",
-            show=False,
-            tooltip="the mover of this layout: saved to a file you name first, then its "
-            "forecast, a move, the last run",
-        ),
-        Binding("escape", "back", "Back", tooltip="back to the dashboard (nothing is saved)"),
-    ]
-    HELP_TITLE = "tierdeck keys: compose a tier layout"
-    HELP_NOTES = (
-        ("up / down", "mounts: move; checks: scroll"),
-        ("tab / shift+tab", "next / previous field (options view)"),
-        ("enter", "options: open a list (create policy, age basis); pick with up/down, enter"),
-        ("escape (in a field)", "leave the field for the tab bar; 1-3 switch views again"),
-        ("escape", "close this help"),
-    )
-    HELP_LEGEND = (
-        "Tier: cache, or slow with its mode in the tiered pool (NC: no new files there). "
-        "Media: SSD/HDD from the disks underneath. Checks: ✗ error (loses data or does not "
-        "tier), ! warning, ✓ ok; ▶ marks the chosen create policy in the simulator."
-    )
+    BINDINGS = keys.BINDINGS
+    FOOTER_IF_ROOM = keys.FOOTER_IF_ROOM
+    HELP_TITLE = keys.HELP_TITLE
+    HELP_NOTES = keys.HELP_NOTES
+    HELP_LEGEND = keys.HELP_LEGEND
 
     def __init__(self, inventory: Inventory, pool: MergerfsPool | None = None) -> None:
         super().__init__(id="compose")
         self.inventory = inventory
         self.candidates = candidates(inventory)
         self._pool_index = inventory.mergerfs.index(pool) if pool in inventory.mergerfs else -1
-        self.draft = draft_from_pool(pool) if pool is not None else Draft()
+        self._pool = pool
+        self.draft = Draft()
+        self.saved = self.draft  # what escape may leave without asking
         self.evaluation: Evaluation | None = None
 
     def compose(self) -> ComposeResult:
@@ -160,11 +109,39 @@ class ComposeScreen(Screen[None]):
         if event.pane.id == "tab-options":
             await self.query_one(OptionsForm).build(self.draft)
             self._refresh()
+        self.query_one(_FOCUS[event.pane.id or ""]).focus()
+        self.refresh_bindings()  # c, s, x and m work on view 1 only
 
     def on_mount(self) -> None:
         self.sub_title = "compose a tier layout"
+        # The tab bar takes no focus: 1-3 switch views, and focus stays in one.
+        self.query_one(TabbedContent).query_one(Tabs).can_focus = False
+        if self._pool is not None:
+            self._start_from(self._pool)
+        self.saved = self.draft
         self._refresh()
         self._fit()
+        # r (the app's refresh) or a disk plugged in: a new mount becomes a candidate.
+        self.watch(self.app, "inventory", self._new_inventory, init=False)
+
+    def _new_inventory(self, inventory: Inventory | None) -> None:
+        if inventory is None or inventory is self.inventory:
+            return
+        before = {c.path for c in self.candidates}
+        self.inventory = inventory
+        self.candidates = candidates(inventory)
+        new = [c.path for c in self.candidates if c.path not in before]
+        self._refresh()
+        if new:
+            self.notify(f"New mount{'s' if len(new) > 1 else ''} to pick: {', '.join(new)}")
+
+    def _start_from(self, pool: MergerfsPool) -> None:
+        """A draft from ``pool``: as tierdeck applied it, if it did (its fstab block)."""
+        applied = read_applied_tiers(context(self).host, pool)
+        self.draft = draft_from_pool(pool, applied)
+        if applied is not None:
+            self.notify(f"{pool.mountpoint} is a layout tierdeck applied: cache "
+                        f"{', '.join(applied.cache)}, as its fstab block says.")  # fmt: skip
 
     def on_resize(self) -> None:
         self._fit()
@@ -190,7 +167,9 @@ class ComposeScreen(Screen[None]):
         self.evaluation = evaluation
         self.query_one(CandidateTable).show(self.candidates, self.draft)
         self.query_one("#compose-tiers", Static).update(tiers_line(self.draft))
-        self.query_one("#compose-summary", Static).update(summary_line(evaluation))
+        # Two rows (compose.tcss); a longer problem ends in "…": its field says it whole.
+        summary = AtMostLines(summary_line(evaluation), 2)
+        self.query_one("#compose-summary", Static).update(summary)
         drawn = (("rules", rules_renderable), ("sim", simulation_renderable),
                  ("fstab", fstab_renderable))  # fmt: skip
         for name, draw in drawn:
@@ -246,30 +225,51 @@ class ComposeScreen(Screen[None]):
             return
         self._pool_index = (self._pool_index + 1) % len(pools)
         pool = pools[self._pool_index]
-        self.draft = draft_from_pool(pool)
+        unchanged = self.draft == self.saved
+        self._start_from(pool)
+        if unchanged:  # nothing composed is lost: the new start is the one to keep
+            self.saved = self.draft
         self.query_one(OptionsForm).set_values(self.draft)
         self._refresh()
-        self.notify(f"Started from the pool {pool.mountpoint}: add its cache with c.")
+        if not self.draft.cache:
+            self.notify(f"Started from the pool {pool.mountpoint}: add its cache with c.")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in _ON_BRANCHES and self.is_mounted:
+            # Shown, but greyed out: on another view they would act on a row not in sight.
+            return self.query_one(TabbedContent).active == "tab-branches" or None
+        return True
 
     async def action_view(self, key: str) -> None:
         if key == "3" and self.wide:
             self.query_one("#compose-side").focus()
             return
-        self.query_one(TabbedContent).active = VIEWS[key]
-        if key == "2":
-            await self.query_one(OptionsForm).build(self.draft)
-        self.query_one(_FOCUS[key]).focus()
+        views = self.query_one(TabbedContent)
+        if views.active == VIEWS[key]:
+            self.query_one(_FOCUS[VIEWS[key]]).focus()  # back from a field, say
+        views.active = VIEWS[key]  # the focus follows (on_tabbed_content_tab_activated)
 
     def _layout_or_say(self) -> Layout | None:
+        """The layout to write, or None after saying why not: not a layout yet, or one
+        that breaks a rule (as ``layout plan --save`` refuses it)."""
         layout = self.evaluation.layout if self.evaluation else None
         if layout is None:
             problem = self.evaluation.problem if self.evaluation else None
             self.notify(f"Nothing to write yet: {problem}", severity="error")
+            return None
+        said = refusal(self.evaluation.results if self.evaluation else ())
+        if said is not None:
+            self.notify(said, severity="error", timeout=10)
+            return None
         return layout
+
+    def _saved(self, draft: Draft) -> None:
+        self.saved = draft
 
     def action_save(self) -> None:
         if layout := self._layout_or_say():
-            ask_and_save(self, layout)
+            draft = self.draft
+            ask_and_save(self, layout, lambda: self._saved(draft))
 
     def action_write_output(self) -> None:
         if layout := self._layout_or_say():
@@ -279,16 +279,22 @@ class ComposeScreen(Screen[None]):
         from .mover import MoverScreen
         from .mover_support import save_and_open
 
+        draft = self.draft
+
         def opened(path: Path, saved: Layout) -> None:
+            self._saved(draft)
             self.app.push_screen(MoverScreen(saved, path))
 
         if layout := self._layout_or_say():
             save_and_open(self, layout, opened)
 
     def action_back(self) -> None:
-        # From a field, escape leaves the field (to the tab bar, where 1-3 work again)
+        # From a field, escape leaves the field (for its view, where 1-3 work again)
         # rather than the screen: one key too many must not lose the draft.
-        if isinstance(self.focused, Input):
-            self.query_one(TabbedContent).query_one(Tabs).focus()
+        if isinstance(self.focused, Input | Select):
+            self.query_one(OptionsForm).focus()
             return
-        self.dismiss(None)
+        leave(self, unsaved=self.draft != self.saved)
+
+    def action_quit(self) -> None:
+        leave(self, unsaved=self.draft != self.saved, quitting=True)

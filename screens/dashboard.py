@@ -14,11 +14,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, TabbedContent, TabPane, Tree
+from textual.widgets import DataTable, Header, TabbedContent, TabPane, Tree
 
 from ..core.models import Inventory, Problem, Severity
 from ..core.relations import disks_under
 from ..core.units import format_bytes
+from ..widgets.calm_footer import CalmFooter
 from ..widgets.detail_pane import DetailPane
 from ..widgets.disk_table import KIND_LABEL, DiskTable, disk_detail
 from ..widgets.mergerfs_tables import (
@@ -73,6 +74,8 @@ class DashboardScreen(BenchEntries, Screen[None]):
         ),
         *BENCH_BINDINGS[1:],
     ]
+    # Hidden at 80 columns (the footer is full); shown from about 100 (widgets/calm_footer).
+    FOOTER_IF_ROOM = ("compose", "mover", "sweep", "ladder")
     HELP_TITLE = "tierdeck keys: dashboard"
     HELP_NOTES = (
         ("tab / shift+tab", "next / previous pane (tab bar, list, detail)"),
@@ -110,7 +113,7 @@ class DashboardScreen(BenchEntries, Screen[None]):
                 yield DetailPane(id="mergerfs-detail")
             with TabPane("4 Problems", id="problems"):
                 yield DetailPane(id="problem-list")
-        yield Footer()
+        yield CalmFooter()
 
     def on_mount(self) -> None:
         if self.inventory is None:

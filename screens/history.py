@@ -8,8 +8,9 @@ preset go to ``HistoryStore.list``.
 Marks before a name: ⚠ the page cache may have inflated the figures; † stored before
 0.2, when numjobs clones shared one test file (figures lower than plain fio's); ⇲
 imported from a file of fio output (``tierdeck history import``). A
-legend under the table explains the marks shown. A suite whose jobs differ shows how
-many jobs did each direction instead of a mixed average. Under the table, the
+legend under the table ("marks: ...") explains the marks listed; the highlighted run
+names its own. A suite whose jobs differ shows how many jobs did each direction instead
+of a mixed average. Under the table, the
 highlighted run in full: its name, tags and target, and for a failed run its reason,
 all of which a column at 80 characters would cut.
 
@@ -115,8 +116,8 @@ class HistoryScreen(
         )
         yield table
         yield Static(id="history-empty")
+        yield Static(id="history-legend")  # a key to the list, above the highlighted run
         yield Static(id="history-current")
-        yield Static(id="history-legend")
         yield Footer()
 
     def on_mount(self) -> None:

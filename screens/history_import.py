@@ -1,7 +1,8 @@
 """``i`` in the history list: files of fio output into the history, as ``tierdeck
 history import`` does (app/fio_import.py: JSON or json+ from fio 2.x on, fio's text
 report, a pasted "Run status group" line). A prompt asks for the paths; each file is
-stored as a run or refused with the reason, and the list shows the last one stored.
+stored as a run (one per fio run in it) or refused with the reason, and the list shows
+the last one stored.
 """
 
 from __future__ import annotations
@@ -80,14 +81,19 @@ class HistoryImport:
 
         screen: Screen[Any] = self  # type: ignore[assignment]
         for outcome in message.outcomes:
-            if outcome.run is not None:
-                failed = failure_text(outcome.run)
+            if outcome.runs:
+                ids = ", ".join(f"#{run.id}" for run in outcome.runs)
+                runs = "runs" if len(outcome.runs) > 1 else "run"
+                failed = "; ".join(outcome.failed)
                 why = f" ({failed}; f lists the failed runs)" if failed else ""
-                screen.notify(
-                    f"{outcome.path.name}: imported as run #{outcome.run_id}{why}.",
-                    severity="warning" if failed else "information",
-                )
-                self.select_id = outcome.run_id
+                said = f"{outcome.path.name}: imported as {runs} {ids}{why}."
+                if outcome.left_out:
+                    said += " " + "; ".join(outcome.left_out) + "."
+                warn = bool(failed or outcome.left_out)
+                screen.notify(said, severity="warning" if warn else "information")
+                # the last run the list shows (a failed run is listed only by f)
+                listed = [run.id for run in outcome.runs if failure_text(run) is None]
+                self.select_id = listed[-1] if listed else outcome.runs[-1].id
             elif outcome.refusal is not None:
                 screen.notify(
                     f"{outcome.path.name}: not imported: {outcome.refusal}",

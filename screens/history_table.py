@@ -45,16 +45,31 @@ def cut_left(text: str, width: int) -> str:
     return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
+def _meanings(run: RunResult) -> list[str]:
+    """Each mark ``run`` carries, with what it means."""
+    out = []
+    if run.inflated:
+        out.append(f"{CACHE_MARK} the page cache may have inflated the figures")
+    if run.clones_shared_file:
+        out.append(f"{OLD_LAYOUT_MARK} {OLD_LAYOUT_SHORT} (stored before 0.2): figures too low")
+    if run.imported:
+        out.append(f"{IMPORTED_MARK} {IMPORTED_SHORT}")
+    return out
+
+
 def legend(runs: list[RunResult]) -> Text:
-    """What the marks in this listing mean; empty when there are none."""
-    parts = []
-    if any(r.inflated for r in runs):
-        parts.append(f"{CACHE_MARK} the page cache may have inflated the figures")
-    if any(r.clones_shared_file for r in runs):
-        parts.append(f"{OLD_LAYOUT_MARK} {OLD_LAYOUT_SHORT} (stored before 0.2): figures too low")
-    if any(r.imported for r in runs):
-        parts.append(f"{IMPORTED_MARK} {IMPORTED_SHORT}")
-    return Text(" · ".join(parts), style="dim")
+    """What the marks in this listing mean, as a key to the list ("marks:" first, apart
+    from the highlighted run, so that it reads as no statement about it); empty when
+    there are none."""
+    parts = list(dict.fromkeys(m for run in runs for m in _meanings(run)))
+    if not parts:
+        return Text("", style="dim")
+    return Text.assemble(("marks: ", "bold dim"), (" · ".join(parts), "dim"))
+
+
+def run_marks(run: RunResult) -> Text:
+    """The highlighted run's own marks in words, under its name."""
+    return Text(" · ".join(_meanings(run)), style="yellow")
 
 
 class HistoryTable(_Base):
@@ -106,8 +121,8 @@ class HistoryTable(_Base):
             table.add_column("status", width=11, key="status")
             table.add_column("why", width=flexible - self._target_width - name_w + 11, key="why")
         else:
-            table.add_column(Text("read", justify="right"), width=11, key="read")
-            table.add_column(Text("write", justify="right"), width=11, key="write")
+            table.add_column(Text("read MiB/s", justify="right"), width=11, key="read")
+            table.add_column(Text("write MiB/s", justify="right"), width=11, key="write")
         for run in self.runs:
             table.add_row(*self._row(run), key=str(run.id))
         empty = self.query_one("#history-empty", Static)
@@ -171,6 +186,8 @@ class HistoryTable(_Base):
         if run.target.path not in run.target.label:
             line.append(f" ({run.target.path})", style="dim")
         parts: list[Text | ClippedLines] = [line]
+        if (own := run_marks(run)).plain:
+            parts.append(own)
         if run.error:
             parts.append(ClippedLines(error_lines(run.error), 4, "enter: all", wrap=False))
         box.update(Group(*parts))

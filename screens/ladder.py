@@ -47,8 +47,8 @@ class LadderScreen(SequenceView, Screen[None]):
     )
     HELP_LEGEND = (
         "Each rung runs the same fio job one layer lower. penalty: what the layer costs "
-        "against the rung below it (the pool against its best branch, tmpfs against "
-        "nullrw); negative means faster. Rates in MiB/s, latency as the mean in ms."
+        "against the rung below it (the pool against the branch its create policy writes "
+        "to, tmpfs against nullrw); negative means faster. Rates in MiB/s, latency as the mean in ms."
     )
     CANCEL_TITLE = "Ladder"
     CANCEL_QUESTION = (
@@ -80,6 +80,7 @@ class LadderScreen(SequenceView, Screen[None]):
         self._planner = planner
         self.rungs: list[Rung] = list(result.rungs) if result is not None else []
         self.ladder_id = result.id if result is not None else None
+        self.job_line = result.job if result is not None else None  # what every rung ran
         self.current: tuple[str, str] | None = None  # label, path of the rung running
         self.position: tuple[int, int] | None = None  # index (0-based), total
 
@@ -123,6 +124,7 @@ class LadderScreen(SequenceView, Screen[None]):
         if isinstance(result, LadderResult):
             self.rungs = list(result.rungs)
             self.ladder_id = result.id
+            self.job_line = result.job
         self._draw_table()
 
     def action_open_rung(self) -> None:
@@ -156,6 +158,7 @@ class LadderScreen(SequenceView, Screen[None]):
             running=self.current,
             still_to_run=left,
             diagnosis=diagnose(rungs) if not self.running and rungs else None,
+            job=None if self.running else self.job_line,
         )
 
     def draw_head(self) -> None:

@@ -1,6 +1,7 @@
 """The way into the ladder view: ``p`` on a mergerfs pool of the dashboard shows what
 the ladder will do (it writes test files on the pool's branches and mounts throwaway
-pools) in a small menu (``screens/ladder_setup``: the job, all branches, an option
+pools; whether the default job runs O_DIRECT, from a probe write made first in a thread)
+in a small menu (``screens/ladder_setup``: the job, all branches, an option
 sweep), then opens the view, which checks the plan through
 ``app.ladder_run.plan_ladder`` in a thread (a refusal stays on the view) and runs
 ``run_ladder`` with the app's service.
@@ -25,7 +26,29 @@ def ask_ladder(screen: Any, pool: MergerfsPool) -> None:
             severity="warning",
         )
         return
-    ask_ladder_choice(screen, pool, lambda choice: start_ladder(screen, pool.mountpoint, choice))
+    host = context(screen).host
+
+    def check() -> None:
+        """The pool's answer to O_DIRECT (a probe write, so off the UI thread), then
+        the menu saying what the default job will really do."""
+        from ..app.ladder_plan import direct_refused
+        from ..core.errors import TierdeckError
+
+        try:
+            refused = direct_refused(host, pool)
+        except (OSError, TierdeckError):
+            refused = None  # the plan probes again and the rung says what fio met
+        drop = refused is not None and host.is_root
+        choice = LadderChoice(direct_refused=refused, drop_caches=drop)
+        screen.app.call_from_thread(
+            ask_ladder_choice,
+            screen,
+            pool,
+            lambda picked: start_ladder(screen, pool.mountpoint, picked),
+            choice,
+        )
+
+    screen.run_worker(check, thread=True, group="ladder-check", exit_on_error=False)
 
 
 def start_ladder(screen: Any, mountpoint: str, choice: LadderChoice | None = None) -> None:
@@ -52,6 +75,7 @@ def start_ladder(screen: Any, mountpoint: str, choice: LadderChoice | None = Non
             preset=wanted.preset,
             all_branches=wanted.all_branches,
             option=wanted.option,
+            runtime=wanted.runtime,
             store=RunSetStore(),
         )
 

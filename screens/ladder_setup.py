@@ -1,9 +1,13 @@
 """What the ladder runs, picked before it starts: a small menu (``screens/choice``)
 that comes back after each change until "Run it" or escape.
 
-- the job: the default (sequential 1 MiB writes sized to the free space) or a preset;
-- the branch rungs: the branch the pool's create policy picks, or every RW branch
+- the job: the default (sequential 1 MiB writes for some seconds per rung, O_DIRECT,
+  or buffered on every rung, and why, when the pool refuses O_DIRECT: the menu is
+  opened with the pool's answer, ``LadderChoice.default_job``) or a preset;
+- the branch rungs: the branch the pool's create policy picks (and, on a tiered pool,
+  the slow branch new files go to once it is full), or every RW branch
   (``--all-branches``);
+- how long each rung runs (``--runtime``: the default job's 10 s, or a preset's own);
 - the mergerfs option sweep (``--option NAME=V1,V2``): an option from those
   ``core.ladder_options.SWEEPABLE`` names, then its values typed on one line and
   checked by ``parse_option_sweep`` before the menu takes them.
@@ -17,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..app.ladder_plan import DEFAULT_RUNTIME, default_job_text, is_tiered
 from ..core.errors import one_line
 from ..core.ladder_options import (
     SWEEPABLE,
@@ -27,8 +32,8 @@ from ..core.ladder_options import (
 from ..core.models import MergerfsPool
 from ..core.presets import PRESETS, find_preset
 
-DEFAULT_JOB = "sequential 1 MiB writes, O_DIRECT, sized to the free space"
 NO_OPTION = "-"  # the option list's "no option sweep"
+RUNTIMES = (5, 10, 30, 60, 120)  # seconds per rung offered (--runtime takes any)
 
 
 @dataclass(frozen=True)
@@ -36,11 +41,21 @@ class LadderChoice:
     preset: str | None = None  # None: the default job
     all_branches: bool = False
     option: OptionSweep | None = None
+    runtime: int | None = None  # seconds per rung; None: the default job's, a preset's own
+    direct_refused: str | None = None  # the pool's answer to O_DIRECT, when it refused
+    drop_caches: bool = False  # buffered, as root: caches dropped before each rung
+
+    @property
+    def default_job(self) -> str:
+        """The default job as it will run (O_DIRECT or buffered, the runtime)."""
+        return default_job_text(self.direct_refused, self.drop_caches, self.runtime)
 
 
 def menu_note(pool: MergerfsPool, choice: LadderChoice) -> str:
     """What the ladder will do with ``choice``: what it writes and mounts."""
-    job = DEFAULT_JOB if choice.preset is None else f"the preset {choice.preset}"
+    job = choice.default_job if choice.preset is None else f"the preset {choice.preset}"
+    if choice.preset is not None and choice.direct_refused is not None:
+        job += f"; the pool refuses O_DIRECT ({choice.direct_refused})"
     if choice.option is not None:
         values = ", ".join(choice.option.values)
         return (
@@ -51,6 +66,10 @@ def menu_note(pool: MergerfsPool, choice: LadderChoice) -> str:
         )
     if choice.all_branches:
         where = "every RW branch (" + ", ".join(b.path for b in pool.branches) + ")"
+    elif is_tiered(pool):
+        where = (
+            "the branch the pool writes new files to, the slow branch they go to once it is full"
+        )
     else:
         where = "the branch the pool would pick"
     return (
@@ -61,9 +80,11 @@ def menu_note(pool: MergerfsPool, choice: LadderChoice) -> str:
     )
 
 
-def menu_choices(choice: LadderChoice) -> list[tuple[str, str]]:
+def menu_choices(choice: LadderChoice, pool: MergerfsPool) -> list[tuple[str, str]]:
     job = "default" if choice.preset is None else choice.preset
     branches = "every RW branch" if choice.all_branches else "the one the pool picks"
+    if not choice.all_branches and is_tiered(pool):
+        branches += ", and a slow one"
     if choice.option is None:
         option = "none (branch, pool, tmpfs, nullrw)"
     else:
@@ -72,6 +93,11 @@ def menu_choices(choice: LadderChoice) -> list[tuple[str, str]]:
     if choice.option is None:  # an option sweep has no branch rungs
         rows.append(("branches", f"Branch rungs: {branches}"))
     rows.append(("option", f"Option sweep: {option}"))
+    if choice.runtime is not None:
+        runtime = f"{choice.runtime} s"
+    else:
+        runtime = f"{DEFAULT_RUNTIME} s" if choice.preset is None else "the preset's own"
+    rows.append(("runtime", f"Each rung runs: {runtime}"))
     return rows
 
 
@@ -99,11 +125,13 @@ def ask_ladder_choice(
             again(replace(current, all_branches=not current.all_branches), "branches")
         elif key == "option":
             _ask_option(screen, current, lambda c: again(c, "option"))
+        elif key == "runtime":
+            _ask_runtime(screen, current, lambda c: again(c, "runtime"))
 
     screen.app.push_screen(
         ChoiceScreen(
             f"Layer-penalty ladder · {pool.mountpoint}",
-            menu_choices(current),
+            menu_choices(current, pool),
             note=menu_note(pool, current),
             highlight=highlight,
         ),
@@ -114,7 +142,7 @@ def ask_ladder_choice(
 def _ask_job(screen: Any, current: LadderChoice, then: Callable[[LadderChoice], None]) -> None:
     from .choice import ChoiceScreen
 
-    rows = [("", f"default: {DEFAULT_JOB}")]
+    rows = [("", f"default: {current.default_job}")]
     rows += [(p.name, f"{p.name}: {p.title}") for p in PRESETS]
 
     def picked(key: str | None) -> None:
@@ -126,6 +154,22 @@ def _ask_job(screen: Any, current: LadderChoice, then: Callable[[LadderChoice], 
     screen.app.push_screen(
         ChoiceScreen("The ladder's job", rows, highlight=current.preset or ""), picked
     )
+
+
+def _ask_runtime(screen: Any, current: LadderChoice, then: Callable[[LadderChoice], None]) -> None:
+    from .choice import ChoiceScreen
+
+    default = f"{DEFAULT_RUNTIME} s" if current.preset is None else "the preset's own"
+    rows = [("", f"default: {default}")] + [(str(s), f"{s} s") for s in RUNTIMES]
+
+    def picked(key: str | None) -> None:
+        if key is None:
+            then(current)
+        else:
+            then(replace(current, runtime=int(key) if key else None))
+
+    shown = "" if current.runtime is None else str(current.runtime)
+    screen.app.push_screen(ChoiceScreen("How long each rung runs", rows, highlight=shown), picked)
 
 
 def _ask_option(screen: Any, current: LadderChoice, then: Callable[[LadderChoice], None]) -> None:

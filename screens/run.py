@@ -45,7 +45,7 @@ from ..core.errors import one_line
 from ..core.jobspec import expected_seconds
 from ..core.models import Inventory
 from ..widgets.device_panel import DevicePanel
-from ..widgets.run_charts import DiskRateChart, feed_charts, make_charts, plot_rows
+from ..widgets.run_charts import DiskRateChart, feed_charts, make_charts, plot_rows, show_figures
 from ..widgets.run_view import (
     cache_warning_text,
     result_renderable,
@@ -214,6 +214,8 @@ class RunScreen(Screen[RunResult | None]):
     def on_bench_ended(self, message: BenchEnded) -> None:
         self.running = False
         self.result = message.result
+        if message.result.summary:  # the legends' avg become the summary's figures
+            show_figures(self.charts, message.result.summary)
         self.phase = ev.RunPhase.DONE
         self._draw_head()
         self._draw_result()

@@ -117,6 +117,7 @@ class RunDetailScreen(RunEditing, Exporting, Screen[int | None]):
             yield Static(Text("loading…", style="dim"), id="detail-head")
             yield Static(id="run-summary")
             yield Static(id="cache-warning")
+            yield Static(id="detail-no-series")
             yield from self.charts
             yield Static(id="detail-disks-title")
             yield DevicePanel(average=True, id="devices")
@@ -129,6 +130,7 @@ class RunDetailScreen(RunEditing, Exporting, Screen[int | None]):
     def on_mount(self) -> None:
         self.sub_title = f"run #{self.run_id}"
         self.query_one("#cache-warning").display = False
+        self.query_one("#detail-no-series").display = False
         self.query_one("#detail-body").focus()
         self._load()
 
@@ -167,11 +169,23 @@ class RunDetailScreen(RunEditing, Exporting, Screen[int | None]):
             for chart in self.charts:
                 chart.span = len(run.series)
                 chart.rows = self.rows
-            feed_charts(self.charts, run.series)
+            feed_charts(self.charts, run.series, run.summary)
+            self._say_no_series(run)
             self._show_disks(run)
         self.query_one("#detail-env", Static).update(env_renderable(run.env))
         jobs = "\n".join(job.to_jobfile() for job in run.jobs)
         self.query_one("#detail-jobs", Static).update(Text(jobs, style="dim"))
+
+    def _say_no_series(self, run: RunResult) -> None:
+        """No empty frames "waiting for data" for a run that has no seconds to draw."""
+        if run.series:
+            return
+        for chart in self.charts:
+            chart.display = False
+        why = "it was imported from a file, " if run.imported is not None else ""
+        note = self.query_one("#detail-no-series", Static)
+        note.update(Text(f"No per-second series to draw: {why}fio's totals only.", style="dim"))
+        note.display = True
 
     def _show_disks(self, run: RunResult) -> None:
         disks = list(dict.fromkeys([*run.target.disks, *(d.device for d in run.device_series)]))

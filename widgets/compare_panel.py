@@ -17,7 +17,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..app.compare_render import COMPARABLE, NOISE_MARK, note_lines, run_label
+from ..app.compare_render import COMPARABLE, noise_legend, note_lines, run_label
 from ..core.bench_models import RunResult
 from ..core.compare import Comparison, Difference
 
@@ -49,9 +49,7 @@ def _difference(difference: Difference, runs: tuple[RunResult, ...], width: int)
     title = Text(difference.key, style=style or "yellow")
     if difference.kind.informational:
         title.append("  (information: what was compared)", style="dim")
-    values = [
-        (f"#{run.id}", value or "-") for run, value in zip(runs, difference.values, strict=True)
-    ]
+    values = [(f"#{run.id}", value) for run, value in zip(runs, difference.shown(), strict=True)]
     one_line = INDENT + "  ".join(f"{ref} {value}" for ref, value in values)
     if len(one_line) <= width:
         return Group(title, Text(one_line, style=style))
@@ -89,7 +87,7 @@ def baseline_line(comparison: Comparison) -> Text:
     """Under the table: the baseline, how to read the deltas, whether to look at 2."""
     out = Text("baseline ", style="dim")
     out.append(run_label(comparison.runs[comparison.baseline]), style="bold cyan")
-    out.append(f" · {NOISE_MARK} within noise · ", style="dim")
+    out.append(f" · {noise_legend(comparison, short=True)} · ", style="dim")
     if comparison.comparable:
         out.append("comparable", style="green")
         return out
@@ -105,6 +103,12 @@ def chart_note(comparison: Comparison) -> Text:
     without = [run for run in comparison.runs if not run.series]
     if not without:
         return Text("")
+    if len(without) == len(comparison.runs):
+        why = "they were imported" if all(r.imported for r in without) else "none was stored"
+        return Text(
+            f"No per-second series to draw: {why}, with fio's totals only (1: the table).",
+            style="dim",
+        )
     names = ", ".join(
         run_label(run) + (" (imported)" if run.imported is not None else "") for run in without
     )

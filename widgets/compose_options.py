@@ -20,7 +20,7 @@ from .compose_views import EXPLAIN, age_basis_explanation, create_explanation, f
 
 # (section heading, its fields) in the order shown; "create" and "age_basis" are Selects.
 SECTIONS = (
-    ("Pools", ("pool", "slow_pool", "create", "minfreespace")),
+    ("Pools", ("pool", "slow_pool", "create", "minfreespace", "slow_minfreespace")),
     ("Mover", ("min_age", "age_basis", "fill_high", "fill_low", "exclude", "schedule")),
     ("Simulator", ("file_size",)),
 )
@@ -50,7 +50,10 @@ class OptionsForm(VerticalScroll):
                         compact=True,
                     )
                 else:
-                    yield Input(getattr(draft, name), id=f"opt-{name}", compact=True)
+                    # Not selected on focus: the next key would replace a whole path.
+                    yield Input(
+                        getattr(draft, name), id=f"opt-{name}", compact=True, select_on_focus=False
+                    )
                 yield Static(id=f"error-{name}", classes="error")
                 if name == "fill_low":
                     yield Static(id="compose-fill")

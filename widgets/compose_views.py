@@ -3,6 +3,7 @@ create policies' answers (app/layout_draft.Evaluation), as a table and Rich text
 
 from __future__ import annotations
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import DataTable
@@ -12,7 +13,8 @@ from ..app.layout_fill import CacheFill, FillState
 from ..core.layout import AgeBasis, CreatePolicy, MoverPolicy
 from ..core.layout_rules import RuleSeverity, create_policy_placement
 from ..core.mergerfs_policy import Placement
-from ..core.units import format_bytes
+from ..core.units import counted, format_bytes
+from .text_fit import SeparatedLines
 
 _MARK = {
     RuleSeverity.ERROR: ("✗ error", "bold red"),
@@ -28,6 +30,8 @@ EXPLAIN = {
     "create": "Create policy: which branch a new file goes to.",
     "minfreespace": "minfreespace: a branch with less free space takes no new file. "
     "Keep it below the cache's size.",
+    "slow_minfreespace": "Slow pool minfreespace: a slow branch with less free space takes "
+    "no file, not even from the mover.",
     "file_size": "File size for the simulator (checks view): where would such a file land?",
     "min_age": "Mover: minimum age in days. Below the high watermark only files older "
     "than this leave the cache.",
@@ -143,15 +147,16 @@ def tiers_line(draft: Draft) -> Text:
 def summary_line(evaluation: Evaluation) -> Text:
     """The verdict shown on every view, so typing an option shows its effect at once."""
     if evaluation.problem is not None:
-        return Text.assemble(("not a layout yet: ", "bold yellow"), evaluation.problem)
+        problem = evaluation.problem.removeprefix("layout: ")  # "not a layout yet" says it
+        return Text.assemble(("not a layout yet: ", "bold yellow"), problem)
     counts = {s: sum(r.severity is s for r in evaluation.results) for s in RuleSeverity}
     out = Text("checks: ", style="bold")
     out.append(
-        f"{counts[RuleSeverity.ERROR]} errors",
+        counted(counts[RuleSeverity.ERROR], "error"),
         style="bold red" if counts[RuleSeverity.ERROR] else "green",
     )
     out.append(
-        f", {counts[RuleSeverity.WARNING]} warnings",
+        f", {counted(counts[RuleSeverity.WARNING], 'warning')}",
         style="yellow" if counts[RuleSeverity.WARNING] else "",
     )
     out.append(f", {counts[RuleSeverity.OK]} ok")
@@ -204,11 +209,13 @@ def simulation_renderable(evaluation: Evaluation) -> Table | Text:
     return table
 
 
-def fstab_renderable(evaluation: Evaluation) -> Text:
-    """The fstab lines ``tierdeck layout apply`` would write (core/layout_outputs)."""
+def fstab_renderable(evaluation: Evaluation) -> Text | Group:
+    """The fstab lines ``tierdeck layout apply`` would write (core/layout_outputs),
+    wrapped between options, never inside a path or an option."""
     if evaluation.problem is not None:
         return Text("")
     out = Text("fstab (tierdeck layout apply writes these)\n", style="bold")
     if evaluation.fstab_problem is not None:
         return out.append(f"cannot be written: {evaluation.fstab_problem}", style="red")
-    return out.append("\n".join(evaluation.fstab))
+    out.remove_suffix("\n")
+    return Group(out, SeparatedLines(evaluation.fstab))

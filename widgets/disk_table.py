@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import DataTable
 
+from ..backends.mounts import mount_for_path
 from ..core.models import Disk, DiskKind, Inventory, Mount
 from ..core.relations import disk_users
 from ..core.units import format_bytes
@@ -64,8 +65,10 @@ def mergerfs_pools_of(inv: Inventory, disk: Disk) -> list[str]:
     found = []
     for pool in inv.mergerfs:
         for index, branch in enumerate(pool.branches, start=1):
-            path = branch.path.rstrip("/") or "/"
-            if any(path == p or path.startswith(p.rstrip("/") + "/") for p in points):
+            # the mount that holds the branch, not any above it: a branch mounted under
+            # /mnt is on its own disk, not on the one holding /
+            holder = mount_for_path(inv.mounts, branch.path.rstrip("/") or "/")
+            if holder is not None and holder.mountpoint in points:
                 found.append(f"{pool.mountpoint} (branch {index})")
     return found
 

@@ -1,7 +1,7 @@
 """The layer-penalty ladder as one table: a row per rung (branch, pool, tmpfs, nullrw,
 option), where fio ran, its bandwidth, IOPS and mean latency, and the % the layer costs
-against the rung it adds to (``core/ladder.COMPARED_TO``: the pool against the best
-branch, tmpfs against nullrw). A skipped rung says why under its row; the rung running
+against the rung it adds to (``core/ladder.COMPARED_TO``: the pool against the branch
+its create policy writes to, tmpfs against nullrw). A skipped rung says why under its row; the rung running
 now is marked, and the rungs still to come are counted. The diagnosis line goes under
 the table. Plain Rich renderables in a Static: a ladder has a handful of rows.
 """
@@ -16,7 +16,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ..core.compare_noise import Metric
-from ..core.ladder import Rung, reference_of
+from ..core.ladder import Rung, noise_band, reference_of
 from ..core.sweep import metric_value
 from ..core.units import fmt_count
 
@@ -30,12 +30,15 @@ def _figure(rung: Rung, metric: Metric) -> float | None:
 
 def penalty_text(rung: Rung, rungs: Sequence[Rung]) -> Text:
     """``70 % vs branch``: what this layer loses against the one below (negative:
-    faster); blank for a rung measured against nothing."""
+    faster), dim when the two rungs' own spread covers it; blank for a rung measured
+    against nothing."""
     reference = reference_of(rung, rungs)
     if rung.penalty_pct is None or reference is None:
         return Text("")
     pct = rung.penalty_pct
     style = "bold red" if pct >= NOTABLE_PCT else "green" if pct <= -NOTABLE_PCT / 2 else ""
+    if abs(pct) <= noise_band(rung, reference):
+        style = "dim"  # inside the two runs' own second-by-second spread: noise
     return Text(f"{pct:.0f} % vs {reference.label}", style=style, justify="right")
 
 
@@ -63,10 +66,12 @@ def ladder_renderable(
     running: tuple[str, str] | None = None,
     still_to_run: int = 0,
     diagnosis: str | None = None,
+    job: str | None = None,
 ) -> RenderableType:
     """The table (rungs with penalties filled: ``core.ladder.with_penalties``), the rung
-    running now (its label, path), how many come after it, and the diagnosis."""
-    return _Ladder(tuple(rungs), running, still_to_run, diagnosis)
+    running now (its label, path), how many come after it, the diagnosis and what job
+    every rung ran (O_DIRECT or buffered, and why)."""
+    return _Ladder(tuple(rungs), running, still_to_run, diagnosis, job)
 
 
 class _Ladder:
@@ -79,11 +84,13 @@ class _Ladder:
         running: tuple[str, str] | None,
         still_to_run: int,
         diagnosis: str | None,
+        job: str | None = None,
     ) -> None:
         self.rungs = rungs
         self.running = running
         self.still_to_run = still_to_run
         self.diagnosis = diagnosis
+        self.job = job
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         rows = [rung_cells(r, self.rungs) for r in self.rungs]
@@ -121,6 +128,8 @@ class _Ladder:
             yield Text(more, style="dim")
         if self.diagnosis:
             yield Text.assemble(("Diagnosis: ", "bold"), self.diagnosis)
+        if self.job:
+            yield Text.assemble(("Job: ", "bold"), self.job, style="dim")
 
 
 def _plain(cell: RenderableType) -> str:
@@ -141,10 +150,11 @@ class LadderTable(Static):
         running: tuple[str, str] | None = None,
         still_to_run: int = 0,
         diagnosis: str | None = None,
+        job: str | None = None,
     ) -> None:
         self.rungs = tuple(rungs)
         self.update(
             ladder_renderable(
-                rungs, running=running, still_to_run=still_to_run, diagnosis=diagnosis
+                rungs, running=running, still_to_run=still_to_run, diagnosis=diagnosis, job=job
             )
         )

@@ -19,7 +19,7 @@ from ..app.bench_events import RunPhase
 from ..core.bench_models import RunRequest, RunResult
 from ..core.fio_models import Sample
 from ..core.jobspec import expected_seconds
-from .run_charts import bw_point
+from .run_charts import BW_KEYS, intervals
 from .run_view import in_order, run_head, status_text
 from .series_axes import RATE
 from .series_chart import SeriesChart
@@ -63,7 +63,7 @@ class LiveRun(Vertical):
         self._draw_head()
 
     def samples(self, samples: Sequence[Sample]) -> None:
-        self.chart.extend([(s.t, bw_point(s)) for s in samples])
+        self.chart.extend(intervals(samples, BW_KEYS))
         self.samples_seen += len(samples)
         if samples:
             self.last_t = samples[-1].t

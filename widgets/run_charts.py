@@ -2,17 +2,28 @@
 
 The run screen feeds them as fio and /proc/diskstats speak (about once a second); the
 history detail view feeds a stored run in one go; the compare view overlays runs (one
-line per run, :func:`overlay_charts`). All are ``SeriesChart``: one chart component.
+line per run and direction, :func:`overlay_charts`). All are ``SeriesChart``: one chart
+component; which seconds are drawn and what "avg" means is ``core.series``'s rule.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
-from ..core.bench_models import DeviceSample
-from ..core.fio_models import DirectionSample, Sample
-from .series_axes import COUNT, LATENCY, RATE
-from .series_chart import DEFAULT_ROWS, LegendValue, NamedSeries, Point, SeriesChart
+from ..app.compare_render import format_figure
+from ..core.bench_models import DeviceSample, DirectionSummary
+from ..core.compare_noise import Metric
+from ..core.fio_models import Direction, Sample
+from ..core.series import (
+    direction_series,
+    directions_with_io,
+    drawn,
+    sample_value,
+    summary_value,
+    weight,
+)
+from .series_axes import COUNT, LATENCY, RATE, AxisUnit
+from .series_chart import DEFAULT_ROWS, Interval, LegendValue, NamedSeries, SeriesChart
 
 DISK_STYLES = ("cyan", "yellow", "green", "magenta", "blue", "red")
 MAX_ROWS = 12  # a taller plot shows nothing new at 1 Hz
@@ -20,24 +31,30 @@ MAX_ROWS = 12  # a taller plot shows nothing new at 1 Hz
 Charts = tuple[SeriesChart, SeriesChart, SeriesChart]
 
 
-def bw_point(sample: Sample) -> dict[str, float | None]:
-    return {"read": sample.read.bw_bytes_per_s, "write": sample.write.bw_bytes_per_s}
+BW_KEYS = {"read": (Direction.READ, Metric.BW), "write": (Direction.WRITE, Metric.BW)}
+IOPS_KEYS = {"read": (Direction.READ, Metric.IOPS), "write": (Direction.WRITE, Metric.IOPS)}
+LAT_KEYS = {
+    "read_mean": (Direction.READ, Metric.LAT_MEAN),
+    "read_p99": (Direction.READ, Metric.LAT_P99),
+    "write_mean": (Direction.WRITE, Metric.LAT_MEAN),
+    "write_p99": (Direction.WRITE, Metric.LAT_P99),
+}
+ChartKeys = Mapping[str, tuple[Direction, Metric]]
 
 
-def iops_point(sample: Sample) -> dict[str, float | None]:
-    return {"read": sample.read.iops, "write": sample.write.iops}
-
-
-def lat_point(sample: Sample) -> dict[str, float | None]:
-    def ns(value: float | int | None) -> float | None:
-        return None if value is None else float(value)
-
-    return {
-        "read_mean": ns(sample.read.lat_mean_ns),
-        "read_p99": ns(sample.read.lat_p99_ns),
-        "write_mean": ns(sample.write.lat_mean_ns),
-        "write_p99": ns(sample.write.lat_p99_ns),
-    }
+def intervals(samples: Sequence[Sample], keys: ChartKeys) -> list[Interval]:
+    """The samples as a chart takes them, by ``core.series``'s rule: each key's value
+    and weight, a partial interval counted in the average but not drawn."""
+    out = []
+    for s in samples:
+        values: dict[str, float | None] = {}
+        weights: dict[str, float] = {}
+        for key, (direction, metric) in keys.items():
+            d = s.direction(direction)
+            values[key] = sample_value(d, metric)
+            weights[key] = weight(s, d, metric)
+        out.append(Interval(s.t, values, weights, drawn=drawn(s)))
+    return out
 
 
 def make_charts(rows: int = DEFAULT_ROWS, span: float | None = None) -> Charts:
@@ -62,11 +79,26 @@ def make_charts(rows: int = DEFAULT_ROWS, span: float | None = None) -> Charts:
     )
 
 
-def feed_charts(charts: Charts, samples: Sequence[Sample]) -> None:
-    bw, iops, lat = charts
-    bw.extend([(s.t, bw_point(s)) for s in samples])
-    iops.extend([(s.t, iops_point(s)) for s in samples])
-    lat.extend([(s.t, lat_point(s)) for s in samples])
+def feed_charts(
+    charts: Charts,
+    samples: Sequence[Sample],
+    summary: Mapping[str, DirectionSummary] | None = None,
+) -> None:
+    """Live: the seconds as they come. A stored run also gives its ``summary``: the
+    legends' averages are then fio's figures, those of the tables."""
+    if summary is not None:
+        show_figures(charts, summary)
+    for chart, keys in zip(charts, (BW_KEYS, IOPS_KEYS, LAT_KEYS), strict=True):
+        chart.extend(intervals(samples, keys))
+
+
+def show_figures(charts: Charts, summary: Mapping[str, DirectionSummary]) -> None:
+    """The legends' averages become fio's own figures (the run's summary table's); a
+    p99 has none (the run's p99 is no average of its seconds')."""
+    for chart, keys in zip(charts, (BW_KEYS, IOPS_KEYS, LAT_KEYS), strict=True):
+        for key, (direction, metric) in keys.items():
+            if metric is not Metric.LAT_P99:
+                chart.set_average(key, summary_value(summary.get(direction), metric))
 
 
 def plot_rows(height: int, charts: int, reserved: int) -> int:
@@ -82,56 +114,40 @@ def plot_rows(height: int, charts: int, reserved: int) -> int:
 # -- compare: one line per run ----------------------------------------------------------------
 
 
-def _direction_value(
-    sample: Sample, direction: str | None, pick: Callable[[DirectionSample], float | None]
-) -> float | None:
-    """One direction's value, or read + write (``direction`` None) when either has one."""
-    if direction is not None:
-        return pick(sample.read if direction == "read" else sample.write)
-    values = [v for v in (pick(sample.read), pick(sample.write)) if v is not None]
-    return sum(values) if values else None
-
-
-def run_points(samples: Sequence[Sample], metric: str, direction: str | None = None) -> list[Point]:
-    """A run's per-second ``metric`` ("bw" bytes/s, "iops", "lat" mean ns, "p99" ns) as
-    (seconds since start, value). ``direction`` "read" or "write"; None sums both for
-    bw and iops, and for latencies takes read where the run read, else write."""
-    picks: dict[str, Callable[[DirectionSample], float | None]] = {
-        "bw": lambda d: d.bw_bytes_per_s,
-        "iops": lambda d: d.iops,
-        "lat": lambda d: None if d.lat_mean_ns is None else float(d.lat_mean_ns),
-        "p99": lambda d: None if d.lat_p99_ns is None else float(d.lat_p99_ns),
-    }
-    pick = picks[metric]
-    if direction is None and metric in ("lat", "p99"):
-        direction = "read" if any(pick(s.read) for s in samples) else "write"
-    return [(s.t, _direction_value(s, direction, pick)) for s in samples]
-
-
 def overlay_charts(
-    runs: Sequence[tuple[str, Sequence[Sample]]],
+    runs: Sequence[tuple[str, Sequence[Sample], Mapping[str, DirectionSummary]]],
     *,
-    direction: str | None = None,
     rows: int = DEFAULT_ROWS,
 ) -> Charts:
-    """Bandwidth, IOPS and mean latency of each run (label, per-second samples), one
-    line per run on a common time axis, the legend naming each run with its mean."""
-    charts = (
-        SeriesChart("Bandwidth", unit=RATE, legend=LegendValue.MEAN, rows=rows, id="compare-bw"),
-        SeriesChart("IOPS", unit=COUNT, legend=LegendValue.MEAN, rows=rows, id="compare-iops"),
-        SeriesChart(
-            "Mean latency",
-            unit=LATENCY,
+    """Bandwidth, IOPS and mean latency of each run (label, per-second samples, fio's
+    summary), one line per run and direction with I/O on a common time axis, the legend
+    naming each with the run's own figure (the table's)."""
+
+    def make(title: str, unit: AxisUnit, metric: Metric, id: str, log: bool = False) -> SeriesChart:
+        return SeriesChart(
+            title,
+            unit=unit,
             legend=LegendValue.MEAN,
             rows=rows,
-            log_scale=True,
-            id="compare-lat",
-        ),
-    )
-    for chart, metric in zip(charts, ("bw", "iops", "lat"), strict=True):
-        chart.set_series(
-            [NamedSeries(label, run_points(samples, metric, direction)) for label, samples in runs]
+            log_scale=log,
+            avg_format=lambda value: format_figure(metric, value),  # as the table says it
+            id=id,
         )
+
+    charts = (
+        make("Bandwidth", RATE, Metric.BW, "compare-bw"),
+        make("IOPS", COUNT, Metric.IOPS, "compare-iops"),
+        make("Mean latency", LATENCY, Metric.LAT_MEAN, "compare-lat", log=True),
+    )
+    for chart, metric in zip(charts, (Metric.BW, Metric.IOPS, Metric.LAT_MEAN), strict=True):
+        lines = []
+        for label, samples, summary in runs:
+            directions = directions_with_io(samples)
+            for direction in directions:
+                drawn_ = direction_series(samples, direction, metric, summary.get(direction))
+                name = f"{label} {direction}" if len(directions) > 1 else label
+                lines.append(NamedSeries(name, drawn_.points, average=drawn_.average))
+        chart.set_series(lines)
     return charts
 
 

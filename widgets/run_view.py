@@ -27,7 +27,7 @@ from ..core.bench_models import (
     RunWarning,
 )
 from ..core.imports import ImportNotice
-from ..core.units import fmt_count, fmt_ns, fmt_rate
+from ..core.units import fmt_count, fmt_mib, fmt_ns, fmt_rate
 from .bars import percent_bar
 
 DIRECTIONS = ("read", "write", "trim")
@@ -290,9 +290,9 @@ def result_renderable(
 
 
 def list_rate_cells(run: RunResult) -> list[Text]:
-    """The read and write cells of a history row: fio's whole-run bandwidth, or, for a
-    suite whose jobs differ, how many jobs did that direction (their figures are in
-    the run's detail: an average of 1M and 4K jobs would mislead)."""
+    """The read and write cells of a history row: fio's whole-run bandwidth in MiB/s,
+    or, for a suite whose jobs differ, how many jobs did that direction (their figures
+    are in the run's detail: an average of 1M and 4K jobs would mislead)."""
     cells = []
     for direction in ("read", "write"):
         if run.mixed_jobs:
@@ -305,7 +305,9 @@ def list_rate_cells(run: RunResult) -> list[Text]:
             continue
         stats = run.summary.get(direction)
         cells.append(
-            Text(fmt_rate(stats.bw_bytes), justify="right")
+            # a bare figure under a "MiB/s" heading: one unit down the column, so that
+            # 0.8 and 10,941.6 compare at a glance (not 758 KiB/s beside 10.2 GiB/s)
+            Text(fmt_mib(stats.bw_bytes), justify="right")
             if stats
             else Text("—", justify="right", style="dim")
         )

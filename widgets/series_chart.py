@@ -63,6 +63,7 @@ from textual_hires_canvas import Canvas
 from textual_plot import HiResMode, PlotWidget
 from textual_plot.axis_formatter import AxisFormatter
 
+from ..core.series import RunningMean
 from .series_axes import LABEL_CHARS, RATE, AxisUnit, DecadeTicks, SecondsTicks, ValueTicks
 
 DEFAULT_CAPACITY = 3600  # one hour of 1 Hz samples
@@ -93,6 +94,19 @@ class NamedSeries:
     label: str
     points: Sequence[Point]
     style: str | None = None
+    average: float | None = None  # the legend's avg (the run's figure); None: the points'
+
+
+@dataclass(frozen=True)
+class Interval:
+    """One interval for :meth:`SeriesChart.extend`: its time, each series' value, what
+    each value weighs in the legend's average (missing: 1), and whether it is drawn (a
+    partial interval counts in the average only; see ``core.series``)."""
+
+    t: float | None
+    values: Mapping[str, float | None]
+    weights: Mapping[str, float] = field(default_factory=dict)
+    drawn: bool = True
 
 
 @dataclass
@@ -102,6 +116,13 @@ class Line:
     style: str
     points: deque[Point] = field(default_factory=deque)
     seen: bool = False  # a real (positive) value yet: only then is it drawn
+    # Over every interval pushed, not only those the ring buffer keeps: the run's mean.
+    running: RunningMean = field(default_factory=RunningMean)
+    average: float | None = None  # given (a stored run's own figure): the legend says it
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
 
 
 def downsample(points: Sequence[Point], buckets: int) -> list[Point]:
@@ -198,6 +219,7 @@ class SeriesChart(Widget):
         legend: LegendValue = LegendValue.LATEST,
         x_ticks: AxisFormatter | None = None,
         x_limits: tuple[float, float] | None = None,
+        avg_format: Callable[[float], str] | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -207,7 +229,9 @@ class SeriesChart(Widget):
         start. ``log_scale``: decades on the value axis when the data spans one or more.
         ``hide_empty``: a series with no data yet is neither drawn nor in the legend.
         ``x_ticks`` and ``x_limits``: an x axis other than seconds since the start (the
-        sweep view's axis values, see ``CategoryTicks``)."""
+        sweep view's axis values, see ``CategoryTicks``). ``avg_format``: how the
+        legend writes an average (the compare view: as its table does), else in
+        the axis unit."""
         super().__init__(name=name, id=id, classes=classes)
         self.title = title
         self.unit = unit
@@ -218,6 +242,7 @@ class SeriesChart(Widget):
         self.legend = legend
         self.x_ticks = x_ticks
         self.x_limits = x_limits
+        self.avg_format = avg_format or unit.fmt
         self._lines = {
             key: Line(key, label, style, deque(maxlen=capacity)) for key, label, style in lines
         }
@@ -268,10 +293,22 @@ class SeriesChart(Widget):
         self._append(point, t)
         self._changed()
 
-    def extend(self, points: Sequence[tuple[float | None, Mapping[str, float | None]]]) -> None:
-        """Many (t, point) at once (a coalesced batch, a stored run): one redraw."""
-        for t, point in points:
-            self._append(point, t)
+    def extend(
+        self, points: Sequence[tuple[float | None, Mapping[str, float | None]] | Interval]
+    ) -> None:
+        """Many (t, point) or :class:`Interval` at once (a coalesced batch, a stored
+        run): one redraw."""
+        for item in points:
+            if isinstance(item, Interval):
+                self._append(item.values, item.t, item.weights, drawn=item.drawn)
+            else:
+                self._append(item[1], item[0])
+        self._changed()
+
+    def set_average(self, key: str, value: float | None) -> None:
+        """What the legend's avg says for ``key`` from now on (a stored run's figure,
+        which the table beside it shows), whatever the points average to."""
+        self._lines[key].average = value
         self._changed()
 
     def add_series(self, key: str, label: str, style: str) -> None:
@@ -290,9 +327,9 @@ class SeriesChart(Widget):
         for i, one in enumerate(series):
             style = one.style or PALETTE[i % len(PALETTE)]
             key = one.label if one.label not in self._lines else f"{one.label} ({i + 1})"
-            line = Line(key, one.label, style, deque(maxlen=self.capacity))
+            line = Line(key, one.label, style, deque(maxlen=self.capacity), average=one.average)
             for t, value in one.points:
-                self._add_value(line, t, value)
+                self._add_value(line, t, value, 1.0)
             self._lines[key] = line
         self._dropped = any(len(s.points) > self.capacity for s in series)
         self._changed()
@@ -308,23 +345,37 @@ class SeriesChart(Widget):
         for line in self._lines.values():
             line.points.clear()
             line.seen = False
+            line.running = RunningMean()
+            line.average = None
         self._clock = 0
         self._dropped = False
         self._changed()
 
-    def _append(self, point: Mapping[str, float | None], t: float | None) -> None:
-        self._clock += 1
+    def _append(
+        self,
+        point: Mapping[str, float | None],
+        t: float | None,
+        weights: Mapping[str, float] | None = None,
+        *,
+        drawn: bool = True,
+    ) -> None:
+        if drawn:
+            self._clock += 1
         when = t if t is not None else float(self._clock - 1)
         for key, line in self._lines.items():
+            weight = 1.0 if weights is None else weights.get(key, 1.0)
+            if not drawn:
+                line.running.add(_finite(point.get(key)), weight)
+                continue
             if len(line.points) == self.capacity:
                 self._dropped = True
-            self._add_value(line, when, point.get(key))
+            self._add_value(line, when, point.get(key), weight)
 
     @staticmethod
-    def _add_value(line: Line, t: float, value: float | None) -> None:
-        if value is not None and not math.isfinite(value):
-            value = None
+    def _add_value(line: Line, t: float, value: float | None, weight: float) -> None:
+        value = _finite(value)
         line.points.append((t, value))
+        line.running.add(value, weight)
         if value is not None and value > 0:
             line.seen = True
 
@@ -355,11 +406,10 @@ class SeriesChart(Widget):
         return None
 
     def mean(self, key: str) -> float | None:
-        def compute() -> float | None:
-            real = [v for _, v in self._lines[key].points if v is not None]
-            return sum(real) / len(real) if real else None
-
-        return self._memo("mean " + key, compute)
+        """The legend's avg: the figure given (:meth:`set_average`, ``NamedSeries``),
+        else the weighted mean of every interval pushed (partial ones included)."""
+        line = self._lines[key]
+        return line.average if line.average is not None else line.running.value
 
     def _memo(self, name: str, compute: Callable[[], T]) -> T:
         """``compute()`` once per change of the data. The legend, the scale and the axes
@@ -463,7 +513,7 @@ class SeriesChart(Widget):
             return ""
         mean = self.mean(key)
         if self.legend is LegendValue.MEAN:
-            return "" if mean is None else "avg " + self.unit.fmt(mean)
+            return "" if mean is None else "avg " + self.avg_format(mean)
         latest = self.latest(key)
         text = "—" if latest is None else self.unit.fmt(latest)
         if wide and mean is not None:

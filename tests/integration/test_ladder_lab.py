@@ -1,7 +1,7 @@
 """``tierdeck bench ladder`` as a real subprocess on the lab NAS's pool/cached.
 
-Real fio on every rung (runtime 1 s, size 8M), real throwaway tmpfs and mergerfs
-mounts under /run/tierdeck/throwaway. Each test has its own history folder and checks
+Real fio on every rung (runtime 1 s, size 8M: the users' default is longer), real
+throwaway tmpfs and mergerfs mounts under /run/tierdeck/throwaway. Each test has its own history folder and checks
 that nothing it mounted is left: no mount and no directory under the root of its own
 tierdeck process (other tests may hold roots of their own at the same time).
 """
@@ -22,6 +22,7 @@ from tierdeck.app.history import DB_NAME
 from tierdeck.app.run_sets import RunSetStore
 from tierdeck.app.throwaway_mounts import THROWAWAY_BASE
 
+from tests.conftest import MountDir
 from tests.processes import fio_processes_using
 from tests.waiting import wait_until_sync
 
@@ -77,26 +78,72 @@ def write_bw(rung: dict[str, Any]) -> int:
 
 def test_ladder_on_the_tiered_pool(lab_nas: Path, tmp_path: Path) -> None:
     pool = lab_nas / "pool" / "cached"
+    cache, hdd0 = str(lab_nas / "mnt" / "cache"), str(lab_nas / "mnt" / "hdd0")
     doc = ladder_json(tierdeck(tmp_path, "bench", "ladder", "--target", str(pool), "--json", *TINY))
     assert doc["schema"] == "tierdeck.ladder/1"
     assert doc["pool"] == str(pool)
     rungs = doc["rungs"]
-    assert [r["rung"] for r in rungs] == ["branch", "pool", "tmpfs", "nullrw"]
+    assert [r["rung"] for r in rungs] == ["branch", "branch", "pool", "tmpfs", "nullrw"]
     assert all("skipped" not in r for r in rungs), rungs
-    # ff with room on the cache: the branch a new file lands on is the cache
-    assert rungs[0]["path"] == str(lab_nas / "mnt" / "cache")
-    assert [r["compared_to"] for r in rungs] == [None, "branch", "nullrw", None]
-    assert rungs[1]["penalty_pct"] is not None and rungs[2]["penalty_pct"] is not None
-    assert write_bw(rungs[3]) > write_bw(rungs[2]), "nullrw must beat tmpfs"
-    assert doc["diagnosis"]
+    # ff with room on the cache: a new file lands on the cache; once the cache is full,
+    # on the first slow branch
+    assert [(r["label"], r["path"], r.get("role")) for r in rungs[:2]] == [
+        ("branch", cache, "create"),
+        ("slow", hdd0, "slow"),
+    ]
+    assert [r["compared_to"] for r in rungs] == [None, None, "branch", "nullrw", None]
+    assert rungs[2]["penalty_pct"] is not None and rungs[3]["penalty_pct"] is not None
+    expected = (1 - write_bw(rungs[2]) / write_bw(rungs[0])) * 100
+    assert rungs[2]["penalty_pct"] == pytest.approx(expected, abs=0.01)  # against the cache
+    assert write_bw(rungs[4]) > write_bw(rungs[3]), "nullrw must beat tmpfs"
+    assert cache in doc["diagnosis"] and f"the slow branch {hdd0} takes" in doc["diagnosis"]
+    # the pool takes O_DIRECT here: the job says so, and it ran as long as asked
+    assert doc["direct_refused"] is None
+    assert doc["job"] == "sequential 1 MiB writes, O_DIRECT, 1 s per rung on a file of 8M"
     # every rung is a stored run tagged with the ladder, and a cell of its run set
     store = RunSetStore(tmp_path / DB_NAME)
     ids = {r["run_id"] for r in rungs}
-    assert None not in ids and len(ids) == 4
+    assert None not in ids and len(ids) == 5
     for run_id in ids:
         run = store.get(run_id)
         assert run is not None and f"ladder:{doc['id']}" in run.tags
+        assert all(job.direct and job.time_based and job.runtime == 1 for job in run.jobs)
     assert set(store.cells(doc["id"]).values()) == ids
+
+
+def test_a_pool_refusing_o_direct_runs_buffered_on_every_rung_and_says_so(
+    lab_nas: Path, tmp_path: Path, ramfs_dir: MountDir, tmpfs_dir: MountDir
+) -> None:
+    """A tiered pool whose cache is a ramfs: mergerfs answers O_DIRECT with EINVAL (as
+    FUSE does on many setups). Said before the first rung; every rung, branches too,
+    runs the same buffered job, so the pool is compared like for like."""
+    pool = tmp_path / "pool"
+    pool.mkdir()
+    with ramfs_dir("ram") as ram, tmpfs_dir("slow", size="128M") as slow:
+        options = f"category.create=ff,minfreespace=0,fsname=tdladder{os.getpid()}"
+        subprocess.run(["mergerfs", "-o", options, f"{ram}=RW:{slow}=RW", str(pool)],
+                       check=True, timeout=30)  # fmt: skip
+        try:
+            ran = tierdeck(tmp_path, "bench", "ladder", "--target", str(pool), "--json", *TINY)
+        finally:
+            subprocess.run(["umount", str(pool)], check=False, timeout=30)
+    proc, _ = ran
+    doc = ladder_json(ran)
+    assert doc["direct_refused"] == "EINVAL: Invalid argument"
+    assert doc["job"].startswith(
+        "sequential 1 MiB writes, buffered on every rung because the pool refuses O_DIRECT"
+    )
+    said = proc.stderr.splitlines()
+    first_rung = next(i for i, line in enumerate(said) if "rung 1 of 5" in line)
+    assert any("buffered on every rung" in line for line in said[:first_rung]), proc.stderr
+    rungs = doc["rungs"]
+    assert [(r["label"], r["path"]) for r in rungs[:3]] == [
+        ("branch", str(ram)),
+        ("slow", str(slow)),
+        ("pool", str(pool)),
+    ]
+    assert all("skipped" not in r for r in rungs), rungs
+    assert rungs[2]["penalty_pct"] is not None and str(ram) in doc["diagnosis"]
 
 
 def test_option_sweep_two_values(lab_nas: Path, tmp_path: Path) -> None:

@@ -63,7 +63,7 @@ def _plan(lab: Path, pools: Path, save: Path, *extra: str, hdd1: str = "NC",
     mnt = lab / "mnt"
     done = _cli("layout", "plan", "--cache", str(mnt / "cache"), "--slow", str(mnt / "hdd0"),
                 "--slow", f"{mnt / 'hdd1'}={hdd1}", "--pool", str(pools / "tiered"),
-                "--slow-pool", str(pools / "slow"), "--minfreespace", minfree, *extra,
+                "--slow-pool", str(pools / "slow"), "--minfreespace", minfree, "--slow-minfreespace", minfree, *extra,
                 "--save", str(save), "--json")  # fmt: skip
     doc: dict[str, Any] = json.loads(done.stdout)
     return doc
@@ -129,8 +129,10 @@ def test_a_running_pool_is_changed_through_its_xattrs(
     machine: Path, lab_nas: Path, tmp_path: Path
 ) -> None:
     tiered = machine / "tiered"
+    before = FSTAB.read_bytes()
     _plan(lab_nas, machine, tmp_path / "first.toml")
     _cli("layout", "apply", str(tmp_path / "first.toml"), "--yes")
+    after_first = FSTAB.read_bytes()
     pid = _xattr(tiered, "pid")
     mnt = lab_nas / "mnt"
 
@@ -160,6 +162,15 @@ def test_a_running_pool_is_changed_through_its_xattrs(
     assert _mounted(tiered) and _xattr(tiered, "pid") == pid
     assert "umount" not in done.stdout and FSTAB.read_bytes() == after_second
 
+    # applies stack: the next undo takes back the second apply, the last the first
+    _cli("layout", "undo", "--yes")
+    assert int(_xattr(tiered, "minfreespace")) == 16 * 1024**2
+    assert _xattr(tiered, "branches") == f"{mnt}/cache=RW:{mnt}/hdd0=RW:{mnt}/hdd1=NC"
+    assert FSTAB.read_bytes() == after_first and _xattr(tiered, "pid") == pid
+    _cli("layout", "undo", "--yes")
+    assert FSTAB.read_bytes() == before and not _mounted(tiered)
+    assert _cli("layout", "undo", "--yes", ok=False).returncode == 2  # nothing left
+
 
 def test_runtime_settable_keys_match_the_installed_mergerfs(
     machine: Path, lab_nas: Path, tmp_path: Path
@@ -181,3 +192,36 @@ def test_runtime_settable_keys_match_the_installed_mergerfs(
     assert taken == RUNTIME_SETTABLE
     assert refused == RUNTIME_READ_ONLY
     _cli("layout", "undo", "--yes")
+
+
+def test_undo_of_a_busy_pool_names_who_holds_it_and_refuses_at_once(
+    machine: Path, lab_nas: Path, tmp_path: Path
+) -> None:
+    """Undo with a file open in the pool it mounted: refused before any step (exit 2),
+    naming the pid and program, fstab still the applied one; once the file is closed
+    the same undo goes through."""
+    from ..waiting import wait_until_sync
+
+    _plan(lab_nas, machine, tmp_path / "layout.toml")
+    tiered = machine / "tiered"
+    _cli("layout", "apply", str(tmp_path / "layout.toml"), "--yes")
+    applied = FSTAB.read_bytes()
+    (tiered / "busy.bin").write_bytes(b"x")
+    holder = subprocess.Popen(["sh", "-c", 'exec 3<"$1"; exec sleep 600', "sh",
+                               str(tiered / "busy.bin")], cwd="/")  # fmt: skip
+    try:
+        wait_until_sync(lambda: Path(f"/proc/{holder.pid}/comm").read_text().strip() == "sleep",
+                        "the holder to exec sleep")  # fmt: skip
+        done = _cli("layout", "undo", "--yes", ok=False)
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert (f"pid {holder.pid} (sleep) has files open under {tiered}"
+                in done.stderr), done.stderr  # fmt: skip
+        assert "nothing was changed" in done.stderr
+        assert FSTAB.read_bytes() == applied and _mounted(tiered)
+        assert Path("/etc/fstab.tierdeck-state.json").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    (tiered / "busy.bin").unlink()
+    _cli("layout", "undo", "--yes")
+    assert not _mounted(tiered)

@@ -62,16 +62,34 @@ def _mounted(line: str, work: Path) -> Iterator[Path]:
         _unmount(mnt)
 
 
+def _plan(lab_nas: Path, pools: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    mnt = lab_nas / "mnt"
+    return _cli("layout", "plan", "--cache", str(mnt / "cache"), "--slow", str(mnt / "hdd0"),
+                "--slow", f"{mnt / 'hdd1'}=NC", "--pool", str(pools / "tiered"),
+                "--slow-pool", str(pools / "slow"), "--minfreespace", "16M", *extra, "--json")  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def plan(lab_nas: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     pools = tmp_path_factory.mktemp("layout-pools")
-    mnt = lab_nas / "mnt"
-    proc = _cli("layout", "plan", "--cache", str(mnt / "cache"), "--slow", str(mnt / "hdd0"),
-                "--slow", f"{mnt / 'hdd1'}=NC", "--pool", str(pools / "tiered"),
-                "--slow-pool", str(pools / "slow"), "--minfreespace", "16M", "--json")  # fmt: skip
+    proc = _plan(lab_nas, pools, "--slow-minfreespace", "16M")
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
     doc: dict[str, Any] = json.loads(proc.stdout)
     return doc
+
+
+def test_the_slow_pools_default_minfreespace_is_refused_on_the_lab(
+    lab_nas: Path, tmp_path: Path
+) -> None:
+    """The lab's slow branches have less than mergerfs's 4G free: with the slow pool's
+    minfreespace left at 4G the mover could place nothing, and the plan says so."""
+    proc = _plan(lab_nas, tmp_path)
+    assert proc.returncode == 2
+    rules = json.loads(proc.stdout)["rules"]
+    slow = [r for r in rules if r["rule"] == "pool-free-space" and str(tmp_path / "slow") in
+            r["message"]]  # fmt: skip
+    assert [r["severity"] for r in slow] == ["error"], slow
+    assert "minfreespace 4.0G" in slow[0]["message"]
 
 
 def test_plan_of_the_lab_passes_every_rule(plan: dict[str, Any]) -> None:
@@ -103,6 +121,7 @@ def test_each_fstab_line_mounts_as_the_layout_says(
             assert _xattr(pool, "cache.files") == options["cache_files"]
             assert _xattr(pool, "dropcacheonclose") == "true"
     assert layout["tiered_pool"]["options"]["minfreespace"] == parse_size("16M")
+    assert layout["slow_pool"]["options"]["minfreespace"] == parse_size("16M")
 
 
 def test_a_file_through_the_tiered_pool_lands_on_the_cache(
@@ -120,3 +139,20 @@ def test_a_file_through_the_tiered_pool_lands_on_the_cache(
     finally:
         for branch in ("cache", "hdd0", "hdd1"):
             (mnt / branch / name).unlink(missing_ok=True)
+
+
+def test_a_slow_branch_mounted_read_only_is_warned(lab_nas: Path, tmp_path: Path) -> None:
+    """hdd1 remounted ro: the mover would meet EROFS there; the plan warns, naming it."""
+    hdd1 = lab_nas / "mnt" / "hdd1"
+    subprocess.run(["mount", "-o", "remount,ro", str(hdd1)], check=True, capture_output=True,
+                   timeout=30)  # fmt: skip
+    try:
+        proc = _plan(lab_nas, tmp_path, "--slow-minfreespace", "16M")
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", str(hdd1)], check=True,
+                       capture_output=True, timeout=30)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    found = [r for r in json.loads(proc.stdout)["rules"] if r["rule"] == "slow-writable"]
+    assert [(r["severity"], r["message"]) for r in found] == [
+        ("warning", f"the slow branch {hdd1} is on a filesystem mounted read-only")
+    ]

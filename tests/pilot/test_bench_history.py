@@ -14,6 +14,7 @@ from tierdeck.app.history import HistoryStore
 from tierdeck.app.tui import TierdeckApp
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.bench_models import RunStatus
+from tierdeck.core.series import drawn
 from tierdeck.core.units import fmt_rate
 from tierdeck.screens.confirm import ConfirmScreen, PromptScreen
 from tierdeck.screens.history import HistoryScreen
@@ -95,7 +96,11 @@ async def test_list_ok_runs_then_failed_and_cancelled_apart(
         assert table.row_count == 4
         text = screen_text(app)
         assert "Runs that finished ok" in text
-        assert "stonewall step" in text and "64.7 MiB/s" in text
+        assert "stonewall step" in text and "write MiB/s" in text
+        # one unit down a column: a bare MiB/s figure, never KiB/s beside MiB/s
+        writes = [str(table.get_cell(key, "write")) for key in table.rows]
+        assert "64.7" in writes and "0.8" in writes
+        assert not any("/s" in w for w in writes)
         assert "broken engine" not in text and "long read" not in text
         await pilot.press("f")
         await reloaded(pilot, screen, 1)
@@ -167,7 +172,9 @@ async def test_open_rename_tag_and_delete(demo_host: RecordedHost, store: Histor
         )
         stored = store.get(3)
         assert stored is not None
-        assert detail.charts[0].values("write") == [s.write.bw_bytes_per_s for s in stored.series]
+        full = [s for s in stored.series if drawn(s)]  # the 0.45 s tail is not drawn
+        assert detail.charts[0].values("write") == [s.write.bw_bytes_per_s for s in full]
+        assert detail.charts[0].mean("write") == stored.summary["write"].bw_bytes
         body = detail.query_one("#detail-body")
         body.scroll_to_widget(detail.query_one("#detail-env"), animate=False, top=True)
         await pilot.pause()
@@ -291,6 +298,29 @@ async def test_old_runs_are_marked_in_the_list_and_the_detail(
             "are lower than plain fio's"
         ) in summary.splitlines()
         assert suite_store.get(3) is not None  # marked, never deleted
+
+
+async def test_the_marks_legend_is_a_key_to_the_list_and_a_runs_marks_go_with_it(
+    demo_host: RecordedHost, suite_store: HistoryStore
+) -> None:
+    """The legend sits under the table, apart from the highlighted run, and says it is
+    a key; the highlighted run names only its own marks, in words."""
+    app = TierdeckApp(demo_host, demo=True, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(pilot, app)
+        legend = screen.query_one("#history-legend", Static)
+        current = screen.query_one("#history-current", Static)
+        assert str(legend.render()).startswith("marks: ")
+        assert legend.region.bottom <= current.region.y  # not under the run
+        table = screen.query_one("#history-table", DataTable)
+        shown = {}
+        for run_id in ("1", "2", "3"):
+            table.move_cursor(row=table.get_row_index(run_id))
+            await pilot.pause()
+            shown[run_id] = shown_text(current)
+        assert "⚠ the page cache may have inflated the figures" in shown["1"]  # pool_write
+        assert "page cache" not in shown["2"] and "clones shared" not in shown["2"]
+        assert "† clones shared one file" in shown["3"] and "⚠" not in shown["3"]
 
 
 async def test_the_highlighted_run_is_readable_in_full_at_80_columns(

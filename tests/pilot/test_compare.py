@@ -99,7 +99,7 @@ async def test_mark_compare_rebase_and_export(demo_host: RecordedHost, store: Hi
         assert [r.id for r in comparison.runs] == [2, 1] and comparison.baseline == 0
         assert screen.sub_title == "compare #2 #1"
         text = screen_text(app)
-        assert "#2 branch randrw…" in text and "#1 pool write 1M" in text
+        assert "#2 branch randrw 4k" in text and "#1 pool write 1M" in text
         assert "baseline" in text and "% vs #2" in text
         # the write bandwidth row: 0.8 MiB/s on the branch, 879.8 in the pool
         table = screen.query_one(CompareTable)
@@ -147,8 +147,12 @@ async def test_mark_compare_rebase_and_export(demo_host: RecordedHost, store: Hi
         await pilot.press("3")
         charts = list(screen.query(SeriesChart))
         assert [c.id for c in charts] == ["compare-bw", "compare-iops", "compare-lat"]
-        assert charts[0].keys == ["#2 branch randrw 4k", "#1 pool write 1M"]
-        assert charts[0].legend_text().plain.count("avg") == 2
+        assert charts[0].keys == [
+            "#2 branch randrw 4k read",
+            "#2 branch randrw 4k write",
+            "#1 pool write 1M",
+        ]
+        assert charts[0].legend_text().plain.count("avg") == 3
 
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is history, "back to the list")
@@ -289,3 +293,28 @@ async def test_export_asks_the_format_and_can_redact(
         html = path.read_text(encoding="utf-8")
         assert "<table" in html and "Redacted: serials, WWNs, UUIDs and hostnames" in html
         assert f"Export: wrote {path}" in notes(app)
+
+
+async def test_imported_runs_only_say_there_is_no_series_and_the_noise_is_unknown(
+    demo_host: RecordedHost, store: HistoryStore
+) -> None:
+    now = time.time()
+    first = import_file(store, IMPORTED / "fio333_seqwrite_group.json", now=now)
+    second = import_file(store, IMPORTED / "seed003_fio38_write.txt", now=now + 1)
+    app = TierdeckApp(demo_host, demo=True, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        history = await open_history(pilot, app)
+        table = history.query_one("#history-table", DataTable)
+        for run in (first, second):
+            table.move_cursor(row=table.get_row_index(str(run.id)))
+            await pilot.press("space")
+        assert history.marks.ids == [first.id, second.id]
+        screen = await open_compare(pilot, app)
+        baseline = shown_text(screen.query_one("#compare-baseline"))
+        assert "? noise unknown (imported)" in baseline
+        assert "? " in cell(screen, 1, 2)  # the delta says it has no verdict
+        await pilot.press("3")
+        await pilot.pause()
+        note = shown_text(screen.query_one("#compare-chart-note"))
+        assert note.startswith("No per-second series to draw: they were imported")
+        assert not screen.query(SeriesChart)  # no empty frames "waiting for data"

@@ -91,7 +91,7 @@ async def test_pick_branches_fix_rules_and_save(
         await type_into(pilot, screen, "minfreespace", "300G")
         assert severities(screen, RuleId.MINFREESPACE) == {RuleSeverity.ERROR}
         summary = shown_text(screen.query_one("#compose-summary"))
-        assert "1 errors" in summary
+        assert "checks: 1 error, " in summary
         await type_into(pilot, screen, "minfreespace", "20G")
         assert severities(screen, RuleId.MINFREESPACE) == {RuleSeverity.OK}
         assert "0 errors" in shown_text(screen.query_one("#compose-summary"))
@@ -188,7 +188,7 @@ async def test_p_cycles_pools_and_save_refuses_a_half_layout(demo_host: Recorded
         assert screen.draft.pool == "/mnt/cached"
         await pilot.press("2")  # the fields are built from the draft when first shown
         assert screen.query_one("#opt-pool", Input).value == "/mnt/cached"
-        await pilot.press("escape", "p")  # out of the field; p again: the next pool
+        await pilot.press("p")  # 2 focuses the view, not a field: p is the next pool
         assert screen.draft.pool == "/mnt/slow-storage"
         assert screen.query_one("#opt-pool", Input).value == "/mnt/slow-storage"
         assert screen.query_one("#opt-minfreespace", Input).value == "300G"

@@ -42,4 +42,10 @@ async def test_demo_history_lists_the_seed_runs_marked_imported(
         summary = " ".join(shown_text(detail.query_one("#run-summary")).split())
         assert "imported from a file: btrfs-raid1-mergerfs.txt" in summary
         assert "no IOPS or latency" in summary
+        # no empty charts "waiting for data": it has no seconds to draw, and says so
+        assert not any(chart.display for chart in detail.charts)
+        note = shown_text(detail.query_one("#detail-no-series"))
+        assert (
+            note == "No per-second series to draw: it was imported from a file, fio's totals only."
+        )
     assert not (tmp_path / "user").exists()  # the user's history was never opened

@@ -15,6 +15,7 @@ from tierdeck.screens.confirm import PromptScreen
 from tierdeck.screens.history import HistoryScreen
 
 from tests.snapshot_apps.bench_data import HistoryApp
+from tests.support.fio_notes import LEFT_OUT, notes_leaving_options_out, notes_with_a_failed_run
 from tests.waiting import wait_until
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "fio_import"
@@ -91,3 +92,61 @@ async def test_a_failed_run_is_imported_and_says_where_to_find_it(tmp_path: Path
         assert note.severity == "warning"
         assert screen.runs == []  # the ok runs' list, as the notification says
     assert [r.id for r in HistoryStore(path).list(status=RunStatus.FAILED)] == [1]
+
+
+async def test_a_notes_file_of_two_fio_runs_lists_both_and_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    app = HistoryApp(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        notes = FIXTURES / "fio31_dyu_write_read_notes.txt"
+        screen = await import_through_prompt(pilot, app, str(notes))
+        await wait_until(pilot, lambda: len(screen.runs) == 2, "both runs listed")
+        messages = [n.message for n in app._notifications]
+        assert f"{notes.name}: imported as runs #1, #2." in messages
+        assert screen.selected_id == 2
+
+
+async def test_job_options_left_out_are_said_at_once(tmp_path: Path) -> None:
+    app = HistoryApp(tmp_path / "history.sqlite3")
+    async with app.run_test(size=(80, 24)) as pilot:
+        path = FIXTURES / "fio333_path_name_jsonplus.json"
+        await import_through_prompt(pilot, app, str(path))
+        await wait_until(
+            pilot,
+            lambda: any("imported as run #1" in n.message for n in app._notifications),
+            "the import's notification",
+        )
+        (said,) = [n for n in app._notifications if "imported as run #1" in n.message]
+        assert "fio option runtime=500ms not understood" in said.message
+        assert said.severity == "warning"
+
+
+async def test_options_left_out_by_each_run_of_a_notes_file_are_said(tmp_path: Path) -> None:
+    notes = notes_leaving_options_out(tmp_path)  # each run leaves an option out
+    app = HistoryApp(tmp_path / "history.sqlite3")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await import_through_prompt(pilot, app, str(notes))
+        await wait_until(pilot, lambda: len(screen.runs) == 2, "both runs listed")
+        (said,) = [n for n in app._notifications if "imported as runs #1, #2" in n.message]
+        for n, (job, option) in enumerate(LEFT_OUT, start=1):
+            assert f"run {n}: kept job {job!r}; fio option {option} not understood" in said.message
+        assert said.severity == "warning"
+
+
+async def test_a_failed_run_of_a_notes_file_is_said_with_the_options_left_out(
+    tmp_path: Path,
+) -> None:
+    notes = notes_with_a_failed_run(tmp_path)  # run 2 failed (EIO); each leaves one out
+    app = HistoryApp(tmp_path / "history.sqlite3")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await import_through_prompt(pilot, app, str(notes))
+        said = await notified(pilot, app, "imported as runs #1, #2")
+        assert said.message.startswith(
+            "notes.txt: imported as runs #1, #2 (run 2 failed: fio error 5, Input/output"
+            " error; f lists the failed runs). run 1: kept job"
+        )
+        for n, (job, option) in enumerate(LEFT_OUT, start=1):
+            assert f"run {n}: kept job {job!r}; fio option {option} not understood" in said.message
+        assert said.severity == "warning"
+        await wait_until(pilot, lambda: [r.id for r in screen.runs] == [1], "the ok run listed")
+        assert screen.selected_id == 1  # the run the list shows, not the failed one

@@ -88,6 +88,21 @@ async def open_menu(pilot: Any, app: TierdeckApp) -> ChoiceScreen:
     return menu
 
 
+async def menu_again(pilot: Any, app: TierdeckApp, after: ChoiceScreen) -> ChoiceScreen:
+    """The ladder's menu, back after a change made from ``after``."""
+    await wait_until(
+        pilot,
+        lambda: (
+            isinstance(app.screen, ChoiceScreen)
+            and app.screen is not after
+            and app.screen.box_title.startswith("Layer-penalty")
+        ),
+        "the menu again",
+    )
+    assert isinstance(app.screen, ChoiceScreen)
+    return app.screen
+
+
 async def open_ladder(pilot: Any, app: TierdeckApp) -> LadderScreen:
     await open_menu(pilot, app)
     await pilot.press("enter")  # "Run it", highlighted first
@@ -234,17 +249,7 @@ async def test_the_menu_picks_the_job_all_branches_and_an_option_sweep(
         menu = await open_menu(pilot, app)
 
         async def next_menu(after: ChoiceScreen) -> ChoiceScreen:
-            await wait_until(
-                pilot,
-                lambda: (
-                    isinstance(app.screen, ChoiceScreen)
-                    and app.screen is not after
-                    and app.screen.box_title.startswith("Layer-penalty")
-                ),
-                "the menu again",
-            )
-            assert isinstance(app.screen, ChoiceScreen)
-            return app.screen
+            return await menu_again(pilot, app, after)
 
         # The job: the second preset of the list (the first row is the default).
         await pilot.press("down", "enter")
@@ -281,3 +286,51 @@ async def test_the_menu_picks_the_job_all_branches_and_an_option_sweep(
         assert planned.asked[0]["preset"] == PRESETS[1].name
         assert planned.asked[0]["all_branches"] is True
         assert planned.asked[0]["option"] == OptionSweep("cache.files", ("off", "partial"))
+
+
+async def test_the_menu_says_buffered_and_why_before_running(
+    demo_host: RecordedHost,
+    demo_collector: CountingCollector,
+    scripted: tuple[Planned, ScriptedLadder],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pool refuses O_DIRECT (FUSE, EINVAL): the menu must not promise it."""
+    import errno
+
+    def probe(self: RecordedHost, directory: str, name: str, *, direct: bool) -> OSError | None:
+        return OSError(errno.EINVAL, "Invalid argument") if direct else None
+
+    monkeypatch.setattr(RecordedHost, "probe_write", probe)
+    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
+    async with app.run_test(size=(120, 30)) as pilot:
+        menu = await open_menu(pilot, app)
+        note = str(menu.note)
+        assert "O_DIRECT, 10 s" not in note
+        assert "buffered on every rung because the pool refuses O_DIRECT (EINVAL" in note
+        assert "caches dropped before each rung" in note  # the demo host is root
+        text = " ".join(screen_text(app).split())
+        assert "buffered on every rung" in text
+
+
+async def test_the_menu_sets_how_long_each_rung_runs(
+    demo_host: RecordedHost,
+    demo_collector: CountingCollector,
+    scripted: tuple[Planned, ScriptedLadder],
+) -> None:
+    planned, _ = scripted
+    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
+    async with app.run_test(size=(120, 30)) as pilot:
+        menu = await open_menu(pilot, app)
+        assert "Each rung runs: 10 s" in screen_text(app)
+        assert "O_DIRECT, 10 s per rung" in str(menu.note)
+        await pilot.press("end", "enter")
+        await wait_until(
+            pilot, lambda: app.screen.box_title == "How long each rung runs", "runtimes"
+        )  # type: ignore[attr-defined]
+        await pilot.press("down", "down", "down", "enter")  # default, 5 s, 10 s, 30 s
+        menu = await menu_again(pilot, app, menu)
+        assert "O_DIRECT, 30 s per rung" in str(menu.note)
+        assert "Each rung runs: 30 s" in screen_text(app)
+        await pilot.press("home", "enter")  # "Run it"
+        await wait_until(pilot, lambda: bool(planned.asked), "planned")
+        assert planned.asked[0]["runtime"] == 30

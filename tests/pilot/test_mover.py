@@ -272,9 +272,11 @@ async def test_compose_v_saves_the_layout_then_opens_its_mover(
 
     app = demo_app(demo_host)
     async with app.run_test(size=SIZE) as pilot:
-        compose = await open_compose(pilot, app, "3", "down")  # from the seed's slow pool
+        compose = await open_compose(pilot, app)  # a layout no rule refuses
         await highlight(pilot, compose, "/cache")
-        await pilot.press("c", "v")
+        await pilot.press("c")
+        await highlight(pilot, compose, "/mnt/disk1")
+        await pilot.press("s", "v")
         await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the prompt")
         assert app.screen.query_one(Input).value == DEFAULT_LAYOUT_FILE
         target = tmp_path / "from-compose.toml"

@@ -12,7 +12,10 @@ import time
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual_hires_canvas import Canvas
-from tierdeck.widgets.run_charts import overlay_charts, run_points
+from tierdeck.core.bench_models import DirectionSummary
+from tierdeck.core.fio_models import DirectionSample, Sample
+from tierdeck.core.series import drawn
+from tierdeck.widgets.run_charts import feed_charts, make_charts, overlay_charts, show_figures
 from tierdeck.widgets.series_axes import COUNT, LATENCY, RATE, DecadeTicks, short_number
 from tierdeck.widgets.series_chart import (
     EARLY_S,
@@ -43,7 +46,8 @@ def test_ring_buffer_keeps_the_newest() -> None:
     assert chart.values("read") == [3.0, 4.0, 5.0, 6.0, 7.0]
     assert chart.values("write") == [None] * 5
     assert chart.times == [3.0, 4.0, 5.0, 6.0, 7.0]
-    assert chart.latest("read") == 7.0 and chart.mean("read") == 5.0
+    assert chart.latest("read") == 7.0
+    assert chart.mean("read") == 3.5  # the whole run's, not only the seconds kept
     assert chart.top() == 7.0
     assert chart.visible_keys == ["read"]  # write never had data: not drawn
 
@@ -56,7 +60,8 @@ def test_scale_and_means_follow_every_change() -> None:
     assert (chart.top(), chart.low(), chart.mean("read")) == (10.0, 10.0, 10.0)
     for t in (2.0, 3.0, 4.0):
         chart.push({"read": 2.0}, t=t)
-    assert (chart.top(), chart.low(), chart.mean("read")) == (2.0, 2.0, 2.0)  # 10 dropped
+    assert (chart.top(), chart.low()) == (2.0, 2.0)  # 10 dropped from the drawing
+    assert chart.mean("read") == 4.0  # not from the run's average
     chart.set_series([NamedSeries("a", [(5.0, 1.0), (9.0, 4.0)])])
     assert (chart.top(), chart.mean("a"), chart._time_extent()) == (4.0, 2.5, (5.0, 9.0))  # noqa: SLF001
     chart.clear()
@@ -269,15 +274,70 @@ async def test_overlay_shows_the_steady_run_and_the_one_that_collapsed() -> None
         assert chart.query_one(ChartPlot).region.bottom <= 24
 
 
-def test_overlay_of_recorded_runs_one_line_per_run() -> None:
-    pool = result_of(load_events("pool_write")).series
-    branch = result_of(load_events("branch_randrw")).series
-    bw, iops, lat = overlay_charts([("#1 pool", pool), ("#2 branch", branch)])
-    assert bw.keys == iops.keys == lat.keys == ["#1 pool", "#2 branch"]
-    assert bw.values("#1 pool") == [s.read.bw_bytes_per_s + s.write.bw_bytes_per_s for s in pool]
-    assert lat.values("#2 branch") == [s.read.lat_mean_ns for s in branch]  # read: it read
-    assert run_points(pool, "lat") == [(s.t, s.write.lat_mean_ns) for s in pool]  # write-only
+def test_overlay_of_recorded_runs_one_line_per_run_and_direction() -> None:
+    pool = result_of(load_events("pool_write"))
+    branch = result_of(load_events("branch_randrw"))
+    bw, iops, lat = overlay_charts(
+        [("#1 pool", pool.series, pool.summary), ("#2 branch", branch.series, branch.summary)]
+    )
+    names = ["#1 pool", "#2 branch read", "#2 branch write"]
+    assert bw.keys == iops.keys == lat.keys == names
+    full = [s for s in pool.series if drawn(s)]
+    assert bw.values("#1 pool") == [s.write.bw_bytes_per_s for s in full]
+    assert lat.values("#1 pool") == [s.write.lat_mean_ns for s in full]  # write-only
+    assert lat.values("#2 branch read") == [s.read.lat_mean_ns for s in branch.series if drawn(s)]
     assert bw.legend is LegendValue.MEAN and lat.log_scale
+
+
+def test_overlay_average_is_the_tables_figure_and_the_tail_is_not_drawn() -> None:
+    """The stonewall step ends on a 0.45 s interval at 111 MiB/s, the run's fio figure
+    is 64.7 MiB/s: the legend says fio's figure, the axis does not reach the tail."""
+    run = result_of(load_events("stonewall_step"))
+    tail = run.series[-1]
+    assert tail.interval_s < 0.5 and tail.write.bw_bytes_per_s > 100 * MiB
+    bw, _, lat = overlay_charts([("#3 step", run.series, run.summary)])
+    assert bw.mean("#3 step") == run.summary["write"].bw_bytes
+    assert "avg 64.7 MiB/s" in bw.legend_text().plain  # the table's "64.7", its unit
+    assert lat.mean("#3 step") == run.summary["write"].lat_mean_ns
+    assert tail.t not in bw.times_of("#3 step")
+
+
+def test_a_partial_spike_does_not_squash_the_axis() -> None:
+    """The newcomer's case: 1.7 GiB/s for four seconds, then 0.14 s at 10.75 GiB/s."""
+    steady = [Sample(float(t), 1.0, _rw(0.0), _rw(1702.9 * MiB)) for t in range(1, 5)]
+    tail = Sample(4.14, 0.14, _rw(0.0), _rw(10.75 * 1024 * MiB))
+    summary = {
+        "write": DirectionSummary(
+            bw_bytes=round(1702.9 * MiB), iops=1.0, lat_mean_ns=None, lat_p99_ns=None
+        )
+    }
+    bw, _, _ = overlay_charts([("#7 ext4", [*steady, tail], summary)])
+    assert bw.top() == 1702.9 * MiB
+    assert "avg 1,702.9 MiB/s" in bw.legend_text().plain  # in the table's words
+
+
+def _rw(bw: float) -> DirectionSample:
+    return DirectionSample(bw, bw / MiB, None, None)
+
+
+def test_live_average_is_bytes_over_seconds_then_fios_figure() -> None:
+    """Live, the average weighs each interval by its seconds (bytes / seconds, fio's
+    own definition), the partial last one included but not drawn; once the run ends,
+    the legend says the summary's figure."""
+    run = result_of(load_events("stonewall_step"))
+    bw, iops, lat = make_charts()
+    feed_charts((bw, iops, lat), run.series)
+    seconds = sum(s.interval_s for s in run.series)
+    written = sum(s.write.bw_bytes_per_s * s.interval_s for s in run.series)
+    assert math.isclose(bw.mean("write") or 0, written / seconds)
+    assert len(bw.times) == len(run.series) - 1  # the 0.45 s tail
+    assert lat.mean("write_p99") is None  # a mean of percentiles is no percentile
+    show_figures((bw, iops, lat), run.summary)
+    assert bw.mean("write") == run.summary["write"].bw_bytes
+    assert iops.mean("write") == run.summary["write"].iops
+    assert lat.mean("write_p99") is None
+    bw.clear()  # the next run of a sequence: nothing of this one's average
+    assert bw.mean("write") is None
 
 
 def test_set_series_keeps_labels_apart_and_styles_in_order() -> None:

@@ -5,4 +5,5 @@
 benchmark NAS) write folders that :class:`tierdeck.backends.host.RecordedHost` reads.
 The tests, ``scripts/make_demo_host.py`` and ``bench/inventory.py`` use them; the
 installed package has only the reader. They import tierdeck by its installed name.
+``fio_notes`` builds a notes file of two real fio reports for the import tests.
 """

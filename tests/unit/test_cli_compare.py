@@ -47,7 +47,12 @@ def test_json_deltas_match_the_stored_figures(stored: list[int], data_dir: Path)
                          b.job_summaries[0].directions["write"].bw_bytes)  # fmt: skip
     assert [c["value"] for c in write["bw_bytes"]] == [base_bw, other_bw]
     assert write["bw_bytes"][1]["delta_pct"] == pytest.approx(0.0)
-    assert {"key": "job[stream].bs", "values": ["1M", "128k"], "kind": "job"} in doc["differences"]
+    assert {
+        "key": "job[stream].bs",
+        "values": ["1M", "128k"],
+        "kind": "job",
+        "unknown": [False, False],
+    } in doc["differences"]
     assert doc["comparable"] is False
 
 

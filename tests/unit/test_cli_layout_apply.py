@@ -85,6 +85,9 @@ def test_apply_twice_then_undo(layout_file: Path, root: Path) -> None:
     assert result.exit_code == 0, result.output
     assert (root / "etc/fstab").read_text() == first
     assert "fsname=tiered\n" in (units / "mnt-tiered.mount").read_text()
+    # and the second undo goes back to before the first apply (applies stack)
+    assert run("layout", "undo", "--root", str(root), "--yes").exit_code == 0
+    assert (root / "etc/fstab").read_text() == FSTAB and not list(units.iterdir())
     assert run("layout", "undo", "--root", str(root), "--yes").exit_code == 2  # nothing left
 
 

@@ -16,6 +16,7 @@ from rich.console import Console
 from tierdeck.app.compare_render import (
     CSV_FIELDS,
     SCHEMA,
+    distinct_label,
     format_delta,
     to_csv,
     to_json,
@@ -23,6 +24,7 @@ from tierdeck.app.compare_render import (
     to_rich,
 )
 from tierdeck.core.compare import Cell, Comparison, Verdict, compare_runs
+from tierdeck.core.imports import ImportFormat, ImportSource
 
 from tests.unit.test_compare import one_write_job, plain, recording, write_series
 
@@ -52,7 +54,12 @@ def test_json_has_the_documented_keys_and_is_plain_json() -> None:
     assert other["delta_pct"] == 100 * (other["value"] - base["value"]) / base["value"]
     assert set(job["directions"]["write"]) == {"bw_bytes", "iops", "lat_mean_ns", "lat_p99_ns"}
     bs = next(d for d in doc["differences"] if d["key"] == "job[write_iops].bs")
-    assert bs == {"key": "job[write_iops].bs", "values": ["4K", "1M"], "kind": "job"}
+    assert bs == {
+        "key": "job[write_iops].bs",
+        "values": ["4K", "1M"],
+        "kind": "job",
+        "unknown": [False, False],
+    }
 
 
 def test_json_within_noise_is_null_when_the_noise_is_unknown() -> None:
@@ -120,7 +127,8 @@ def test_deltas_are_coloured_by_meaning_and_noise_is_dim() -> None:
 
 
 def test_format_delta() -> None:
-    assert format_delta(Cell(1.0, 12.06, None, None, Verdict.UNKNOWN)) == "+12.1%"
+    assert format_delta(Cell(1.0, 12.06, None, None, Verdict.UNKNOWN)) == "? +12.1%"
+    assert format_delta(Cell(1.0, 12.06, 1.0, 3.0, Verdict.BETTER)) == "+12.1%"
     assert format_delta(Cell(1.0, -2.0, 1.0, 3.0, Verdict.NOISE)) == "≈ -2.0%"
     assert format_delta(Cell(1.0, None, None, None, Verdict.BASELINE)) == ""
 
@@ -134,3 +142,37 @@ def test_markdown_keeps_a_name_with_backslash_pipe_in_its_cell() -> None:
     cells = re.split(r"(?<!\\)\|", header.strip().strip("|"))
     assert len(cells) == 3 + 2
     assert "&lt;c&gt; &amp; d" in header
+
+
+def test_an_imported_runs_deltas_say_the_noise_is_unknown_and_the_legends_why() -> None:
+    steady = one_write_job(1, 100.0, write_series([80, 120, 100, 100]))
+    source = ImportSource("fio.json", "0" * 64, ImportFormat.FIO_JSON)
+    imported = dataclasses.replace(one_write_job(2, 105.0, ()), imported=source)
+    comparison = compare_runs([steady, imported])
+    markdown = to_markdown(comparison)
+    assert "105.0 (? +5.0%)" in markdown
+    assert "≈: within the runs' own noise; ?: noise unknown (imported)" in markdown
+    console = Console(width=200, record=True)
+    console.print(to_rich(comparison))
+    text = console.export_text()
+    assert "? +5.0%" in text and "?: noise unknown (imported)" in text
+    short = one_write_job(3, 105.0, write_series([105] * 2))  # two seconds: too few
+    assert "?: noise unknown (too few full seconds)" in to_markdown(compare_runs([steady, short]))
+    steady_too = one_write_job(4, 105.0, write_series([105] * 4))
+    assert "noise unknown" not in to_markdown(compare_runs([steady, steady_too]))
+
+
+def test_headers_tell_runs_apart_by_the_words_that_differ() -> None:
+    names = [
+        "ext4 seqwrite 1M QD8 numjobs=1 on /mnt/disk1",
+        "ext4 seqwrite 1M QD8 numjobs=4 on /mnt/disk1",
+        "ext4 seqwrite 1M QD8 numjobs=8 on /mnt/disk1",
+    ]
+    runs = [dataclasses.replace(plain(12 + i), name=n) for i, n in enumerate(names)]
+    labels = [distinct_label(runs, i, 17) for i in range(3)]
+    assert labels == ["#12 …numjobs=1…", "#13 …numjobs=4…", "#14 …numjobs=8…"]
+    assert distinct_label(runs, 0, 60) == "#12 " + names[0]  # whole when it fits
+    # the words shared with the most similar run go, not only those shared by all
+    other = dataclasses.replace(plain(15), name="xfs randread 4k")
+    assert distinct_label([*runs[:2], other], 1, 17) == "#13 …numjobs=4…"
+    assert distinct_label([*runs[:2], other], 2, 12) == "#15 xfs ran…"

@@ -301,3 +301,16 @@ def test_a_failed_write_leaves_no_placeholder(tmp_path: Path) -> None:
     with pytest.raises(ExportRefused):
         write_export([suite(), recording("failed_engine", 4)], ExportFormat.CSV, folder=tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_html_compare_table_fits_a_page_with_long_run_names() -> None:
+    """Checked in headless Chromium at 1200 px: a header's long name wraps, a figure
+    and its delta do not, and a table wider than the page scrolls inside its box."""
+    long = "ext4 seqwrite 1M QD8 numjobs=4 on /mnt/disk1/a/very/long/path/to/the/bench"
+    text = render_export([replace(r, name=long + f" {r.id}") for r in pair()], ExportFormat.HTML)
+    assert '<div class="wide"><table id="compare">' in text
+    style = text[text.index("<style>") : text.index("</style>")]
+    rules = dict(re.findall(r"^([^{\n]+?)\s*\{([^}]*)\}", style, re.M))
+    assert "nowrap" not in rules["td.num, th.num"] and "nowrap" in rules["td.num"]
+    assert "overflow-wrap: anywhere" in rules["th, td"]
+    assert "overflow-x: auto" in rules[".wide"]

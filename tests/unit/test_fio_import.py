@@ -1,13 +1,20 @@
-"""Importing fio output: recorded real files of fio 2.2.10, 3.1, 3.8, 3.16 and 3.33, in
-JSON, json+ and text (tests/fixtures/fio_import/README.md says where each comes from)."""
+"""Importing fio output: recorded real files of fio 2.0.8, 2.2.10, 3.1, 3.8, 3.16 and
+3.33, in JSON, json+ and text (tests/fixtures/fio_import/README.md says where each comes from)."""
 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
-from tierdeck.backends.fio_import import content_hash, imported_run, parse_fio_output
+from tierdeck.backends.fio_import import (
+    content_hash,
+    imported_run,
+    imported_runs,
+    parse_fio_output,
+    parse_fio_outputs,
+)
 from tierdeck.core.bench_models import RunStatus
 from tierdeck.core.imports import ImportFormat, ImportNotice, ImportRefusalKind, ImportRefused
 
@@ -128,6 +135,16 @@ def test_text_jobs_in_two_groups() -> None:
         ("r4k", "randread", "4k"),
     ]
     assert set(parsed.job_summaries[0].directions) == {"write"}
+    assert parsed.runtime_s == pytest.approx(0.005 + 0.011)  # w1's group, then r4k's
+
+
+def test_text_status_interval_reports_are_one_run_the_last_report_kept() -> None:
+    (parsed,) = parse_fio_outputs((IMPORT / "fio333_status_interval.txt").read_bytes())
+    assert parsed.notices == (ImportNotice.LAST_OF_SEVERAL,)
+    read = parsed.summary["read"]
+    assert read.bw_bytes == 3103 * MIB and read.iops == 794_000  # the fourth report's
+    assert parsed.runtime_s == pytest.approx(3.003)
+    assert [(j.name, j.rw, j.bs) for j in parsed.jobs] == [("statusint", "randread", "4k")]
 
 
 def test_seed_000_full_report_in_msec() -> None:
@@ -175,15 +192,28 @@ def test_group_status_line_alone_gives_bandwidth_and_runtime_and_says_so() -> No
     assert parsed.runtime_s == pytest.approx(60.172)
 
 
-def test_seed_002_labelled_group_lines_one_job_each() -> None:
-    parsed = parse(IMPORT / "seed002_ext4_md3.txt")
-    assert [(j.name, j.rw, j.bs, list(j.directions)) for j in parsed.job_summaries] == [
-        ("SEQUENTIAL WRITE", None, None, ["write"]),
-        ("write_iops", "randwrite", "4k", ["write"]),
-        ("read_throughput", "read", "1M", ["read"]),
-        ("read_iops", "randread", "4k", ["read"]),
+def test_seed_002_script_of_four_fio_runs_gives_four_runs_one_job_each() -> None:
+    # the script runs fio four times: four runs, not one adding unrelated groups up
+    runs = parse_fio_outputs((IMPORT / "seed002_ext4_md3.txt").read_bytes())
+    assert [[(j.name, j.rw, j.bs, list(j.directions)) for j in p.job_summaries] for p in runs] == [
+        [("SEQUENTIAL WRITE", None, None, ["write"])],
+        [("write_iops", "randwrite", "4k", ["write"])],
+        [("read_throughput", "read", "1M", ["read"])],
+        [("read_iops", "randread", "4k", ["read"])],
     ]
-    assert parsed.job_summaries[1].directions["write"].bw_bytes == 782 * MIB
+    assert runs[1].summary["write"].bw_bytes == 782 * MIB
+    assert [p.runtime_s for p in runs] == [60.108, 60.001, 60.054, 60.001]
+
+
+def test_seed_002_labelled_lines_alone_are_one_run_per_label() -> None:
+    runs = parse_fio_outputs((IMPORT / "seed002_btrfs_four_tests.txt").read_bytes())
+    assert [[(j.name, list(j.directions)) for j in p.job_summaries] for p in runs] == [
+        [("SEQUENTIAL WRITE", ["write"])],
+        [("RANDOM WRITE", ["write"])],
+        [("SEQUENTIAL READ", ["read"])],
+        [("RANDOM READ", ["read"])],
+    ]
+    assert runs[1].summary["write"].bw_bytes == 314 * MIB
 
 
 def test_seed_000_snippet_cut_before_run_gives_bandwidth_without_runtime() -> None:
@@ -192,6 +222,146 @@ def test_seed_000_snippet_cut_before_run_gives_bandwidth_without_runtime() -> No
     )
     parsed = parse_fio_output(snippet)  # seed 000, line 192, verbatim
     assert parsed.summary["write"].bw_bytes == 374 * MIB and parsed.runtime_s is None
+
+
+def test_fio_3_1_text_bandwidth_is_io_over_runtime_not_its_truncated_figure() -> None:
+    # "BW=11.0MiB/s (12.6MB/s)(4096MiB/341704msec)": fio 3.1 truncated 11.99 to 11.0
+    parsed = parse(IMPORT / "fio31_dyu_write.txt")
+    write = parsed.summary["write"]
+    assert write.bw_bytes == round(4096 * MIB * 1000 / 341704)
+    assert write.bw_bytes / MIB == pytest.approx(11.99, abs=0.005)
+    assert write.bw_bytes == pytest.approx(3068 * 4096, rel=0.001)  # IOPS x bs agrees
+    assert parsed.job_summaries[0].directions["write"].bw_bytes == write.bw_bytes
+
+
+def test_fio_3_1_group_line_alone_gives_io_over_runtime_too() -> None:
+    lines = (IMPORT / "fio31_dyu_write.txt").read_text().splitlines()
+    start = lines.index("Run status group 0 (all jobs):")
+    parsed = parse_fio_output("\n".join(lines[start : start + 2]).encode())
+    assert parsed.notices == (ImportNotice.GROUP_STATUS_ONLY,)
+    assert parsed.summary["write"].bw_bytes == round(4096 * MIB * 1000 / 341704)
+
+
+def test_fio_3_x_text_keeps_the_binary_figure_when_it_is_the_most_precise() -> None:
+    # "BW=1240MiB/s (1300MB/s)(72.7GiB/60017msec)": 4 digits against 3
+    assert parse(DEMO / "raw-zfs-pool.txt").summary["write"].bw_bytes == 1240 * MIB
+
+
+def test_fio_2_0_text_four_groups_in_kib_with_their_latency_units() -> None:
+    parsed = parse(IMPORT / "fio208_cnm_four_groups.txt")
+    assert parsed.format is ImportFormat.FIO_TEXT and parsed.fio_version == "fio-2.0.8"
+    assert parsed.notices == ()
+    jobs = {j.name: j for j in parsed.job_summaries}
+    assert [(j.name, j.rw, j.bs) for j in parsed.job_summaries] == [
+        ("seq-read", "read", "4k"),
+        ("rand-read", "randread", "4k"),
+        ("seq-write", "write", "4k"),
+        ("rand-write", "randwrite", "4k"),
+    ]
+    seq = jobs["seq-read"].directions["read"]
+    assert seq.bw_bytes == 316360 * 1024  # "bw=316360KB/s": fio 2.x's KB is KiB
+    assert seq.iops == 79090  # "iops=79090 ,"
+    assert seq.lat_mean_ns == pytest.approx(403.48 * 1000)  # "lat (usec): min=33 , ..."
+    assert seq.lat_p99_ns == 1160 * 1000  # percentiles (usec): 99.00th=[ 1160]
+    rand = jobs["rand-read"].directions["read"]
+    assert rand.bw_bytes == round(4494.5 * 1024)
+    assert rand.lat_p99_ns == 143 * 1_000_000  # percentiles (msec): 99.00th=[  143]
+    assert rand.lat_mean_ns == pytest.approx(28474.46 * 1000)
+    assert jobs["rand-write"].directions["write"].lat_mean_ns == pytest.approx(53102.23 * 1000)
+    (job,) = [j for j in parsed.jobs if j.name == "seq-read"]
+    assert (job.ioengine, job.iodepth) == ("libaio", 32)
+    # four groups, one after the other: their runtimes add up, reads and writes
+    assert parsed.runtime_s == pytest.approx(53.032 + 60.047 + 45.729 + 60.072)
+
+
+def test_fio_2_1_text_pasted_with_the_prompt_and_fios_warning() -> None:
+    parsed = parse(IMPORT / "fio219_dragonfly_randread.txt")
+    assert parsed.fio_version == "fio-2.1.9" and parsed.notices == ()
+    read = parsed.summary["read"]
+    assert read.bw_bytes == 179628 * 1024 and read.iops == 44906
+    assert read.lat_mean_ns == pytest.approx(21.39 * 1000) and read.lat_p99_ns == 28 * 1000
+    (job,) = parsed.jobs
+    assert (job.rw, job.bs, job.ioengine, job.iodepth) == ("randread", "4k", "sync", 1)
+    assert parsed.runtime_s == pytest.approx(11.675)
+    assert parsed.ended_at == time.mktime((2015, 9, 20, 11, 20, 29, 0, 0, -1))  # local time
+
+
+def test_fio_2_x_text_issued_counts_replace_iops_times_runtime() -> None:
+    found = parse(IMPORT / "fio208_cnm_four_groups.txt").fio_json
+    totals = [
+        (job["jobname"], job.get("read", job.get("write"))["total_ios"]) for job in found["jobs"]
+    ]
+    assert totals == [
+        ("seq-read", 4194304), ("rand-read", 67469), ("seq-write", 4194304), ("rand-write", 36196)
+    ]  # fmt: skip
+
+
+def test_fio_2_x_group_lines_alone_give_bandwidth_in_kib_and_runtime() -> None:
+    lines = (IMPORT / "fio208_cnm_four_groups.txt").read_text().splitlines()
+    start = lines.index("Run status group 0 (all jobs):")
+    parsed = parse_fio_output("\n".join(lines[start : start + 2]).encode())
+    assert parsed.notices == (ImportNotice.GROUP_STATUS_ONLY,)
+    assert parsed.summary["read"].bw_bytes == 316360 * 1024  # "aggrb=316360KB/s"
+    assert parsed.runtime_s == pytest.approx(53.032)  # "maxt=53032msec"
+    # "io=269876KB, aggrb=4494KB/s, ..., maxt=60047msec": io / maxt has more digits
+    rand = parse_fio_output("\n".join(lines[start + 3 : start + 5]).encode())
+    assert rand.summary["read"].bw_bytes == round(269876 * 1024 * 1000 / 60047)
+
+
+def test_two_fio_runs_in_a_notes_file_are_two_runs_each_with_its_options() -> None:
+    data = (IMPORT / "fio31_dyu_write_read_notes.txt").read_bytes()
+    write, read = parse_fio_outputs(data)
+    # each run's own "./fio ... --blocksize=4K" line gives its options, all stated
+    assert [(j.name, j.rw, j.bs) for j in write.jobs] == [("myjob", "write", "4K")]
+    assert [(j.name, j.rw, j.bs) for j in read.jobs] == [("myjob", "read", "4K")]
+    assert all(j.direct and j.stated is None for j in (*write.jobs, *read.jobs))
+    assert (write.jobs[0].size, read.jobs[0].size) == ("4G", None)
+    assert set(write.summary) == {"write"} and set(read.summary) == {"read"}
+    assert write.fio_version == read.fio_version == "fio-3.1"
+    assert read.summary["read"].bw_bytes == round(3598 * MIB * 1000 / 300002)
+    assert write.runtime_s == pytest.approx(341.704) and read.runtime_s == pytest.approx(300.002)
+    with pytest.raises(ImportRefused) as caught:
+        parse_fio_output(data)
+    assert caught.value.kind is ImportRefusalKind.SEVERAL_RUNS
+
+
+@pytest.mark.parametrize(
+    "verror",
+    [
+        "file:io_u.c:1756, func=io_u error, offset=4096, length=4096, error=Input/output error",
+        "file:filesetup.c:805, func=open(/mnt/pool/myjob.0.0), error=Input/output error",
+    ],
+)
+def test_a_text_job_fio_reported_as_failed_is_a_failed_run(verror: str) -> None:
+    # fio's job line of a failed job: 'err=%2d (%s): pid=%d: %s' with its verror, whose
+    # func may hold parentheses; the failure must not be read as err=0 (an ok run)
+    text = (IMPORT / "fio31_dyu_write.txt").read_text()
+    ok_line = "myjob: (groupid=0, jobs=1): err= 0: pid=21461:"
+    failed = text.replace(ok_line, f"myjob: (groupid=0, jobs=1): err= 5 ({verror}): pid=21461:")
+    assert failed != text
+    run = imported_run(failed.encode(), "eio.txt", now=0.0)
+    assert run.status is RunStatus.FAILED
+    assert [(j.name, j.error) for j in run.job_summaries] == [("myjob", 5)]
+    parsed, ok = parse_fio_output(failed.encode()), parse_fio_output(text.encode())
+    assert parsed.summary == ok.summary  # the figures it printed are kept
+    assert parsed.ended_at == ok.ended_at is not None  # and its date after the pid
+
+
+def test_a_failed_run_among_several_in_a_notes_file_is_failed_alone(tmp_path: Path) -> None:
+    from tests.support.fio_notes import notes_with_a_failed_run
+
+    first, second = imported_runs(notes_with_a_failed_run(tmp_path).read_bytes(), "n", now=0.0)
+    assert (first.status, second.status) == (RunStatus.OK, RunStatus.FAILED)
+    assert [j.error for j in second.job_summaries] == [5]
+
+
+def test_several_runs_are_named_apart_and_only_the_first_holds_the_file_hash() -> None:
+    data = (IMPORT / "fio31_dyu_write_read_notes.txt").read_bytes()
+    first, second = imported_runs(data, "notes.txt", now=0.0)
+    assert (first.name, second.name) == ("notes.txt (1 of 2)", "notes.txt (2 of 2)")
+    assert first.imported is not None and second.imported is not None
+    assert first.imported.content_hash == content_hash(data)
+    assert second.imported.content_hash == content_hash(data) + "#2"
 
 
 # --------------------------------------------------------------------------- refusals
@@ -210,6 +380,7 @@ def test_seed_000_snippet_cut_before_run_gives_bandwidth_without_runtime() -> No
             b"fio-3.33\nStarting 1 process\n\nRun status group 0 (all jobs):\n",
             ImportRefusalKind.NO_RESULTS,
         ),
+        (b"  WRITE: bw=" + b"9" * 400 + b"MiB/s\n", ImportRefusalKind.BAD_REPORT),
     ],
 )
 def test_refusals_have_a_kind_and_a_reason(data: bytes, kind: ImportRefusalKind) -> None:
@@ -223,3 +394,11 @@ def test_a_job_file_is_not_fio_output() -> None:
     with pytest.raises(ImportRefused) as caught:
         parse(FIO / "seed003_write_test.fio")
     assert caught.value.kind is ImportRefusalKind.NOT_FIO
+
+
+def test_binary_data_in_a_notes_file_is_refused_before_it_is_split_into_runs() -> None:
+    notes = (IMPORT / "fio31_dyu_write_read_notes.txt").read_bytes()
+    cut = notes.index(b"*reads*")
+    with pytest.raises(ImportRefused) as caught:
+        parse_fio_outputs(notes[:cut] + bytes(range(256)) * 4 + notes[cut:])
+    assert caught.value.kind is ImportRefusalKind.BINARY

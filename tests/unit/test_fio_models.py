@@ -29,6 +29,7 @@ def test_version_tuple() -> None:
     assert report("fio-2.2.10").version_tuple == (2, 2, 10)
     assert report("fio-3.35-12-gabcdef").version_tuple == (3, 35)
     assert report("garbage").version_tuple == ()
+    assert report("fio-3.³3").version_tuple == (3,)  # "³".isdigit(), but no int
 
 
 def test_direction_lookup_and_totals() -> None:

@@ -3,13 +3,15 @@ file's bytes (sha256) are found again, and cannot be stored twice."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from tierdeck.app.fio_import import import_runs
 from tierdeck.app.history import HistoryError, HistoryStore, migrate, result_to_json
-from tierdeck.core.bench_models import DirectionSummary
+from tierdeck.core.bench_models import DirectionSummary, RunResult
 from tierdeck.core.imports import ImportFormat, ImportNotice, ImportSource, RunOrigin
 
 from .test_history import recorded_result
@@ -73,3 +75,38 @@ def test_a_version_3_file_gains_the_import_columns(tmp_path: Path) -> None:
     store = HistoryStore(path)
     run_id = store.save(recorded_result(imported=SOURCE))
     assert store.find_import(SOURCE.content_hash) == run_id
+
+
+class _FailsSecondSave(HistoryStore):
+    """A history whose second save fails (a full disk, another writer)."""
+
+    saves = 0
+
+    def save(self, result: RunResult) -> int:
+        self.saves += 1
+        if self.saves == 2:
+            raise HistoryError("disk full")
+        return super().save(result)
+
+
+def test_a_file_of_several_runs_is_stored_whole_or_not_at_all(tmp_path: Path) -> None:
+    notes = Path(__file__).parent.parent / "fixtures/fio_import/fio31_dyu_write_read_notes.txt"
+    store = _FailsSecondSave(tmp_path / "history.sqlite3")
+    with pytest.raises(HistoryError):
+        import_runs(store, notes, now=0.0)
+    assert store.list(status=None) == []
+    first, second = import_runs(store, notes, now=0.0)  # the third and fourth saves
+    assert first.id and second.id and len(store.list()) == 2
+
+
+def test_a_spec_stored_before_stated_existed_loads_as_all_known(store: HistoryStore) -> None:
+    run_id = store.save(recorded_result(imported=SOURCE))
+    conn = sqlite3.connect(store.path)
+    (spec_text,) = conn.execute("SELECT spec FROM runs WHERE id = ?", (run_id,)).fetchone()
+    old = [{k: v for k, v in job.items() if k != "stated"} for job in json.loads(spec_text)]
+    with conn:
+        conn.execute("UPDATE runs SET spec = ? WHERE id = ?", (json.dumps(old), run_id))
+    conn.close()
+    loaded = store.get(run_id)
+    assert loaded is not None and all(job.stated is None for job in loaded.jobs)
+    assert result_to_json(loaded)["spec"]["jobs"][0]["stated"] is None

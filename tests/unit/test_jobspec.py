@@ -71,10 +71,40 @@ def test_validate_accepts_fio_syntax(good: JobSpec) -> None:
 
 def test_fio_size_bytes_reads_fio_units() -> None:
     assert fio_size_bytes("16Gb") == 16 * 1024**3  # seed 000's --size=16Gb
-    assert fio_size_bytes("4KiB") == 4096
     assert fio_size_bytes("0x10") == 16
     assert fio_size_bytes("512") == 512
     assert fio_size_bytes("1.5G") is None
+
+
+# What fio 3.33 wrote for --size=X (--ioengine=null --bs=1 --output-format=json, its
+# write io_bytes), default kb_base=1024 and kb_base=1000: fio's "compatibility mode"
+# reads the bare prefix as binary and only the full IEC spelling as decimal.
+@pytest.mark.parametrize(
+    ("text", "kb_base", "fio_wrote"),
+    [
+        ("16Mi", 1024, 16 * 1024**2),
+        ("16MI", 1024, 16 * 1024**2),
+        ("16Ki", 1024, 16 * 1024),
+        ("16M", 1024, 16 * 1024**2),
+        ("16mb", 1024, 16 * 1024**2),
+        ("16MiB", 1024, 16_000_000),
+        ("16Mib", 1024, 16_000_000),
+        ("4KiB", 1024, 4000),
+        ("16KiB", 1000, 16 * 1024),
+        ("16k", 1000, 16_000),
+        ("16Ki", 1000, 16_000),
+        ("16kb", 1000, 16_000),
+    ],
+)
+def test_fio_size_bytes_follows_fio_kb_base(text: str, kb_base: int, fio_wrote: int) -> None:
+    assert fio_size_bytes(text, kb_base) == fio_wrote
+
+
+def test_sizes_fio_reads_otherwise_than_they_look_are_not_read() -> None:
+    # fio 3.33 wrote 16 bytes for "0x10k" and "16 M", 1 byte for "1.5M": never a guess
+    assert fio_size_bytes("0x10k") is None
+    assert fio_size_bytes("16 M") is None
+    assert fio_size_bytes("1.5M") is None
 
 
 def test_seed000_preset_renders_the_seed_command() -> None:

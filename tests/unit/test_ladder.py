@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from tierdeck.core.bench_models import DirectionSummary
-from tierdeck.core.ladder import Rung, RungKind, diagnose, penalty_pct, with_penalties
+from tierdeck.core.fio_models import EMPTY_SAMPLE_DIRECTION, DirectionSample, Sample
+from tierdeck.core.ladder import (
+    BranchRole,
+    Rung,
+    RungKind,
+    bandwidth_spread,
+    diagnose,
+    penalty_pct,
+    reference_of,
+    with_penalties,
+)
 
 MIB = 1024 * 1024
 
@@ -106,3 +118,73 @@ def test_diagnosis_of_an_option_sweep() -> None:
         [rung(RungKind.POOL, None), rung(RungKind.OPTION, 102, option=("direct_io", "true"))]
     )
     assert diagnose(lost) == "no option rung could be compared with the pool: no verdict"
+
+
+def tiered_ladder(cache: float | None, slow: float | None, pool: float) -> tuple[Rung, ...]:
+    """A tiered pool's ladder: the cache its create policy writes to, a slow branch."""
+    return with_penalties(
+        [
+            replace(rung(RungKind.BRANCH, cache), path="/mnt/cache", role=BranchRole.CREATE),
+            replace(rung(RungKind.BRANCH, slow), path="/mnt/hdd0", role=BranchRole.SLOW),
+            rung(RungKind.POOL, pool),
+            rung(RungKind.TMPFS, 900),
+            rung(RungKind.NULLRW, 1000),
+        ]
+    )
+
+
+def test_pool_is_measured_against_the_branch_it_writes_to() -> None:
+    # the slow branch is faster here, but a new file goes to the cache: that is the
+    # pool's disk, not the best of its branches
+    rungs = tiered_ladder(100, 200, 150)
+    assert rungs[2].penalty_pct == pytest.approx(-50)
+    assert reference_of(rungs[2], rungs) is rungs[0]
+
+
+def test_diagnosis_names_the_branch_and_the_slow_tier() -> None:
+    assert diagnose(tiered_ladder(400, 100, 120)) == (
+        "mergerfs itself costs 70 % over /mnt/cache; FUSE over tmpfs costs 10 %, so the rest "
+        "comes from the branch options; the slow branch /mnt/hdd0 takes 100 MiB/s, 75 % "
+        "slower than /mnt/cache (where new files go once the cache is full)"
+    )
+    assert diagnose(tiered_ladder(400, 100, 660)).startswith(
+        "the pool is 65 % faster than /mnt/cache, the branch it writes to: a cache above"
+    )
+    assert diagnose(tiered_ladder(400, 100, 400)).startswith(
+        "mergerfs costs nothing measurable here (the pool is within 5 % of /mnt/cache, the "
+        "branch it writes to)"
+    )
+
+
+def test_diagnosis_when_the_cache_rung_did_not_run() -> None:
+    # the slow branch ran, but it is not what the pool writes to: no comparison
+    rungs = tiered_ladder(None, 100, 120)
+    assert rungs[2].penalty_pct is None
+    assert diagnose(rungs) == (
+        "the branch the pool writes to rung did not run, so mergerfs's own cost is unknown"
+    )
+    line = diagnose(tiered_ladder(400, None, 120))
+    assert line.endswith("; the slow branch /mnt/hdd0 did not run")
+
+
+def test_a_delta_inside_the_rungs_own_spread_is_noise() -> None:
+    rungs = list(tiered_ladder(400, 100, 360))  # the pool 10 % below the cache
+    assert diagnose(with_penalties(rungs)).startswith("mergerfs itself costs 10 % over")
+    # ... but both wandered 8-9 % second by second: 10 % tells nothing
+    rungs[0] = replace(rungs[0], spread_pct=8.0)
+    rungs[2] = replace(rungs[2], spread_pct=9.0)
+    assert diagnose(with_penalties(rungs)).startswith(
+        "mergerfs costs nothing measurable here (the pool is within 12 % of /mnt/cache"
+    )
+
+
+def test_bandwidth_spread_of_a_rungs_seconds() -> None:
+    def second(mib_s: float, interval: float = 1.0) -> Sample:
+        write = DirectionSample(mib_s * MIB, mib_s, 1e6, None)
+        return Sample(1.0, interval, EMPTY_SAMPLE_DIRECTION, write)
+
+    summary = {"write": DirectionSummary(100 * MIB, 100.0, 1e6, 2_000_000)}
+    seconds = [second(90), second(110), second(90), second(110), second(5, interval=0.2)]
+    assert bandwidth_spread(summary, seconds) == pytest.approx(10.0)  # partial last second
+    assert bandwidth_spread(summary, seconds[:2]) is None  # too few seconds to say
+    assert bandwidth_spread({}, seconds) is None

@@ -1,6 +1,6 @@
 """The ladder's parsers of outside text never fail but as designed, whatever the bytes:
---option (a typed OptionSweep or OptionSweepError), the throwaway root's owner file and
-/proc/PID/stat (a value or None)."""
+--option (a typed OptionSweep or OptionSweepError), the throwaway root's owner file,
+/proc/PID/stat and a stored ladder's definition (a value or None)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import json
 
 from hypothesis import given
 from hypothesis import strategies as st
+from tierdeck.app.ladder_store import stored_role, stored_text
 from tierdeck.app.throwaway_mounts import Owner, parse_owner, parse_stat_start
+from tierdeck.core.ladder import BranchRole
 from tierdeck.core.ladder_options import (
     SWEEPABLE,
     OptionSweep,
@@ -52,3 +54,30 @@ def test_owner_file_garbage_is_none_or_an_owner(text: str) -> None:
 def test_stat_garbage_is_none_or_a_number(text: str) -> None:
     found = parse_stat_start(text)
     assert found is None or isinstance(found, int)
+
+
+_json_value = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["branch_roles", "job", "direct_refused", "x"]), _json_value, max_size=4
+    ),
+    st.one_of(st.none(), st.sampled_from(["/mnt/cache", ""]), st.text(max_size=8)),
+)
+def test_a_stored_ladders_definition_garbage_is_none_or_typed(
+    definition: dict[str, object], path: str | None
+) -> None:
+    """A run set's definition is JSON from the history, written by any tierdeck."""
+    role = stored_role(definition, path)
+    assert role is None or isinstance(role, BranchRole)
+    for key in ("job", "direct_refused"):
+        text = stored_text(definition, key)
+        assert text is None or isinstance(text, str)
+    assert stored_role({"branch_roles": {"/mnt/cache": "slow"}}, "/mnt/cache") is BranchRole.SLOW

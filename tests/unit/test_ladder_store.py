@@ -16,7 +16,7 @@ from tierdeck.core.bench_models import (
     RunStatus,
     TargetKind,
 )
-from tierdeck.core.ladder import RungKind
+from tierdeck.core.ladder import BranchRole, RungKind
 
 MiB = 1024 * 1024
 
@@ -114,3 +114,28 @@ def test_rungs_skipped_before_fio_come_back_with_their_reason(tmp_path: Path) ->
     # a cell run later keeps no stale note
     store.add_cell(set_id, "tmpfs", store.save(_run("/run/t/pool-tmpfs", 900.0, tag)), 2)
     assert "tmpfs" not in store.notes(set_id)
+
+
+def test_a_tiered_ladder_keeps_its_roles_and_its_job(tmp_path: Path) -> None:
+    store = RunSetStore(tmp_path / "h.sqlite3")
+    job = "sequential 1 MiB writes, buffered on every rung because ..."
+    definition = {
+        "pool": "/mnt/pool",
+        "option": None,
+        "job": job,
+        "direct_refused": "EINVAL: Invalid argument",
+        "branch_roles": {"/mnt/cache": "create", "/mnt/hdd0": "slow"},
+    }
+    set_id, tag = _ladder(store, definition)
+    cells = [
+        ("branch:/mnt/cache", _run("/mnt/cache", 400.0, tag)),
+        ("branch:/mnt/hdd0", _run("/mnt/hdd0", 1000.0, tag)),
+        ("pool", _run("/mnt/pool", 300.0, tag)),
+    ]
+    for position, (key, run) in enumerate(cells):
+        store.add_cell(set_id, key, store.save(run), position)
+    result = load_ladder(store, set_id)
+    cache, slow, pool = result.rungs[:3]
+    assert (cache.role, slow.role, slow.label) == (BranchRole.CREATE, BranchRole.SLOW, "slow")
+    assert pool.penalty_pct == pytest.approx(25.0)  # against the cache, not the faster disk
+    assert result.job == job and result.direct_refused == "EINVAL: Invalid argument"

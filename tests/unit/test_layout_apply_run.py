@@ -15,6 +15,7 @@ import pytest
 from tierdeck.app.layout_apply import ApplyFailed, current_state, execute
 from tierdeck.app.layout_undo import plan_undo, undo
 from tierdeck.backends.host import CommandResult
+from tierdeck.backends.mount_users import MountUser, MountUsers
 from tierdeck.core.layout import Branch, default_layout
 from tierdeck.core.layout_apply import ActionKind, ApplyAction, plan_apply
 from tierdeck.core.layout_outputs import layout_outputs
@@ -33,6 +34,10 @@ class MemoryHost:
         self.commands: list[tuple[str, ...]] = []
         self.fail = tuple(fail)
         self.xattrs = xattrs or {}  # control file -> name -> value
+        self.users: dict[str, tuple[MountUser, ...]] = {}  # mountpoint -> who holds it
+
+    def mount_users(self, mountpoint: str) -> MountUsers:
+        return MountUsers(self.users.get(mountpoint, ()), 0)
 
     def getxattr(self, path: str, name: str) -> str:
         if path not in self.xattrs:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tierdeck.app.layout_output_files import output_files, write_output
+from tierdeck.app.self_command import tierdeck_command
 from tierdeck.core.layout import Branch, default_layout
 from tierdeck.core.layout_outputs import layout_outputs
 from tierdeck.core.layout_toml import layout_from_toml
@@ -20,7 +21,7 @@ def _layout():  # type: ignore[no-untyped-def]
 def test_every_output_apply_writes_is_offered(tmp_path: Path) -> None:
     layout = _layout()
     files = output_files(layout)
-    outputs = layout_outputs(layout)
+    outputs = layout_outputs(layout, command=tierdeck_command())
     assert [f.key for f in files] == ["toml", "fstab", *outputs.units]
     by_key = {f.key: f for f in files}
     assert layout_from_toml(by_key["toml"].text) == layout

@@ -243,7 +243,7 @@ def test_load_errors_name_kind_and_key(
 
 TOML_BITS = st.sampled_from(
     ["[", "]", "[[", "=", '"', "'", ",", "\n", "true", "1", "-1", "1e999", "{", "}", ".",
-     "slow", "mode", "mover", "options", "create", "ff", "NC", "/", "300G", "format"]
+     "slow", "mode", "mover", "options", "create", "ff", "NC", "/", "300G", "format", "\ufeff"]
 )  # fmt: skip
 
 
@@ -315,3 +315,25 @@ def test_load_of_a_file_that_is_not_a_layout(tmp_path: Path) -> None:
     with pytest.raises(LayoutError) as info:
         load_layout(target)
     assert info.value.kind is LayoutErrorKind.SYNTAX
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "# my layout, to do\n", "\ufeff"])
+def test_an_empty_file_says_so(text: str) -> None:
+    with pytest.raises(LayoutError) as info:
+        layout_from_toml(text)
+    assert "the file is empty" in str(info.value)
+    assert "None" not in str(info.value)
+
+
+def test_a_missing_format_line_says_it_is_missing() -> None:
+    with pytest.raises(LayoutError) as info:
+        layout_from_toml(MINIMAL.replace(f'format = "{FORMAT}"', ""))
+    assert (info.value.kind, info.value.key) == (LayoutErrorKind.FORMAT, "format")
+    assert str(info.value).endswith("it is missing")
+
+
+def test_a_utf8_byte_order_mark_is_read_past(tmp_path: Path) -> None:
+    """Notepad saves UTF-8 with a BOM: the file is still the layout."""
+    target = tmp_path / "notepad.toml"
+    target.write_bytes(b"\xef\xbb\xbf" + layout_to_toml(seed_layout()).encode())
+    assert load_layout(target) == seed_layout()

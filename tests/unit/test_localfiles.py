@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -32,3 +33,64 @@ def test_a_failed_write_keeps_the_old_file_and_no_temp_file(
         write_atomically(path, "new")
     assert path.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["lab.json"]
+
+
+def test_a_file_is_read_whole_after_its_head_is_checked(tmp_path: Path) -> None:
+    path = tmp_path / "out.txt"
+    path.write_bytes(b"x" * 100_000)
+    heads: list[bytes] = []
+    assert localfiles.read_user_file(path, 200_000, check_head=heads.append) == b"x" * 100_000
+    assert heads == [b"x" * 65_536]
+
+
+def test_a_refused_head_stops_the_reading(tmp_path: Path) -> None:
+    path = tmp_path / "disk.img"
+    with open(path, "wb") as fh:
+        fh.truncate(1 << 30)
+
+    def refuse(head: bytes) -> None:
+        raise ValueError(len(head))
+
+    with pytest.raises(ValueError, match="65536"):
+        localfiles.read_user_file(path, 1 << 20, check_head=refuse)
+
+
+def test_a_pipe_is_read_after_its_head(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    data = bytes(range(256)) * 1000  # more than the head
+
+    def write() -> None:
+        with open(fifo, "wb") as fh:
+            fh.write(data)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        assert localfiles.read_user_file(fifo, 1 << 20, check_head=lambda head: None) == data
+    finally:
+        writer.join()
+
+
+def test_a_replaced_file_keeps_its_mode_owner_and_xattrs(tmp_path: Path) -> None:
+    path = tmp_path / "fstab"
+    path.write_text("old\n")
+    os.chmod(path, 0o644)
+    os.setxattr(path, "user.note", b"kept")  # security.selinux goes the same way
+    if os.getuid() == 0:
+        os.chown(path, 1234, 5678)
+    write_atomically(path, "new\n")
+    st = path.stat()
+    assert path.read_text() == "new\n" and st.st_mode & 0o7777 == 0o644
+    assert os.getxattr(path, "user.note") == b"kept"
+    if os.getuid() == 0:
+        assert (st.st_uid, st.st_gid) == (1234, 5678)
+
+
+def test_a_new_file_gets_the_umask_mode_not_0600(tmp_path: Path) -> None:
+    mask = os.umask(0o022)
+    try:
+        write_atomically(tmp_path / "layout.toml", "x")
+    finally:
+        os.umask(mask)
+    assert (tmp_path / "layout.toml").stat().st_mode & 0o777 == 0o644

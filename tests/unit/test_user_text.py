@@ -34,7 +34,7 @@ def test_every_extra_installs_only_what_the_code_imports() -> None:
 
 
 # former preset names (seed000-seqwrite) may be named: they are still accepted
-WORK_ITEM = re.compile(r"\bissue \d+|later issue|seeds/|\bseed 0\d\d", re.IGNORECASE)
+WORK_ITEM = re.compile(r"\bissues? \d+|later issue|seeds/|\bseed 0\d\d", re.IGNORECASE)
 
 
 def _help_texts() -> dict[str, str]:
