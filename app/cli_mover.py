@@ -19,7 +19,7 @@ import click
 
 from ..backends.host import LiveHost
 from ..core.errors import TierdeckError
-from ..core.units import format_bytes
+from ..core.units import counted, format_bytes
 from .cli import EXIT_FAILED, EXIT_REFUSED, fail, once
 from .cli_layout_file import load_layout_or_exit
 from .mover import MoverOptions, MoverProgress, MoverRefused, run_mover
@@ -37,7 +37,7 @@ _RUN_HELP = """Move what the layout's mover policy selects from the cache branch
 the slow tier, then exit: 0 all moved (skipped files are not failures), 1 a move
 stopped or failed (no space, read-only slow branch, cancelled, an error, or selected
 files that fit on no slow branch), 2 refused (bad layout or options, another mover
-running this layout, rule errors such as a pool as the source).
+running this layout, any error `layout check` reports, such as a pool as the source).
 
 \b
 What moves (the layout's [mover] table; the options override it):
@@ -73,11 +73,12 @@ class _TtyProgress:
 
     def __call__(self, p: MoverProgress) -> None:
         now = time.monotonic()
-        if now - self.last < 1.0 and p.files_done < p.files_total:
+        if now - self.last < 1.0 and p.files_done + p.files_skipped < p.files_total:
             return
         self.last = now
         rate = f"{format_bytes(int(p.rate_bps))}/s" if p.rate_bps else "-"
-        line = (f"{p.files_done}/{p.files_total} files  {format_bytes(p.bytes_done)}/"
+        skipped = f" ({p.files_skipped} skipped)" if p.files_skipped else ""
+        line = (f"{p.files_done}/{p.files_total} files{skipped}  {format_bytes(p.bytes_done)}/"
                 f"{format_bytes(p.bytes_total)}  {rate}  eta {duration_text(p.eta_seconds)}")  # fmt: skip
         click.echo(f"\r\x1b[K{line}", err=True, nl=False)
 
@@ -132,7 +133,7 @@ def run_cmd(layout_path: Path, min_age_days: int | None, dry_run: bool, as_json:
     if report.stopped is not None:
         click.echo(f"tierdeck: mover stopped ({report.stopped}): {report.message}", err=True)
         sys.exit(EXIT_FAILED)
-    if report.unplaced and not dry_run:
+    if not report.ok:
         sys.exit(EXIT_FAILED)
 
 
@@ -157,7 +158,8 @@ def history_cmd(layout_path: Path | None, limit: int | None, as_json: bool) -> N
     for r in records:
         when = datetime.datetime.fromtimestamp(r.started).strftime("%Y-%m-%d %H:%M:%S")
         status = ("refused" if r.refused else f"stopped: {r.stopped}" if r.stopped
-                  else "dry run" if r.dry_run else "ok")  # fmt: skip
-        click.echo(f"{when}  {r.layout_name:<12} {status:<18} {r.files_moved:>6} files "
+                  else "dry run" if r.dry_run else f"failed: {r.unplaced} unplaced" if r.failed
+                  else "ok")  # fmt: skip
+        click.echo(f"{when}  {r.layout_name:<12} {status:<18} {counted(r.files_moved, 'file'):>12} "
                    f"{format_bytes(r.bytes_moved):>7}  {len(r.skipped)} skipped  "
                    f"{duration_text(r.duration)}  {r.message}")  # fmt: skip

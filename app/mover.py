@@ -26,10 +26,10 @@ from ..backends.mounts import read_mounts
 from ..backends.mover_files import FileMover, MoveStopped
 from ..core.errors import TierdeckError
 from ..core.layout import Layout
-from ..core.layout_rules import BranchFacts, RuleId, RuleSeverity, check_layout
+from ..core.layout_rules import BranchFacts, RuleSeverity, check_layout
 from ..core.models import Inventory, SourceNote, ZfsInfo
 from ..core.mover import MoveOutcome, PlannedMove, RecoveryOutcome, StopReason, Unplaced
-from ..core.units import format_bytes
+from ..core.units import counted, format_bytes
 from .history import HistoryError, HistoryStore, default_history_path
 from .layout_facts import branch_facts
 from .mover_history import MoverHistory, MoverHistoryError, MoverRecord, SkippedFile
@@ -66,6 +66,7 @@ class MoverReport:
     # from), and selected files no slow branch had room for (never attempted).
     forecast_note: str = ""
     unplaced: tuple[Unplaced, ...] = ()
+    unplaced_reason: str = ""  # why they fit on no slow branch, one line
 
     @property
     def files_moved(self) -> int:
@@ -81,7 +82,9 @@ class MoverReport:
 
     @property
     def ok(self) -> bool:
-        return self.stopped is None
+        """What ``mover run``'s exit 0 says: not stopped, and a move left no selected
+        file without a slow branch."""
+        return self.stopped is None and (self.dry_run or not self.unplaced)
 
 
 class RefusalKind(StrEnum):
@@ -101,8 +104,6 @@ class MoverRefused(TierdeckError):
 
 ProgressCallback = Callable[[MoverProgress], None]
 
-# The rules whose errors mean a run would lose data or fill the wrong disk.
-_REFUSING = frozenset({RuleId.MOVER_SOURCE, RuleId.MOVER_DESTINATION, RuleId.BRANCH_MOUNTED})
 BATCH_FILES = 1000  # open files are looked up again before each batch (~0.3 s of small files)
 BATCH_BYTES = 4 * 2**30
 TICK = 0.2  # seconds between progress reports (the contract asks for at most 0.25)
@@ -169,8 +170,9 @@ def _run(
     inv = mounts_inventory(host)
     paths = (*layout.cache, *(b.path for b in layout.slow))
     facts = branch_facts(inv, host, paths)
-    errors = [r for r in check_layout(layout, facts)
-              if r.severity is RuleSeverity.ERROR and r.rule in _REFUSING]  # fmt: skip
+    # The rules layout check/apply refuse on: a layout they would not apply is not moved
+    # (nor forecast) either.
+    errors = [r for r in check_layout(layout, facts) if r.severity is RuleSeverity.ERROR]
     if errors:
         raise MoverRefused(RefusalKind.RULES, "; ".join(f"{r.rule}: {r.message}" for r in errors))
     with contextlib.ExitStack() as stack:
@@ -225,6 +227,7 @@ def _locked(
     planned = report(
         planned=plan.moves, forecast_seconds=fc.seconds, forecast_note=fc.note,
         noatime_branches=fc.noatime_branches, unplaced=plan.unplaced,
+        unplaced_reason=fc.unplaced_reason,
     )  # fmt: skip
     if engine is None:  # a dry run stops at the forecast
         return dataclasses.replace(planned, message=_summary(planned))
@@ -281,9 +284,11 @@ def _execute(
                 break
             try:
                 opened = host.open_files().paths
-                done = engine.move_batch(batch, opened, cancel, progress.on_bytes)
+                done = engine.move_batch(batch, opened, cancel, progress.on_bytes,
+                                         progress.on_outcome)  # fmt: skip
             except MoveStopped as stop:
                 outcomes.extend(stop.outcomes)
+                progress.settle(stop.outcomes)
                 stopped, detail = stop.reason, stop.detail
                 break
             except TierdeckError as exc:
@@ -301,15 +306,16 @@ def _execute(
 def _summary(report: MoverReport) -> str:
     if report.dry_run:
         size = sum(m.file.size for m in report.planned)
-        text = f"would move {len(report.planned)} files, {format_bytes(size)}"
+        text = f"would move {counted(len(report.planned), 'file')}, {format_bytes(size)}"
     else:
-        text = f"moved {report.files_moved} files, {format_bytes(report.bytes_moved)}"
+        text = f"moved {counted(report.files_moved, 'file')}, {format_bytes(report.bytes_moved)}"
         if report.skipped:
             text += f"; skipped {len(report.skipped)}"
     if report.unplaced:
-        text += f"; {len(report.unplaced)} selected files fit on no slow branch"
+        text += f"; {counted(len(report.unplaced), 'selected file')} fit on no slow branch"
+        text += f" ({report.unplaced_reason})" if report.unplaced_reason else ""
     if report.recovered:
-        text += f"; recovered {len(report.recovered)} moves a crash left"
+        text += f"; recovered {counted(len(report.recovered), 'move')} a crash left"
     return text
 
 
@@ -322,6 +328,7 @@ def record_of(report: MoverReport, layout_path: str) -> MoverRecord:
         report.finished - report.started, report.dry_run, len(report.planned),
         sum(m.file.size for m in report.planned), report.files_moved, report.bytes_moved,
         skipped, len(report.recovered), report.stopped, None, report.message,
+        unplaced=len(report.unplaced),
     )  # fmt: skip
 
 

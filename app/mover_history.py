@@ -21,7 +21,7 @@ from ..core.mover import SkipReason, StopReason
 from .history import default_history_path
 
 DB_NAME = "mover.sqlite"
-_VERSION = 1
+_VERSION = 2
 _SCHEMA = """
 CREATE TABLE runs (
     id INTEGER PRIMARY KEY,
@@ -38,10 +38,13 @@ CREATE TABLE runs (
     recovered INTEGER NOT NULL, -- moves a crash left, finished or undone first
     stopped TEXT,               -- StopReason, NULL when the run was not stopped
     refused TEXT,               -- RefusalKind, NULL when the run started
-    message TEXT NOT NULL
+    message TEXT NOT NULL,
+    unplaced INTEGER NOT NULL DEFAULT 0 -- selected files no slow branch could take
 );
 CREATE INDEX runs_layout ON runs (layout_path, started);
 """
+# Version 1 had no unplaced column: its runs count none (what they recorded then).
+_UPGRADE = {1: "ALTER TABLE runs ADD COLUMN unplaced INTEGER NOT NULL DEFAULT 0;"}
 
 
 class MoverHistoryError(TierdeckError):
@@ -74,11 +77,14 @@ class MoverRecord:
     refused: str | None
     message: str
     id: int | None = None
+    unplaced: int = 0  # selected files no slow branch could take (a move then exits 1)
 
     @property
     def failed(self) -> bool:
-        """What makes ``mover run`` exit non-zero: stopped or refused."""
-        return self.stopped is not None or self.refused is not None
+        """What makes ``mover run`` exit non-zero: stopped, refused, or a move that left
+        selected files no slow branch could take."""
+        return (self.stopped is not None or self.refused is not None
+                or (self.unplaced > 0 and not self.dry_run))  # fmt: skip
 
 
 def default_mover_path() -> Path:
@@ -100,6 +106,9 @@ class MoverHistory:
                 )
             if version == 0:
                 conn.executescript(f"BEGIN; {_SCHEMA} PRAGMA user_version = {_VERSION}; COMMIT;")
+            elif version < _VERSION:
+                steps = " ".join(_UPGRADE[v] for v in range(version, _VERSION))
+                conn.executescript(f"BEGIN; {steps} PRAGMA user_version = {_VERSION}; COMMIT;")
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -123,7 +132,7 @@ class MoverHistory:
             cur = conn.execute(
                 "INSERT INTO runs (layout_name, layout_path, started, duration, dry_run,"
                 " files_planned, bytes_planned, files_moved, bytes_moved, skipped, recovered,"
-                " stopped, refused, message) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " stopped, refused, message, unplaced) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     record.layout_name,
                     record.layout_path,
@@ -139,6 +148,7 @@ class MoverHistory:
                     None if record.stopped is None else str(record.stopped),
                     record.refused,
                     record.message,
+                    record.unplaced,
                 ),
             )
             return int(cur.lastrowid or 0)
@@ -177,4 +187,5 @@ def _record(row: sqlite3.Row) -> MoverRecord:
         refused=row["refused"],
         message=row["message"],
         id=row["id"],
+        unplaced=row["unplaced"],
     )

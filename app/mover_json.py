@@ -50,6 +50,7 @@ def report_to_dict(report: MoverReport, layout_path: str) -> dict[str, Any]:
             }
             for u in report.unplaced
         ],  # fmt: skip
+        "unplaced_reason": report.unplaced_reason,
         "recovered": [
             {
                 "rel": r.rel,
@@ -89,6 +90,7 @@ def record_to_dict(record: MoverRecord) -> dict[str, Any]:
         "refused": record.refused,
         "failed": record.failed,
         "message": record.message,
+        "unplaced": record.unplaced,
     }
 
 

@@ -32,6 +32,7 @@ from ..core.mover import (
 )
 from ..core.units import format_bytes
 from .history import HistoryError, HistoryStore
+from .mover_why import unplaced_reason
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class Forecast:
     seconds: float | None
     note: str  # where the bandwidth came from, or why there is none
     noatime_branches: tuple[str, ...]
+    unplaced_reason: str = ""  # why selected files fit on no slow branch (app/mover_why)
 
 
 def _mount(inv: Inventory, facts: Mapping[str, BranchFacts], path: str) -> Mount | None:
@@ -106,7 +108,9 @@ def forecast(
         fs = _space(host, branch)
         mount = _mount(inv, facts, branch)
         ro = mount is not None and "ro" in mount.options
-        space[p] = SlowSpace(p, fs.avail_bytes, fs.used_bytes, readonly_fs=ro)
+        space[p] = SlowSpace(
+            p, fs.avail_bytes, fs.used_bytes, readonly_fs=ro, block_size=fs.block_size
+        )
     plan = place(
         selected,
         dest,
@@ -120,7 +124,8 @@ def forecast(
         noatime = tuple(
             b for b in layout.mover.source if (m := _mount(inv, facts, b)) and is_noatime(m)
         )
-    return Forecast(plan, scans, seconds, note, noatime)
+    why = unplaced_reason(plan.unplaced, dest, tuple(space.values()))
+    return Forecast(plan, scans, seconds, note, noatime, why)
 
 
 def _branch_of(layout: Layout, path: str) -> str:

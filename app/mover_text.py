@@ -12,7 +12,7 @@ import datetime
 from collections.abc import Iterable, Sequence
 
 from ..core.mover import PlannedMove
-from ..core.units import format_bytes
+from ..core.units import counted, format_bytes
 from .mover import MoverReport
 
 TABLE_ROWS = 20  # the terminal's table; the rest is counted
@@ -56,9 +56,9 @@ def _tally(moves: Iterable[PlannedMove], key: str) -> list[tuple[str, int, int]]
 
 
 def _summary(moves: Sequence[PlannedMove]) -> list[str]:
-    lines = [f"  {reason}: {files} files, {format_bytes(size)}"
+    lines = [f"  {reason}: {counted(files, 'file')}, {format_bytes(size)}"
              for reason, files, size in sorted(_tally(moves, "reason"))]  # fmt: skip
-    lines += [f"  to {dest}: {files} files, {format_bytes(size)}"
+    lines += [f"  to {dest}: {counted(files, 'file')}, {format_bytes(size)}"
               for dest, files, size in sorted(_tally(moves, "destination"))]  # fmt: skip
     return lines
 
@@ -75,8 +75,12 @@ def forecast_lines(report: MoverReport, *, tty: bool) -> list[str]:
         lines.append(f"no slow branch for {u.file.rel} ({format_bytes(u.file.size)}): {why}")
     if len(report.unplaced) > UNPLACED_ROWS:
         lines.append(f"... and {len(report.unplaced) - UNPLACED_ROWS} more with no slow branch")
+    if report.unplaced:
+        what = "nothing can move" if not report.planned else (
+            f"{counted(len(report.unplaced), 'selected file')} cannot move")  # fmt: skip
+        lines.append(f"{what}: {report.unplaced_reason}")
     total = sum(m.file.size for m in report.planned)
-    lines.append(f"forecast: {len(report.planned)} files, {format_bytes(total)}, "
+    lines.append(f"forecast: {counted(len(report.planned), 'file')}, {format_bytes(total)}, "
                  f"{duration_text(report.forecast_seconds)} ({report.forecast_note})")  # fmt: skip
     if not tty:
         lines += _summary(report.planned)

@@ -101,6 +101,7 @@ class FsUsage:
     size_bytes: int
     free_bytes: int  # free to root
     avail_bytes: int  # free to ordinary users (what df shows)
+    block_size: int = 1  # f_frsize: what each file's size rounds up to (1: unknown)
 
     @property
     def used_bytes(self) -> int:
@@ -351,6 +352,7 @@ class LiveHost:
             size_bytes=st.f_blocks * st.f_frsize,
             free_bytes=st.f_bfree * st.f_frsize,
             avail_bytes=st.f_bavail * st.f_frsize,
+            block_size=st.f_frsize,
         )
 
     def _udev(self) -> Any:
@@ -750,6 +752,7 @@ class RecordedHost:
             size_bytes=int(entry["size"]),
             free_bytes=int(entry.get("free", entry["avail"])),
             avail_bytes=int(entry["avail"]),
+            block_size=int(entry.get("frsize", 1)),
         )
 
     def udev_properties(self, devname: str) -> dict[str, str] | None:

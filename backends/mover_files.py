@@ -39,7 +39,7 @@ from ..core.mover import (
 )
 from . import mover_copy as fc
 from .mover_journal import CopiedRecord, Journal, JournalEntry, JournalUnreadable, pending
-from .mover_recovery import recover_journal, restore_link_atime, settle_in_place
+from .mover_recovery import recover_journal, restore_atime, settle_in_place
 from .mover_syscalls import rename_noreplace, syncfs
 
 GROUP_FILES = 250  # a group shares its syncfs calls and its journal
@@ -76,8 +76,11 @@ class FileMover(Protocol):
         open_paths: frozenset[str],
         cancel: threading.Event,
         on_bytes: Callable[[int], None],
+        on_outcome: Callable[[MoveOutcome], None] = ...,
     ) -> tuple[MoveOutcome, ...]:
-        """Move each file (or skip it with a reason), in order. Raises MoveStopped."""
+        """Move each file (or skip it with a reason), in order, telling ``on_outcome``
+        of each as it lands or is skipped (a stop may change it: the result is final).
+        Raises MoveStopped."""
         ...
 
 
@@ -115,6 +118,7 @@ class LocalFileMover:
         open_paths: frozenset[str],
         cancel: threading.Event,
         on_bytes: Callable[[int], None],
+        on_outcome: Callable[[MoveOutcome], None] = lambda o: None,
     ) -> tuple[MoveOutcome, ...]:
         done: list[MoveOutcome] = []
         folders: list[tuple[str, os.stat_result]] = []
@@ -126,7 +130,7 @@ class LocalFileMover:
             with ThreadPoolExecutor(1, thread_name_prefix="mover-settle") as background:
                 settling: Future[list[MoveOutcome]] | None = None
                 for group in _groups(moves):
-                    batch = _Group(self, group, open_paths, cancel, on_bytes, folders)
+                    batch = _Group(self, group, open_paths, cancel, on_bytes, folders, on_outcome)
                     stopped: MoveStopped | None = None
                     try:
                         batch.prepare()
@@ -239,6 +243,7 @@ class _Group:
     cancel: threading.Event
     on_bytes: Callable[[int], None]
     folders: list[tuple[str, os.stat_result]]
+    on_outcome: Callable[[MoveOutcome], None]
     outcomes: dict[int, MoveOutcome] = field(default_factory=dict)
     current: str = ""
     journal: Journal | None = None
@@ -286,7 +291,8 @@ class _Group:
         return [self.outcomes[i] for i in sorted(self.outcomes)]
 
     def _skip(self, index: int, reason: SkipReason, detail: str = "") -> None:
-        self.outcomes[index] = MoveOutcome(self.moves[index], False, reason, detail)
+        self.outcomes[index] = outcome = MoveOutcome(self.moves[index], False, reason, detail)
+        self.on_outcome(outcome)
 
     def _precheck(self) -> list[_Copy]:
         token = uuid.uuid4().hex[:12]
@@ -318,9 +324,8 @@ class _Group:
                 self._skip(index, SkipReason.EXISTS, target)
             else:
                 temp = os.path.join(os.path.dirname(target), f"{TEMP_PREFIX}{token}.{index}")
-                link_atime = st.st_atime_ns if stat.S_ISLNK(st.st_mode) else None
                 entry = JournalEntry(move.file.rel, source, target, temp,
-                                     fc.SourceIdentity.of(st), link_atime)  # fmt: skip
+                                     fc.SourceIdentity.of(st), st.st_atime_ns)  # fmt: skip
                 copies.append(_Copy(len(copies), index, move, entry, st))
         return copies
 
@@ -340,7 +345,7 @@ class _Group:
                 copy.renamed = True
             except FileExistsError:
                 os.unlink(copy.entry.temp)
-                restore_link_atime(copy.entry)
+                restore_atime(copy.entry)
                 self._outcome(copy, SkipReason.EXISTS, "appeared during the copy")
         self._sync({c.move.destination for c in live if c.renamed})
 
@@ -349,7 +354,8 @@ class _Group:
         journal.remove()
 
     def _outcome(self, copy: _Copy, skip: SkipReason | None, detail: str = "") -> None:
-        self.outcomes[copy.position] = MoveOutcome(copy.move, skip is None, skip, detail)
+        self.outcomes[copy.position] = outcome = MoveOutcome(copy.move, skip is None, skip, detail)
+        self.on_outcome(outcome)
 
     def _make_folders(self, copies: list[_Copy]) -> list[_Copy]:
         """The folders above each copy, in order, in this thread; the copies that have

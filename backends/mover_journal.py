@@ -44,9 +44,11 @@ class JournalEntry:
     target: str  # absolute final path on the slow branch
     temp: str  # absolute temp path beside target
     identity: SourceIdentity  # the source when the batch began
-    # A symlink's atime then: readlink dates a link (no O_NOATIME for it), so recovery
-    # puts it back on a link that stays on the cache. None for files (O_NOATIME).
-    link_atime_ns: int | None = None
+    # The source's atime before the copy: readlink dates a link, and a file read without
+    # O_NOATIME (EPERM: neither its owner nor CAP_FOWNER) is dated too; recovery puts
+    # it back on a source that stays on the cache, else a kill -9 makes every file it
+    # had read look used today (with age_basis atime, a day's postponement for each).
+    atime_ns: int | None = None
 
 
 @dataclass(frozen=True)
@@ -94,14 +96,14 @@ class Journal:
             if intent.get("format") != FORMAT:
                 raise ValueError(f"format {intent.get('format')!r}")
             entries = tuple(_entry(e) for e in intent["entries"])
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise JournalUnreadable(f"mover journal {path} is unreadable: {exc}") from exc
         copied: dict[int, CopiedRecord] = {}
         for line in lines[1:]:
             try:
                 record = json.loads(line)["copied"]
                 copied = {int(i): _copied(r) for i, r in record.items()}
-            except (ValueError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError, AttributeError):
                 continue  # torn by the crash: as if never written
         return cls(path, entries, copied)
 
@@ -144,13 +146,13 @@ def _identity(values: Any) -> SourceIdentity:
 def _entry_dict(entry: JournalEntry) -> dict[str, Any]:
     raw: dict[str, Any] = {"rel": entry.rel, "source": entry.source, "target": entry.target,
                            "temp": entry.temp, "identity": _identity_list(entry.identity)}  # fmt: skip
-    if entry.link_atime_ns is not None:
-        raw["link_atime_ns"] = entry.link_atime_ns
+    if entry.atime_ns is not None:
+        raw["atime_ns"] = entry.atime_ns
     return raw
 
 
 def _entry(raw: dict[str, Any]) -> JournalEntry:
-    atime = raw.get("link_atime_ns")
+    atime = raw.get("atime_ns", raw.get("link_atime_ns"))  # symlinks only, before
     return JournalEntry(str(raw["rel"]), str(raw["source"]), str(raw["target"]),
                         str(raw["temp"]), _identity(raw["identity"]),
                         None if atime is None else int(atime))  # fmt: skip

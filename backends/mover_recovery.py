@@ -19,8 +19,8 @@ journal goes.
 
 from __future__ import annotations
 
+import contextlib
 import os
-import stat
 
 from ..core.mover import RecoveryAction, RecoveryOutcome
 from .mover_copy import SourceIdentity, sha256_of
@@ -35,7 +35,7 @@ def recover_journal(journal: Journal) -> dict[int, RecoveryOutcome]:
     touched: set[str] = set()
     for index, entry in enumerate(journal.entries):
         action, detail = _recover_entry(entry, journal.copied.get(index), touched)
-        restore_link_atime(entry)
+        restore_atime(entry)
         if action is not None:
             outcomes[index] = RecoveryOutcome(
                 rel=entry.rel,
@@ -50,17 +50,19 @@ def recover_journal(journal: Journal) -> dict[int, RecoveryOutcome]:
     return outcomes
 
 
-def restore_link_atime(entry: JournalEntry) -> None:
-    """A symlink the move leaves on the cache gets back the atime readlink took from it
-    (else, with age_basis atime, it would look used today and stay there)."""
-    if entry.link_atime_ns is None:
+def restore_atime(entry: JournalEntry) -> None:
+    """A source the move leaves on the cache gets back the atime its read took from it
+    (else, with age_basis atime, it would look used today and stay there). Only its
+    owner or root may set it: a mover that is neither leaves it (it could not read
+    with O_NOATIME either)."""
+    if entry.atime_ns is None:
         return
     source = _lstat(entry.source)
-    if (source is not None and stat.S_ISLNK(source.st_mode)
-            and source.st_ino == entry.identity.ino
-            and source.st_atime_ns != entry.link_atime_ns):  # fmt: skip
-        os.utime(entry.source, ns=(entry.link_atime_ns, source.st_mtime_ns),
-                 follow_symlinks=False)  # fmt: skip
+    if (source is not None and source.st_ino == entry.identity.ino
+            and source.st_atime_ns != entry.atime_ns):  # fmt: skip
+        with contextlib.suppress(PermissionError):
+            os.utime(entry.source, ns=(entry.atime_ns, source.st_mtime_ns),
+                     follow_symlinks=False)  # fmt: skip
 
 
 def _lstat(path: str) -> os.stat_result | None:

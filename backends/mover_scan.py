@@ -81,6 +81,7 @@ def scan_branch(branch: str) -> BranchScan:
                         mtime=st.st_mtime,
                         nlink=st.st_nlink,
                         is_symlink=stat.S_ISLNK(mode),
+                        allocated=st.st_blocks * 512,
                     )
                 )
             else:

@@ -15,8 +15,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .layout import AgeBasis, BranchMode, CreatePolicy, Layout, MoverPolicy
+from .layout import GIB, AgeBasis, BranchMode, CreatePolicy, Layout, MoverPolicy
 from .mergerfs_policy import CreateErrno, Placement, PolicyBranch, simulate
+
+# mergerfs's minfreespace when a layout has no slow pool to say otherwise.
+DEFAULT_MINFREESPACE = 4 * GIB
 
 # The engine's temporary names on a destination branch start with this; the scan of a
 # cache branch skips such names too (a crash's leftover is the engine's to recover).
@@ -59,6 +62,17 @@ class CachedFile:
     mtime: float
     nlink: int = 1
     is_symlink: bool = False
+    # st_blocks * 512: what it takes on disk (None: unknown, its size is used).
+    allocated: int | None = None
+
+    def on_disk(self, block: int) -> int:
+        """The bytes this file takes on a filesystem of ``block``-byte blocks: its
+        allocation here (holes stay holes) rounded up to whole blocks there, since 600
+        one-byte files take 600 blocks, not 600 bytes."""
+        base = self.size if self.allocated is None else self.allocated
+        if base == 0 and self.size and not self.is_symlink:
+            base = self.size  # data inline in the inode here (btrfs): it may need a block there
+        return -(-base // block) * block
 
 
 @dataclass(frozen=True)
@@ -197,9 +211,11 @@ class Destination:
 def destination_of(layout: Layout) -> Destination:
     """The slow pool's branches and create policy when the mover moves into the slow
     pool (or a folder of it); the one branch, taking any file that fits, when it moves
-    into a slow branch. The layout rules refuse every other destination."""
+    into a slow branch. The layout rules refuse every other destination. Either way
+    the slow pool's minfreespace (mergerfs's 4G without a slow pool) is kept free."""
     dest = posixpath.normpath(layout.mover.destination)
     pool = layout.slow_pool
+    minfree = pool.options.minfreespace_bytes if pool is not None else DEFAULT_MINFREESPACE
     if pool is not None:
         top = posixpath.normpath(pool.mountpoint)
         if dest == top or dest.startswith(top.rstrip("/") + "/"):
@@ -207,7 +223,7 @@ def destination_of(layout: Layout) -> Destination:
             writable = [b.path for b in layout.slow_branches() if b.mode is BranchMode.RW]
             paths = tuple(posixpath.normpath(posixpath.join(p, sub)) for p in writable)
             return Destination(paths, pool.options.create, pool.options.minfreespace_bytes)
-    return Destination((dest,), CreatePolicy.FF, 0)
+    return Destination((dest,), CreatePolicy.FF, minfree)
 
 
 @dataclass(frozen=True)
@@ -218,6 +234,7 @@ class SlowSpace:
     avail_bytes: int
     used_bytes: int
     readonly_fs: bool = False
+    block_size: int = 1  # statvfs f_frsize: each file's allocation rounds up to it
 
 
 @dataclass(frozen=True)
@@ -272,7 +289,9 @@ def place(
     as a copy through the pool would (mkdir of each missing level, each placed where
     its own parent is): the first level some branch qualifies at decides. A branch the
     policy picks without room for the file (mergerfs never looks at sizes) is left out
-    and the policy asked again, as ``moveonenospc`` would. Random policies draw from
+    and the policy asked again, as ``moveonenospc`` would. Room means the file's
+    blocks (:meth:`CachedFile.on_disk`) still leave minfreespace free: mergerfs only
+    checks minfreespace before a create, the mover never goes below it. Random policies draw from
     ``rng`` (seed it for a repeatable forecast).
 
     ``fast`` (the default) takes shortcuts with the same answer (tests compare both):
@@ -285,6 +304,7 @@ def place(
         return _place_single(selected, dest, space[paths[0]])
     avail = {p: space[p].avail_bytes for p in paths}
     used = {p: space[p].used_bytes for p in paths}
+    block = {p: max(1, space[p].block_size) for p in paths}
     # One PolicyBranch per branch, replaced only when its space or missing levels change.
     base = {p: PolicyBranch(path=p, mode=BranchMode.RW, avail_bytes=avail[p],
                             used_bytes=used[p], readonly_fs=space[p].readonly_fs,
@@ -312,15 +332,16 @@ def place(
                 error = placement.error if not excluded_branches else None
                 break
             pick = _pick(placement, draw)
-            if avail[pick] >= s.file.size:
+            if _room(avail[pick], s.file.on_disk(block[pick]), dest.minfreespace_bytes):
                 chosen = pick
                 break
             excluded_branches.add(pick)
         if chosen is None:
             unplaced.append(Unplaced(s.file, s.reason, error))
             continue
-        avail[chosen] -= s.file.size
-        used[chosen] += s.file.size
+        taken = s.file.on_disk(block[chosen])
+        avail[chosen] -= taken
+        used[chosen] += taken
         base[chosen] = dataclasses.replace(
             base[chosen], avail_bytes=avail[chosen], used_bytes=used[chosen]
         )
@@ -337,11 +358,11 @@ def _place_single(selected: Sequence[Selected], dest: Destination, space: SlowSp
     """:func:`place` for one slow branch: whatever the policy, climbing reaches a level
     where the branch has the path, so only its own checks decide (read-only, then
     minfreespace; pfrd draws nothing from a branch with no free space at all)."""
-    avail, path = space.avail_bytes, space.path
+    avail, path, block = space.avail_bytes, space.path, max(1, space.block_size)
     moves: list[PlannedMove] = []
     unplaced: list[Unplaced] = []
     for s in selected:
-        size = s.file.size
+        size = s.file.on_disk(block)
         error: CreateErrno | None = None
         if dest.policy is CreatePolicy.EROFS or space.readonly_fs:
             error = CreateErrno.EROFS
@@ -349,12 +370,16 @@ def _place_single(selected: Sequence[Selected], dest: Destination, space: SlowSp
             error = CreateErrno.ENOSPC
         elif dest.policy in _PFRD and avail == 0:
             error = CreateErrno.ENOENT
-        elif avail >= size:
+        elif _room(avail, size, dest.minfreespace_bytes):
             avail -= size
             moves.append(PlannedMove(s.file, path, s.reason))
             continue
         unplaced.append(Unplaced(s.file, s.reason, error))
     return Plan(tuple(moves), tuple(unplaced))
+
+
+def _room(avail: int, taken: int, minfreespace: int) -> bool:
+    return avail - taken >= minfreespace
 
 
 def _missing(

@@ -176,7 +176,7 @@ class MoverScreen(Screen[None]):
         report = message.report
         if report.dry_run:
             self.forecast = report
-            self.phase = Phase.READY
+            self.phase = Phase.READY if report.planned else Phase.NOTHING
             self.query_one("#mover-forecast", Static).update(forecast_renderable(report))
             self.query_one(PlanTable).show(report.planned)
         else:

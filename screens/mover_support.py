@@ -18,7 +18,7 @@ from ..app.mover import MoverProgress, MoverReport
 from ..app.mover_history import MoverHistory, MoverHistoryError, MoverRecord
 from ..core.errors import one_line
 from ..core.layout import Layout, LayoutError
-from ..core.units import format_bytes
+from ..core.units import counted, format_bytes
 from ..widgets.mover_views import planned_bytes
 from .confirm import PromptScreen
 
@@ -32,6 +32,7 @@ LastRun = Callable[[], MoverRecord | None]
 class Phase(Enum):
     FORECASTING = "forecasting (dry run)…"
     READY = "forecast ready: m moves these files"
+    NOTHING = "nothing to move now: f forecasts again"
     MOVING = "moving files: c cancels"
     STOPPING = "stopping after the current file…"
     DONE = "done"
@@ -157,7 +158,10 @@ def _state(phase: Phase, report: MoverReport | None) -> Text:
         return Text(phase.value, style="bold red")
     if phase is not Phase.DONE or report is None:
         return Text(phase.value, style="bold")
-    moved = f"moved {report.files_moved} of {len(report.planned)} files"
+    moved = f"moved {report.files_moved} of {counted(len(report.planned), 'file')}"
+    if report.stopped is None and report.unplaced:
+        left = f"{len(report.unplaced)} more fit on no slow branch"
+        return Text(f"done: {moved}; {left} (report below)", style="bold yellow")
     if report.stopped is None:
         return Text(f"done: {moved} (report below)", style="bold green")
     return Text(f"stopped ({report.stopped.value}): {moved} (report below)", style="bold red")

@@ -137,10 +137,11 @@ def _memory_mount(fs_type: str, tmp_path: Path) -> MountDir:
     import subprocess
 
     @contextlib.contextmanager
-    def mount(name: str = fs_type, *, size: str | None = None) -> Iterator[Path]:
+    def mount(name: str = fs_type, *, size: str | None = None, opts: str = "") -> Iterator[Path]:
         where = tmp_path / name
         where.mkdir(parents=True, exist_ok=True)
-        options = ["-o", f"size={size}"] if size else []
+        given = [o for o in (f"size={size}" if size else "", opts) if o]
+        options = ["-o", ",".join(given)] if given else []
         subprocess.run(["mount", "-t", fs_type, *options, f"tierdeck-{fs_type}", str(where)],
                        check=True, timeout=30)  # fmt: skip
         try:
@@ -154,8 +155,9 @@ def _memory_mount(fs_type: str, tmp_path: Path) -> MountDir:
 
 @pytest.fixture
 def tmpfs_dir(tmp_path: Path) -> MountDir:
-    """``with tmpfs_dir(name="tmpfs", size=None) as path:`` mounts a tmpfs at
-    tmp_path/name (``size`` its -o size=), and always unmounts it on leaving. Needs root."""
+    """``with tmpfs_dir(name="tmpfs", size=None, opts="") as path:`` mounts a tmpfs at
+    tmp_path/name (``size`` its -o size=, ``opts`` more -o options), and always unmounts
+    it on leaving. Needs root."""
     return _memory_mount("tmpfs", tmp_path)
 
 

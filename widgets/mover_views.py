@@ -15,8 +15,8 @@ from textual.widgets import DataTable
 
 from ..app.mover import MoverProgress, MoverReport, record_of
 from ..app.mover_history import MoverRecord, SkippedFile
-from ..core.mover import PlannedMove, RecoveryAction, StopReason, Unplaced
-from ..core.units import fmt_clock, fmt_rate, format_bytes
+from ..core.mover import PlannedMove, RecoveryAction, StopReason
+from ..core.units import counted, fmt_clock, fmt_rate, format_bytes
 
 _STOP = {
     StopReason.NO_SPACE: "the slow tier is full",
@@ -30,10 +30,6 @@ _RECOVERED = {
     RecoveryAction.TEMP_REMOVED: "temp file removed",
 }
 SKIPPED_ROWS = 8  # skipped files listed one by one; the rest are counted
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _when(stamp: float) -> str:
@@ -50,18 +46,16 @@ def forecast_renderable(report: MoverReport) -> RenderableType:
     moves = report.planned
     if not moves:
         head = Text("Nothing to move now.", style="bold")
-        return Group(head, *_unplaced_lines(report.unplaced), *_noatime_lines(report))
+        return Group(head, *_unplaced_lines(report), *_noatime_lines(report))
     total = planned_bytes(moves)
     reasons = Counter(m.reason.value for m in moves)
     why = ", ".join(f"{n} by {reason}" for reason, n in sorted(reasons.items()))
     head = Text.assemble(
         ("Would move ", "bold"),
-        (f"{_count(len(moves), 'file')}, {format_bytes(total)}", "bold cyan"),
+        (f"{counted(len(moves), 'file')}, {format_bytes(total)}", "bold cyan"),
         f" ({why})",
     )
-    return Group(
-        head, forecast_time(report), *_unplaced_lines(report.unplaced), *_noatime_lines(report)
-    )
+    return Group(head, forecast_time(report), *_unplaced_lines(report), *_noatime_lines(report))
 
 
 def forecast_time(report: MoverReport) -> Text:
@@ -75,13 +69,15 @@ def forecast_time(report: MoverReport) -> Text:
     )
 
 
-def _unplaced_lines(unplaced: tuple[Unplaced, ...]) -> list[Text]:
+def _unplaced_lines(report: MoverReport) -> list[Text]:
+    unplaced = report.unplaced
     if not unplaced:
         return []
     size = format_bytes(sum(u.file.size for u in unplaced))
+    why = f" ({report.unplaced_reason})" if report.unplaced_reason else ""
     return [
         Text(
-            f"! {_count(len(unplaced), 'selected file')} ({size}) fit on no slow branch: "
+            f"! {counted(len(unplaced), 'selected file')} ({size}) fit on no slow branch{why}: "
             "they stay on the cache.",
             style="yellow",
         )
@@ -130,6 +126,7 @@ def progress_text(progress: MoverProgress) -> Text:
     out = Text.assemble(
         (f"{progress.files_done}/{progress.files_total}", "bold"),
         " files · ",
+        (f"{progress.files_skipped} skipped · " if progress.files_skipped else "", "yellow"),
         (f"{format_bytes(progress.bytes_done)} of {format_bytes(progress.bytes_total)}", "bold"),
         f" · {rate} · ETA {fmt_clock(progress.eta_seconds)}",
     )
@@ -144,7 +141,7 @@ def _skip_lines(skipped: tuple[SkippedFile, ...]) -> list[Text]:
         return []
     kinds = Counter(str(s.reason) for s in skipped)
     head = Text.assemble(
-        (f"Skipped {_count(len(skipped), 'file')}: ", "bold yellow"),
+        (f"Skipped {counted(len(skipped), 'file')}: ", "bold yellow"),
         ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())),
         " (left on the cache, whole)",
     )
@@ -173,8 +170,11 @@ def _run_lines(title: str, record: MoverRecord) -> list[RenderableType]:
         return [head, refused, Text("Nothing was touched.", style="dim")]
     moved = Text.assemble(
         ("Moved ", "bold"),
-        (f"{_count(record.files_moved, 'file')}, {format_bytes(record.bytes_moved)}", "bold green"),
-        f" of {_count(record.files_planned, 'file')} planned",
+        (
+            f"{counted(record.files_moved, 'file')}, {format_bytes(record.bytes_moved)}",
+            "bold green",
+        ),
+        f" of {counted(record.files_planned, 'file')} planned",
     )
     lines: list[RenderableType] = [head, moved]
     if record.stopped is not None:
@@ -193,8 +193,14 @@ def _run_lines(title: str, record: MoverRecord) -> list[RenderableType]:
 
 def record_renderable(record: MoverRecord, *, title: str = "Last run:") -> RenderableType:
     lines = _run_lines(title, record)
+    if record.unplaced and not record.dry_run:
+        # Selected but never attempted: not among the planned, yet why the run exited 1.
+        left = f"{counted(record.unplaced, 'selected file')} fit on no slow branch"
+        lines.append(Text.assemble(("Not moved: ", "bold yellow"), left, " (left on the cache)"))
+        if record.stopped is None and record.message:
+            lines.append(Text(record.message, style="dim"))
     if record.recovered:
-        lines.append(Text(f"Recovered {_count(record.recovered, 'move')} a crash had left."))
+        lines.append(Text(f"Recovered {counted(record.recovered, 'move')} a crash had left."))
     return Group(*lines)
 
 
@@ -202,7 +208,7 @@ def report_renderable(report: MoverReport, *, title: str = "This run:") -> Rende
     """A run of this view: its record's lines, and each recovery by name."""
     record = record_of(report, "")
     lines = _run_lines(title, record)
-    lines.extend(_unplaced_lines(report.unplaced))
+    lines.extend(_unplaced_lines(report))
     for rec in report.recovered:
         lines.append(Text.assemble(("Recovered ", "bold"), rec.rel, ": ", _RECOVERED[rec.action]))
     return Group(*lines)

@@ -68,6 +68,12 @@ def lab(lab_nas: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
     assert pool is not None
     options = dataclasses.replace(pool.options, minfreespace_bytes=MIB)
     layout = dataclasses.replace(layout, slow_pool=dataclasses.replace(pool, options=options))
+    # The lab's small cache disk holds less than mergerfs's default 4G: the minfreespace
+    # rule (every mover run checks it) would refuse the tiered pool's.
+    tiered = dataclasses.replace(layout.tiered_pool.options, minfreespace_bytes=MIB)
+    layout = dataclasses.replace(
+        layout, tiered_pool=dataclasses.replace(layout.tiered_pool, options=tiered)
+    )
     try:
         yield Lab(branches[0], (branches[1], branches[2]), layout, tmp_path / "lab.toml")
     finally:

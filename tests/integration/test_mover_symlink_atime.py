@@ -6,7 +6,7 @@ The engine reads the link with readlink(2), which sets the link's atime (relatim
 atime was older than a day), and does not put it back; there is no O_NOATIME for
 readlink, and the journal does not keep the source's atime for recovery to restore.
 The engine now journals a link's atime and recovery puts it back (backends/mover_recovery
-restore_link_atime).
+restore_atime).
 
 The child (tests/support/mover_child.py) moves a cache holding one old symlink and is
 killed before each of its steps in turn; after recover() the link, still on the cache
@@ -16,7 +16,6 @@ or moved, has the atime it had.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +24,7 @@ import pytest
 from tierdeck.backends.mover_files import LocalFileMover
 
 from tests.conftest import MountDir
+from tests.support.mover_child import kill_when_paused, steps_of_whole
 from tests.support.mover_tree import OLD_NS
 
 pytestmark = pytest.mark.integration  # root: tmpfs mounts
@@ -54,10 +54,7 @@ def test_kill_while_moving_a_symlink_keeps_its_atime(tmpfs_dir: MountDir, tmp_pa
     journal.mkdir()
     with tmpfs_dir("cache") as cache, tmpfs_dir("slow") as slow:
         _old_link(cache)
-        whole = _child(cache, slow, journal, None)
-        out, _ = whole.communicate(timeout=60)
-        assert whole.returncode == 0, out
-        steps = int(out.split()[1])
+        steps = steps_of_whole(_child(cache, slow, journal, None))
         young = []
         for pause_at in range(1, steps + 1):
             for entry in (cache / "tv", slow / "tv"):
@@ -65,15 +62,9 @@ def test_kill_while_moving_a_symlink_keeps_its_atime(tmpfs_dir: MountDir, tmp_pa
                     for p in entry.iterdir():
                         p.unlink()
             _old_link(cache)
-            child = _child(cache, slow, journal, pause_at)
-            assert child.stdout is not None and child.stdin is not None
-            line = child.stdout.readline()  # blocks until the child is at step K, or done
+            # (A later run may end first: it has fewer steps, tv/ exists on slow.)
+            line = kill_when_paused(_child(cache, slow, journal, pause_at))
             assert line == f"paused {pause_at}\n" or line.startswith("done"), line
-            if line.startswith("paused"):  # (a later run has fewer steps: tv/ exists on slow)
-                os.kill(child.pid, signal.SIGKILL)
-            child.wait(timeout=30)
-            child.stdin.close()
-            child.stdout.close()
             LocalFileMover(str(journal), verify=False).recover()
             (where,) = [p for p in (cache / "tv/latest", slow / "tv/latest") if os.path.lexists(p)]
             if where.lstat().st_atime_ns != OLD_NS:

@@ -16,6 +16,7 @@ from tierdeck.app.mover import MoverRefused, RefusalKind
 from tierdeck.app.mover_history import MoverHistory
 from tierdeck.app.tui import TierdeckApp
 from tierdeck.backends.host import RecordedHost
+from tierdeck.core.mergerfs_policy import CreateErrno
 from tierdeck.core.mover import StopReason
 from tierdeck.screens.confirm import ConfirmScreen, PromptScreen
 from tierdeck.screens.mover import MoverScreen, Phase
@@ -111,15 +112,17 @@ async def test_no_history_and_no_bandwidth_are_said() -> None:
         assert "No mover run recorded" in shown_text(screen.query_one("#mover-report"))
 
 
-async def opened_without_last(pilot: Pilot[None]) -> MoverScreen:
+async def in_phase(pilot: Pilot[None], phase: Phase, what: str) -> MoverScreen:
     app = pilot.app
     await wait_until(
-        pilot,
-        lambda: isinstance(app.screen, MoverScreen) and app.screen.phase is Phase.READY,
-        "the forecast",
+        pilot, lambda: isinstance(app.screen, MoverScreen) and app.screen.phase is phase, what
     )
     assert isinstance(app.screen, MoverScreen)
     return app.screen
+
+
+async def opened_without_last(pilot: Pilot[None]) -> MoverScreen:
+    return await in_phase(pilot, Phase.READY, "the forecast")
 
 
 async def test_moving_asks_first_then_shows_live_progress_and_the_report() -> None:
@@ -185,13 +188,7 @@ async def test_a_refusal_is_shown_and_nothing_can_be_moved() -> None:
 
     app = MoverApp(run=refuse)  # type: ignore[arg-type]
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(
-            pilot,
-            lambda: isinstance(app.screen, MoverScreen) and app.screen.phase is Phase.FAILED,
-            "the refusal",
-        )
-        screen = app.screen
-        assert isinstance(screen, MoverScreen)
+        screen = await in_phase(pilot, Phase.FAILED, "the refusal")
         assert "✘ another mover runs for media.toml" in shown_text(
             screen.query_one("#mover-forecast")
         )
@@ -291,3 +288,29 @@ async def test_compose_v_saves_the_layout_then_opens_its_mover(
         await wait_until(pilot, lambda: screen.phase is Phase.FAILED, "the demo's refusal")
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen), "compose again")
+
+
+async def test_a_forecast_that_places_nothing_says_why_and_offers_no_move() -> None:
+    # Every selected file refused (a read-only slow branch): the state line must not
+    # offer m, the forecast says why, and the last run counts the files it left.
+    stuck = dataclasses.replace(
+        FORECAST, planned=(), unplaced=tuple(
+            dataclasses.replace(u, error=CreateErrno.EROFS) for u in FORECAST.unplaced),
+        unplaced_reason="slow branch /mnt/disk1 is mounted read-only",
+    )  # fmt: skip
+    last = dataclasses.replace(
+        LAST_RUN, unplaced=188, message="moved 3 files, 3.5G; 188 selected files fit on no "
+        "slow branch (slow branch /mnt/disk1 is mounted read-only)",
+    )  # fmt: skip
+    app = MoverApp(run=ScriptedRun(forecast=stuck), last=last)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await in_phase(pilot, Phase.NOTHING, "the forecast")
+        head = shown_text(screen.query_one("#mover-head"))
+        assert "m moves" not in head and "nothing to move now" in head
+        forecast = shown_text(screen.query_one("#mover-forecast"))
+        assert "Nothing to move now." in forecast
+        assert "slow branch /mnt/disk1 is mounted read-only" in forecast
+        await pilot.press("2")
+        await wait_until(pilot, lambda: screen.last_run is not None, "the last run")
+        report = shown_text(screen.query_one("#mover-report"))
+        assert "Not moved: 188 selected files fit on no slow branch" in report

@@ -97,13 +97,15 @@ async def test_forecast_move_and_report_on_tmpfs_branches(
             assert (cache / "tv/new.mkv").exists()
 
             await pilot.press("f")  # forecast again: nothing old is left
-            await settled(pilot, Phase.READY)
+            await settled(pilot, Phase.NOTHING)
             assert "Nothing to move now." in shown_text(screen.query_one("#mover-forecast"))
             assert not screen.check_action("move", ())  # nothing to move: no m
+            # ... and the head does not offer it either.
+            assert "m moves" not in shown_text(screen.query_one("#mover-head"))
 
         again = MoverApp(live=True, host=LiveHost(), layout=layout, layout_path=layout_path)
         async with again.run_test(size=SIZE) as pilot:
-            screen = await settled(pilot, Phase.READY)
+            screen = await settled(pilot, Phase.NOTHING)
             await wait_until(pilot, lambda: screen.last_run is not None, "the last run")
             await pilot.press("2")
             shown = shown_text(screen.query_one("#mover-report"))

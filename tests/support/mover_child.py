@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
+import subprocess
 import sys
 import threading
 from collections.abc import Callable
@@ -62,6 +64,26 @@ def instrument(counter: Counter) -> None:
     mover_files.syncfs = counter.wrap(mover_files.syncfs)  # type: ignore[attr-defined]
     for module in (mover_files, mover_recovery):
         module.rename_noreplace = counter.wrap(module.rename_noreplace)  # type: ignore[attr-defined]
+
+
+def steps_of_whole(child: subprocess.Popen[str]) -> int:
+    """The steps of an uninterrupted child's move (it prints ``done STEPS``)."""
+    out, _ = child.communicate(timeout=60)
+    assert child.returncode == 0, out
+    return int(out.split()[1])
+
+
+def kill_when_paused(child: subprocess.Popen[str]) -> str:
+    """SIGKILL the child once it says it paused (a condition, never a time); its line,
+    ``paused K`` (killed) or ``done STEPS`` (the move ended first: left to exit)."""
+    assert child.stdout is not None and child.stdin is not None
+    line = child.stdout.readline()  # blocks until the child is at step K, or done
+    if line.startswith("paused"):
+        os.kill(child.pid, signal.SIGKILL)
+    child.wait(timeout=30)
+    child.stdin.close()
+    child.stdout.close()
+    return line
 
 
 def main(argv: list[str] | None = None) -> int:

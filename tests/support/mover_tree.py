@@ -112,14 +112,20 @@ def snapshot(root: Path) -> dict[str, FileState]:
 
 
 def small_disk_layout(cache: Path, slow: tuple[Path, ...], pool: Path, slow_pool: Path) -> Layout:
-    """The recipe's layout over small test disks: minfreespace 0 on the slow pool, since
-    mergerfs's default 4 GiB is more than these branches hold."""
+    """The recipe's layout over small test disks: minfreespace 0 on both pools, since
+    mergerfs's default 4 GiB is more than these branches hold (the minfreespace rule,
+    which every mover run checks, refuses that)."""
     layout = default_layout((str(cache),), tuple(Branch(str(d)) for d in slow), str(pool),
                             str(slow_pool))  # fmt: skip
     spec = layout.slow_pool
     assert spec is not None
     options = dataclasses.replace(spec.options, minfreespace_bytes=0)
-    return dataclasses.replace(layout, slow_pool=dataclasses.replace(spec, options=options))
+    tiered = layout.tiered_pool
+    return dataclasses.replace(
+        layout, slow_pool=dataclasses.replace(spec, options=options),
+        tiered_pool=dataclasses.replace(tiered, options=dataclasses.replace(
+            tiered.options, minfreespace_bytes=0)),
+    )  # fmt: skip
 
 
 def empty(*folders: Path) -> None:

@@ -31,10 +31,12 @@ def test_run_text_then_history(tiers: Tiers) -> None:
     result = run("mover", "run", "--layout", str(tiers.layout_path))
     assert result.exit_code == 0, result.output
     # Not a terminal: the forecast is a summary, not a table.
-    assert "FILE" not in result.stdout and "moved 1 files" in result.stdout
-    assert "forecast: 1 files" in result.stdout and "  age: 1 files, 4.0K" in result.stdout
+    # One file is "1 file" (never "1 files") in every line the mover prints.
+    assert "FILE" not in result.stdout and "moved 1 file, 4.0K" in result.stdout
+    assert "forecast: 1 file," in result.stdout and "  age: 1 file, 4.0K" in result.stdout
+    assert "1 files" not in result.stdout
     result = run("mover", "run", "--layout", str(tiers.layout_path), "--min-age-days", "0")
-    assert result.exit_code == 0 and "moved 1 files" in result.stdout
+    assert result.exit_code == 0 and "moved 1 file," in result.stdout
     assert where(tiers, "b") != ["cache"]
     hist = run("mover", "history", "--layout", str(tiers.layout_path), "--json")
     runs = json.loads(hist.stdout)["runs"]
@@ -44,6 +46,22 @@ def test_run_text_then_history(tiers: Tiers) -> None:
         == runs[0]["id"]
     )
     assert "ok" in run("mover", "history").stdout
+
+
+def test_history_says_failed_for_a_run_that_exited_1(tiers: Tiers) -> None:
+    # 2 x 4 MiB of slow tier: twelve 1 MiB files cannot all go, and the run exits 1.
+    for i in range(12):
+        put(tiers, f"f{i:02}", 2**20)
+    result = run("mover", "run", "--layout", str(tiers.layout_path))
+    assert result.exit_code == 1, result.output
+    assert (
+        json.loads(run("mover", "run", "--layout", str(tiers.layout_path), "--json").stdout)["ok"]
+        is False
+    )
+    (last, first) = json.loads(run("mover", "history", "--json").stdout)["runs"]
+    assert first["failed"] is True and first["unplaced"] > 0
+    text = run("mover", "history").stdout.splitlines()
+    assert all(" ok " not in line and "failed" in line for line in text), text
 
 
 def test_refusals_exit_2_with_one_line(tmp_path: Path, data_dir: Path) -> None:

@@ -374,3 +374,21 @@ def test_owner_is_kept(tiers: tuple[Path, Path, Path]) -> None:
     move(LocalFileMover(str(journal), verify=False), cache, slow)
     st = state_of(slow / "o")
     assert (st.uid, st.gid, st.mode & 0o7777) == (4242, 4343, 0o4750)
+
+
+def test_each_file_is_told_as_it_lands_or_is_skipped(tiers: tuple[Path, Path, Path]) -> None:
+    # The run's progress counts files from these calls (a batch holds many groups):
+    # each file once, the open one as a skip, each moved one already on the slow side.
+    cache, slow, journal = tiers
+    for name in ("a", "b", "c", "d", "busy"):
+        (cache / name).write_bytes(os.urandom(4096))
+    told: list[tuple[str, bool, bool]] = []
+
+    def landed(o: MoveOutcome) -> None:
+        told.append((o.move.file.rel, o.moved, (slow / o.move.file.rel).exists()))
+
+    outcomes = LocalFileMover(str(journal), verify=False).move_batch(
+        planned(cache, slow), frozenset({str(cache / "busy")}), threading.Event(),
+        lambda n: None, landed)  # fmt: skip
+    assert sorted(told) == sorted((o.move.file.rel, o.moved, o.moved) for o in outcomes)
+    assert ("busy", False, False) in told and len(told) == 5

@@ -68,3 +68,35 @@ def test_a_newer_file_is_refused_untouched(tmp_path: Path) -> None:
     with pytest.raises(MoverHistoryError, match="newer tierdeck"):
         MoverHistory(path)
     assert path.read_bytes() == before
+
+
+def test_a_move_that_left_unplaced_files_is_a_failure(data_dir: Path) -> None:
+    store = MoverHistory()
+    store.add(record("/x.toml", 1.0, unplaced=188))
+    store.add(record("/x.toml", 2.0, unplaced=188, dry_run=True))
+    dry, move = store.list()
+    assert move.unplaced == 188 and move.failed
+    assert not dry.failed  # a forecast fails nothing
+
+
+def test_a_version_1_file_is_upgraded_keeping_its_runs(tmp_path: Path) -> None:
+    path = tmp_path / "mover.sqlite"
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        "CREATE TABLE runs (id INTEGER PRIMARY KEY, layout_name TEXT NOT NULL,"
+        " layout_path TEXT NOT NULL, started REAL NOT NULL, duration REAL NOT NULL,"
+        " dry_run INTEGER NOT NULL, files_planned INTEGER NOT NULL,"
+        " bytes_planned INTEGER NOT NULL, files_moved INTEGER NOT NULL,"
+        " bytes_moved INTEGER NOT NULL, skipped TEXT NOT NULL, recovered INTEGER NOT NULL,"
+        " stopped TEXT, refused TEXT, message TEXT NOT NULL)"
+    )
+    conn.execute(
+        "INSERT INTO runs (layout_name, layout_path, started, duration, dry_run, files_planned,"
+        " bytes_planned, files_moved, bytes_moved, skipped, recovered, stopped, refused, message)"
+        " VALUES ('a', '/a.toml', 1, 1, 0, 1, 1, 1, 1, '[]', 0, NULL, NULL, 'moved 1 file')"
+    )
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+    (run,) = MoverHistory(path).list()
+    assert run.unplaced == 0 and not run.failed and run.message == "moved 1 file"

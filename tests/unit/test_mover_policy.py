@@ -138,10 +138,40 @@ def test_place_mfs_spreads_and_tracks_space() -> None:
 
 def test_place_minfreespace_and_full_tier() -> None:
     space = {"/d1": SlowSpace("/d1", 150, 0)}
-    # After a (120), 30 bytes are left: below minfreespace, so d1 refuses b outright.
+    # a (120) would leave 30 bytes, below minfreespace: it stays; b (10) leaves 140.
     plan = place(sel(cf("a", 9, 120), cf("b", 9, 10)), dest("/d1", mfs=40), space)
-    assert [m.file.rel for m in plan.moves] == ["a"]
-    assert [(u.file.rel, u.error) for u in plan.unplaced] == [("b", CreateErrno.ENOSPC)]
+    assert [m.file.rel for m in plan.moves] == ["b"]
+    assert [(u.file.rel, u.error) for u in plan.unplaced] == [("a", None)]
+    # Already below minfreespace: d1 refuses every file outright.
+    low = place(sel(cf("c", 9, 1)), dest("/d1", mfs=200), space)
+    assert [(u.file.rel, u.error) for u in low.unplaced] == [("c", CreateErrno.ENOSPC)]
+
+
+def test_one_slow_branch_is_never_filled_below_minfreespace() -> None:
+    # Three 600 MiB files, 5 GiB free, minfreespace 4 GiB: only one leaves 4 GiB free.
+    mib = 1024**2
+    files = sel(*(cf(f"f{i}", 9, 600 * mib) for i in range(3)))
+    for branches in (("/d1",), ("/d1", "/d2")):
+        space = {p: SlowSpace(p, 5 * GIB if p == "/d1" else 0, 0) for p in branches}
+        for fast in (True, False):
+            plan = place(files, dest(*branches, mfs=4 * GIB), space, fast=fast)
+            assert [m.file.rel for m in plan.moves] == ["f0"], (branches, fast)
+
+
+def test_forecast_counts_allocated_blocks_not_bytes() -> None:
+    # 600 one-byte files (4 KiB each on disk) in 1 MiB: 256 fit, not 600.
+    files = sel(*(cf(f"f{i}", 9, 1, allocated=4096) for i in range(600)))
+    space = {"/d1": SlowSpace("/d1", 2**20, 0, block_size=4096)}
+    for fast in (True, False):
+        assert len(place(files, dest("/d1", mfs=0), space, fast=fast).moves) == 256
+    # The destination's blocks round up what the source allocates: 1 KiB blocks
+    # there, 4 KiB blocks here; a sparse file takes its data blocks, not its size.
+    small = CachedFile("/c", "x", 1, 0.0, 0.0, allocated=1024)
+    assert small.on_disk(4096) == 4096 and small.on_disk(1024) == 1024
+    sparse = CachedFile("/c", "s", 10 * GIB, 0.0, 0.0, allocated=8192)
+    assert sparse.on_disk(4096) == 8192
+    inline = CachedFile("/c", "i", 10, 0.0, 0.0, allocated=0)  # btrfs keeps it in the inode
+    assert inline.on_disk(4096) == 4096
 
 
 def test_place_skips_a_branch_too_small_for_the_file() -> None:
@@ -199,7 +229,8 @@ def test_destination_of_slow_pool_and_single_branch() -> None:
     )
     assert destination_of(sub).branches == ("/mnt/d1/media", "/mnt/d2/media")
     one = default_layout(("/mnt/cache",), (Branch("/mnt/d1"),), "/mnt/pool")
-    assert destination_of(one) == Destination(("/mnt/d1",), CreatePolicy.FF, 0)
+    # No slow pool to say otherwise: mergerfs's default minfreespace is kept free.
+    assert destination_of(one) == Destination(("/mnt/d1",), CreatePolicy.FF, 4 * GIB)
 
 
 def test_forecast() -> None:
@@ -266,7 +297,8 @@ def test_place_properties(sizes: list[int], avails: list[int], pol: CreatePolicy
     placed = [m.file.rel for m in plan.moves] + [u.file.rel for u in plan.unplaced]
     assert sorted(placed) == sorted(s.file.rel for s in files)
     for path, sp in space.items():
-        assert sum(m.file.size for m in plan.moves if m.destination == path) <= sp.avail_bytes
+        taken = sum(m.file.size for m in plan.moves if m.destination == path)
+        assert taken == 0 or taken <= sp.avail_bytes - mfs
     if pol is CreatePolicy.EROFS:
         assert plan.moves == ()
 
@@ -278,16 +310,28 @@ _SMALL = st.sampled_from([0, 1, 2])  # the edges: no free space, empty files
 @settings(max_examples=400, deadline=None)
 # The edges random draws seldom reach: pfrd on one branch with no free space at all,
 # and path-preserving policies on the one branch that has the parent.
-@example([("", 0)], [(0, 0, False)], CreatePolicy.PFRD, 0, frozenset(), 0)
-@example([("", 0)], [(0, 0, False)], CreatePolicy.MSPPFRD, 0, frozenset(), 0)
-@example([("a", 1)], [(9, 0, False), (9, 0, False)], CreatePolicy.EPFF, 0, frozenset({(1, "a")}), 0)
+@example([("", 0)], [(0, 0, False, 1)], CreatePolicy.PFRD, 0, frozenset(), 0)
+@example([("", 0)], [(0, 0, False, 1)], CreatePolicy.MSPPFRD, 0, frozenset(), 0)
 @example(
-    [("a", 1)], [(9, 0, False), (9, 0, False)], CreatePolicy.NEWEST, 0, frozenset({(0, "a")}), 0
+    [("a", 1)], [(9, 0, False, 1), (9, 0, False, 1)], CreatePolicy.EPFF, 0, frozenset({(1, "a")}), 0
+)
+@example(
+    [("a", 1)],
+    [(9, 0, False, 1), (9, 0, False, 1)],
+    CreatePolicy.NEWEST,
+    0,
+    frozenset({(0, "a")}),
+    0,
 )
 @given(
     st.lists(st.tuples(_DIRS, _SMALL | st.integers(0, 300)), max_size=25),
     st.lists(
-        st.tuples(_SMALL | st.integers(0, 600), st.integers(0, 500), st.booleans()),
+        st.tuples(
+            _SMALL | st.integers(0, 600),
+            st.integers(0, 500),
+            st.booleans(),
+            st.sampled_from([1, 1, 8, 64]),
+        ),
         min_size=1,
         max_size=4,
     ),  # fmt: skip
@@ -298,7 +342,7 @@ _SMALL = st.sampled_from([0, 1, 2])  # the edges: no free space, empty files
 )
 def test_place_fast_paths_answer_as_the_simulator(
     files: list[tuple[str, int]],
-    branches: list[tuple[int, int, bool]],
+    branches: list[tuple[int, int, bool, int]],
     pol: CreatePolicy,
     mfs: int,
     on_disk: frozenset[tuple[int, str]],
@@ -306,8 +350,8 @@ def test_place_fast_paths_answer_as_the_simulator(
 ) -> None:
     # The shortcuts (one branch decided without the simulator; no missing-directory
     # counts for path-free policies; PolicyBranch kept across files) change nothing.
-    space = {f"/d{i}": SlowSpace(f"/d{i}", a, u, readonly_fs=ro)
-             for i, (a, u, ro) in enumerate(branches)}  # fmt: skip
+    space = {f"/d{i}": SlowSpace(f"/d{i}", a, u, readonly_fs=ro, block_size=blk)
+             for i, (a, u, ro, blk) in enumerate(branches)}  # fmt: skip
     present = {(f"/d{i}", d) for i, d in on_disk}
 
     def missing(branch: str, parent: str) -> int:

@@ -6,7 +6,7 @@ import threading
 import time
 
 from tierdeck.app.mover_progress import MoverProgress, ProgressMeter
-from tierdeck.core.mover import CachedFile, MoveOutcome, MoveReason, PlannedMove
+from tierdeck.core.mover import CachedFile, MoveOutcome, MoveReason, PlannedMove, SkipReason
 
 from tests.waiting import wait_until_sync
 
@@ -46,10 +46,27 @@ def test_settle_counts_skipped_files_whole_and_rate_eta() -> None:
     meter.on_bytes(200)  # the engine copied a little of a before skipping it
     meter.settle([MoveOutcome(moves[0], False)])
     snap = meter.snapshot()
-    assert (snap.files_done, snap.bytes_done, snap.current) == (1, 1000, "b")
+    # A skip is a skip: not a file done, and never the file "now" being moved.
+    assert (snap.files_done, snap.files_skipped, snap.bytes_done, snap.current) == (
+        0, 1, 1000, "b")  # fmt: skip
     assert snap.rate_bps is not None and 99 < snap.rate_bps < 101
     assert snap.eta_seconds is not None and 29 < snap.eta_seconds < 31
     meter.on_bytes(3000)
     meter.settle([MoveOutcome(moves[1], True)])
     done = meter.snapshot()
-    assert (done.files_done, done.bytes_done, done.current) == (2, 4000, None)
+    assert (done.files_done, done.files_skipped, done.bytes_done, done.current) == (
+        1, 1, 4000, None)  # fmt: skip
+
+
+def test_files_count_as_they_land_not_when_their_batch_ends() -> None:
+    moves = [move("held", 10), move("a", 1000), move("b", 3000)]
+    meter = ProgressMeter(moves, lambda p: None, 1.0)
+    meter.on_outcome(MoveOutcome(moves[0], False, SkipReason.OPEN))
+    meter.on_outcome(MoveOutcome(moves[1], True))
+    snap = meter.snapshot()
+    assert (snap.files_done, snap.files_skipped, snap.current) == (1, 1, "b")
+    # The batch's final word wins (a stop undid a): counted once, as it ended.
+    meter.settle([MoveOutcome(moves[0], False, SkipReason.OPEN),
+                  MoveOutcome(moves[1], False, SkipReason.CHANGED), MoveOutcome(moves[2], True)])  # fmt: skip
+    end = meter.snapshot()
+    assert (end.files_done, end.files_skipped, end.current) == (1, 2, None)

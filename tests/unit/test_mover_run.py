@@ -24,6 +24,7 @@ from tierdeck.app.mover import (
 from tierdeck.app.mover_history import MoverHistory
 from tierdeck.backends.host import LiveHost
 from tierdeck.core.layout import Branch, Layout
+from tierdeck.core.layout_rules import RuleId, RuleSeverity, check_layout
 from tierdeck.core.mover import MoveReason, SkipReason, StopReason
 
 from tests.support.mover_tree import small_disk_layout
@@ -261,3 +262,22 @@ def test_path_preserving_policy_sees_the_destination_folder(tiers: Tiers) -> Non
     put(tiers, "tv/old.mkv", 1000)
     report, _ = run(tiers, dry_run=True)
     assert [m.destination for m in report.planned] == [str(tiers.slow[1] / "media")]  # type: ignore[attr-defined]
+
+
+def test_dry_run_refuses_what_layout_check_refuses(tiers: Tiers) -> None:
+    # A pool inside a slow branch: layout check/apply refuse it, and so does every mover
+    # command, the forecast included (it used to plan moves and return 0).
+    inside = str(tiers.slow[0] / "pool")
+    bad = dataclasses.replace(
+        tiers.layout, tiered_pool=dataclasses.replace(tiers.layout.tiered_pool, mountpoint=inside)
+    )
+    assert any(r.rule is RuleId.BRANCH_PLACEMENT and r.severity is RuleSeverity.ERROR
+               for r in check_layout(bad))  # fmt: skip
+    put(tiers, "x", 1000)
+    for dry_run in (True, False):
+        with pytest.raises(MoverRefused) as refused:
+            run_mover(LiveHost(), bad, tiers.layout_path, MoverOptions(dry_run=dry_run),
+                      on_progress=lambda p: None, cancel=threading.Event())  # fmt: skip
+        assert refused.value.kind is RefusalKind.RULES
+        assert "branch-placement" in refused.value.detail
+    assert where(tiers, "x") == ["cache"]
