@@ -22,15 +22,19 @@ def unplaced_reason(
         return ""
     errors = {u.error for u in unplaced}
     parts: list[str] = []
+    readonly = [s.path for s in space if s.readonly_fs]
+    full = CreateErrno.ENOSPC in errors or None in errors
     if CreateErrno.EROFS in errors:
-        readonly = [s.path for s in space if s.readonly_fs]
         parts += [f"slow branch {p} is mounted read-only" for p in readonly] or [
             f"the slow pool's create policy is {dest.policy}"
         ]
+    elif full:
+        # mergerfs skips a read-only branch and says ENOSPC for the rest: the admin
+        # still wants to know that branch took nothing.
+        parts += [f"slow branch {p} is mounted read-only" for p in readonly]
     writable = [s for s in space if not s.readonly_fs]
     # mergerfs reports EROFS over ENOSPC: with a read-only branch, the writable ones
     # may still have been too full.
-    full = CreateErrno.ENOSPC in errors or None in errors
     if full or (CreateErrno.EROFS in errors and writable and dest.policy is not CreatePolicy.EROFS):
         free = ", ".join(f"{s.path} {format_bytes(s.avail_bytes)}" for s in writable)
         largest = max(u.file.size for u in unplaced)

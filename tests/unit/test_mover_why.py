@@ -50,14 +50,28 @@ def test_each_cause_is_named_once() -> None:
 
 
 def test_dry_run_says_why_nothing_can_move(tiers: Tiers) -> None:
-    put(tiers, "tv/old.mkv", 4096)
-    for d in tiers.slow:
-        subprocess.run(["mount", "-o", "remount,ro", str(d)], check=True)
+    # One slow branch read-only (a warning of layout check), the other too small for the
+    # file: the run goes on and says both causes in one line.
+    put(tiers, "tv/old.mkv", 6 * 1024 * 1024)
+    subprocess.run(["mount", "-o", "remount,ro", str(tiers.slow[0])], check=True)
     result = run("mover", "run", "--layout", str(tiers.layout_path), "--dry-run")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     why = [line for line in lines if line.startswith("nothing can move: ")]
-    assert why == [
+    assert len(why) == 1, lines
+    assert why[0].startswith(
         f"nothing can move: slow branch {tiers.slow[0]} is mounted read-only; "
-        f"slow branch {tiers.slow[1]} is mounted read-only"
-    ], lines
+        "no slow branch has room above minfreespace"
+    ), why
+    assert f"free: {tiers.slow[1]} " in why[0] and "largest file 6.0M" in why[0], why
+
+
+def test_dry_run_with_every_slow_branch_read_only_is_refused_as_check_refuses(
+    tiers: Tiers,
+) -> None:
+    put(tiers, "tv/old.mkv", 4096)
+    for d in tiers.slow:
+        subprocess.run(["mount", "-o", "remount,ro", str(d)], check=True)
+    result = run("mover", "run", "--layout", str(tiers.layout_path), "--dry-run")
+    assert result.exit_code == 2, result.output
+    assert "slow-writable" in result.output, result.output
