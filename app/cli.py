@@ -33,7 +33,9 @@ def fail(message: str, code: int) -> NoReturn:
 
 _HOST_OPTIONS = [
     click.option(
-        "--demo", is_flag=True, help="Show the demo NAS (seed 000) instead of this machine."
+        "--demo",
+        is_flag=True,
+        help="Show the demo NAS (from a real home NAS's notes) instead of this machine.",
     ),
     click.option(
         "--recorded",
@@ -167,8 +169,8 @@ def main(ctx: click.Context, demo: bool, recorded: Path | None) -> None:
     SIGPIPE) without a message when its output is closed early, e.g. by `| head`.
     Usage errors exit 2. `tierdeck bench run --help` lists that command's statuses.
 
-    With --demo, the history is the demo's own (seed 000's results, kept in the cache
-    folder), for the dashboard and for `tierdeck --demo history ...` alike; the user's
+    With --demo, the history is the demo's own (the fio results in the demo NAS's
+    notes, kept in the cache folder), for the dashboard and for `tierdeck --demo history ...` alike; the user's
     history is not opened.
     """
     if demo:

@@ -87,6 +87,7 @@ def _preset_json(p: Preset) -> dict[str, Any]:
 
     return {
         "name": p.name,
+        "aliases": list(p.aliases),
         "title": p.title,
         "source": p.source,
         "description": p.description,
@@ -147,7 +148,10 @@ for _command in SWEEP_COMMANDS:  # bench sweep, sweeps, sweep-export (app/cli_sw
 )
 @click.option("--force", is_flag=True, help="With --save: overwrite an existing file.")
 def presets_cmd(as_json: bool, save: tuple[str, Path] | None, force: bool) -> None:
-    """List the presets, where each comes from, and their exact fio parameters."""
+    """List the presets, where each comes from, and their exact fio parameters.
+
+    A preset's former names (its "formerly" line) are still accepted wherever a preset
+    is named: --preset, --save, sweep files, history list --preset."""
     if save is not None:
         name, path = save
         preset = _find_preset(name)
@@ -171,6 +175,8 @@ def presets_cmd(as_json: bool, save: tuple[str, Path] | None, force: bool) -> No
         if i:
             click.echo()
         click.echo(f"{p.name}: {p.title}")
+        if p.aliases:
+            click.echo(f"  formerly: {', '.join(p.aliases)} (still accepted)")
         source = f"  source: {p.source}"
         if terminal is not None:  # in a pipe one line each, to grep; URLs never split
             source = "\n".join(textwrap.wrap(source, width, subsequent_indent="    ",

@@ -51,7 +51,8 @@ def _print_table(renderable: object) -> None:
     type=click.Choice(FORMATS),
     help="table (default; coloured on a terminal, plain in a pipe), json, markdown or csv.",
 )
-def compare(run_ids: tuple[int, ...], baseline: int | None, fmt: str | None) -> None:
+@click.option("--json", "as_json", is_flag=True, help="The same as --format json.")
+def compare(run_ids: tuple[int, ...], baseline: int | None, fmt: str | None, as_json: bool) -> None:
     """Compare 2 to 8 stored runs side by side (ids from `tierdeck history list`).
 
     One row group per job: jobs are matched by name, then by position (the output says
@@ -69,13 +70,16 @@ def compare(run_ids: tuple[int, ...], baseline: int | None, fmt: str | None) -> 
     disk models, and the target, which is information, not a warning), and runs whose
     results a cache may have inflated. Nothing of that: "comparable".
 
-    Formats: table; json (schema tierdeck.compare/1, docs/compare-json.md); markdown (a
-    table to paste on a forum as it is); csv (one row per run, job and direction, in
-    bytes/s and ns).
+    Formats: table; json (also --json; schema tierdeck.compare/1, docs/compare-json.md);
+    markdown (a table to paste on a forum as it is); csv (one row per run, job and
+    direction, in bytes/s and ns).
 
     Exits 2 for unknown ids, fewer than 2 or more than 8 runs, a run that failed or was
     cancelled, or a baseline that is not one of the ids.
     """
+    if as_json and fmt not in (None, "json"):
+        raise click.UsageError(f"--json and --format {fmt} exclude each other")
+    fmt = "json" if as_json else fmt
     if len(run_ids) < 2:
         fail(f"compare needs at least 2 run ids, got {len(run_ids)}", EXIT_REFUSED)
     if len(run_ids) > MAX_RUNS:

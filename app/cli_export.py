@@ -31,13 +31,16 @@ def _format(fmt: str | None, output: str | None) -> str:
     help="markdown, csv, json or html (default: from --output's extension, else markdown).",
 )
 @once(
+    "-o",
     "--output",
     metavar="FILE",
     help="Write here (replacing it); '-' for stdout. "
     "Default: tierdeck-run(s)-<ids>.<ext> in this folder, never over an existing file.",
 )
 @click.option(
-    "--redact", is_flag=True, help="Replace serials, WWNs, UUIDs and hostnames (REDACTED-...)."
+    "--redact",
+    is_flag=True,
+    help="Replace serials, WWNs, UUIDs, hostnames and home directories' user names.",
 )
 def export_cmd(run_ids: tuple[int, ...], fmt: str | None, output: str | None, redact: bool) -> None:
     """Export stored runs to share them: one run as itself, 2 to 8 runs as their comparison.
@@ -53,9 +56,10 @@ def export_cmd(run_ids: tuple[int, ...], fmt: str | None, output: str | None, re
     "env"); html (one self-contained file, no network needed to open it: the tables,
     the comparability panel, the environment and charts of the per-second series).
 
-    --redact replaces serials, WWNs, UUIDs and hostnames (this machine's, and those in
-    fio's output) everywhere, with numbered names so that runs on the same disk still
-    match: REDACTED-SERIAL-1, REDACTED-HOST-1 ...
+    --redact replaces serials, WWNs, UUIDs, hostnames (this machine's, and those in
+    fio's output) and the user names of home directories (/home/NAME, /Users/NAME)
+    everywhere, with numbered names so that runs on the same disk still match:
+    REDACTED-SERIAL-1, REDACTED-HOST-1, REDACTED-USER-1 ...
 
     Prints where the file went. Without --output the file is new: when the default
     name exists, the next free one (_2, _3 ...) is taken and the message says so.

@@ -207,8 +207,14 @@ def summary_lines(result: RunResult) -> list[str]:
 def disk_lines(result: RunResult) -> list[str]:
     from ..core.units import format_bytes
 
+    label = result.target.label or result.target.path
+    disks = device_totals(result)
+    if disks and not result.device_series:
+        # no sample at all: a table of "-" and 0B would read as idle disks
+        why = " (imported)" if result.imported is not None else ""
+        return [f"disks under {label}: not sampled{why}"]
     rows: list[list[str]] = []
-    for disk in device_totals(result):
+    for disk in disks:
         series = disk["series"]
         seconds = series[-1]["t"] if series else 0.0
         util = sum(s["util_pct"] for s in series) / len(series) if series else None
@@ -224,7 +230,6 @@ def disk_lines(result: RunResult) -> list[str]:
         )
     if not rows:
         return []
-    label = result.target.label or result.target.path
     header = ["disk", "read MiB/s", "write MiB/s", "util %", "read", "written"]
     return [f"disks under {label} (from /proc/diskstats):", *table(header, rows)]
 
@@ -407,10 +412,11 @@ def show_cmd(run_id: int, as_json: bool, with_fio: bool, series: bool) -> None:
     if result.imported is not None:
         lines.append(f"imported: {result.imported.file_name} ({result.imported.format})")
     env = result.env
+    mounted = f" ({','.join(env.mount_options)})" if env.mount_options else ""
     env_bits = [
         f"kernel {env.kernel}" if env.kernel else "",
         env.fio_version or "",
-        f"{env.fs_type} ({','.join(env.mount_options)})" if env.fs_type else "",
+        f"{env.fs_type}{mounted}" if env.fs_type else "",
         f"mergerfs {env.mergerfs_version}" if env.mergerfs_version else "",
         f"zfs {env.zfs_version}" if env.zfs_version else "",
     ]

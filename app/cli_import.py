@@ -10,6 +10,8 @@ import click
 
 from .cli import EXIT_FAILED, EXIT_REFUSED, fail, once
 
+LIST_FAILED = "tierdeck history list --status failed"
+
 
 @click.command("import")
 @click.argument(
@@ -42,7 +44,11 @@ def import_cmd(files: Sequence[Path], label: str | None, tags: Sequence[str]) ->
 
     Prints "imported FILE as run N (name)" per file, "imported FILE as runs N, M
     (name; name)" for a file of several fio runs, and on stderr each job option left
-    out. Exits 2 if any file was refused.
+    out. A run fio itself reported as failed (a job's error, e.g. 22 for an O_DIRECT
+    open the filesystem refused) is stored as failed, which `history list` leaves out
+    by default: its file's line ends with "(failed: fio error 22, Invalid argument;
+    listed by `tierdeck history list --status failed`)", or "(run M failed: ...)" for
+    one of several. Exits 2 if any file was refused.
     """
     from ..core.errors import TierdeckError
     from .cli_history import _store
@@ -55,12 +61,16 @@ def import_cmd(files: Sequence[Path], label: str | None, tags: Sequence[str]) ->
         fail(str(exc), EXIT_FAILED)
     for outcome in outcomes:
         if outcome.run is not None:
+            failed = "; ".join(outcome.failed)
+            why = f" ({failed}; listed by `{LIST_FAILED}`)" if failed else ""
             if len(outcome.runs) > 1:
                 ids = ", ".join(str(run.id) for run in outcome.runs)
                 names = "; ".join(run.name for run in outcome.runs)
-                click.echo(f"imported {outcome.path} as runs {ids} ({names})")
+                click.echo(f"imported {outcome.path} as runs {ids} ({names}){why}")
             else:
-                click.echo(f"imported {outcome.path} as run {outcome.run.id} ({outcome.run.name})")
+                click.echo(
+                    f"imported {outcome.path} as run {outcome.run.id} ({outcome.run.name}){why}"
+                )
             for note in outcome.left_out:
                 click.echo(f"tierdeck: {outcome.path}: {note}", err=True)
         else:

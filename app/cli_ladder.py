@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from .ladder_run import LadderPlan
 
 LADDER_HELP = """Run the same job on each layer of the mergerfs pool TARGET and show what
-each layer costs (a user's "raw pool 1240 vs mergerfs 374", the mergerfs benchmarking
-guide's layer by layer test):
+each layer costs (a home NAS's "raw pool 1240 vs mergerfs 374", the mergerfs
+benchmarking guide's layer by layer test):
 
 \b
   branch  the branch the pool's create policy gives a new file (every RW branch

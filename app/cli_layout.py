@@ -50,7 +50,7 @@ _MARK = {RuleSeverity.ERROR: "ERROR", RuleSeverity.WARNING: "warn", RuleSeverity
 
 @click.group()
 def layout() -> None:
-    """Compose a cache/slow tier layout of mergerfs pools (issue 9).
+    """Compose a cache/slow tier layout of mergerfs pools.
 
     The layout is mergerfs's tiered-cache recipe: a tiered pool (cache branches first,
     then the slow ones) that programs use, a slow-only pool, and a mover that empties

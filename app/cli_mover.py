@@ -1,4 +1,4 @@
-"""``tierdeck mover``: empty a layout's cache branches into its slow tier (issue 10),
+"""``tierdeck mover``: empty a layout's cache branches into its slow tier,
 and list past runs. The systemd service the layout writes runs ``mover run --layout
 FILE``; its output goes to the journal, and a failed or stopped move exits 1."""
 
@@ -30,7 +30,7 @@ from .mover_text import duration_text, forecast_lines, noatime_lines, result_lin
 
 @click.group()
 def mover() -> None:
-    """Move files from a layout's cache branches to its slow tier (issue 10)."""
+    """Move files from a layout's cache branches to its slow tier."""
 
 
 _RUN_HELP = """Move what the layout's mover policy selects from the cache branches to

@@ -64,7 +64,15 @@ def example_names() -> list[str]:
                   if p.name.endswith(".toml"))  # fmt: skip
 
 
+# The examples' former names, still accepted by --example (scripts name them).
+FORMER_EXAMPLES = {
+    "seed002-suite": "suite-per-stack",
+    "seed003-compress-matrix": "compress-x-jobs-matrix",
+}
+
+
 def example_text(name: str) -> str:
+    name = FORMER_EXAMPLES.get(name, name)
     if name not in example_names():
         raise click.BadParameter(
             f"no example {name!r}; examples: {', '.join(example_names())}",

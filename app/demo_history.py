@@ -28,7 +28,7 @@ RUNS_DIR = Path(__file__).resolve().parent / "demo_runs"
 COMMAND_FILE = "command.txt"  # the seed's fio command, for snippets without their own
 # Snippets without a date of their own (a group status line alone): the seed's night.
 SEED_NIGHT = 1_667_527_200.0  # 2022-11-04 02:00 UTC
-TAGS = ("seed000", "demo")
+TAGS = ("nas-notes-2022", "demo")
 # What tierdeck reads from the same snippets; bumped when that changes (2: the jobs of
 # fio's "rw=..., bs=..." line completed by the seed's command, direct=1 included), so
 # a demo built by an older tierdeck is built anew.
@@ -149,7 +149,7 @@ def _fingerprint() -> str:
     digest = hashlib.sha256()
     for path in sorted(RUNS_DIR.glob("*.txt")):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    digest.update(repr(DEMO_RUNS).encode())
+    digest.update(repr((DEMO_RUNS, TAGS)).encode())  # a history tagged otherwise is rebuilt
     digest.update(f"reading {READING}".encode())
     return digest.hexdigest()[:12]
 

@@ -18,13 +18,25 @@ from pathlib import Path
 
 from ..backends.fio_import import bytes_hash, content_hash, imported_runs, refuse_binary
 from ..backends.localfiles import read_user_file
-from ..core.bench_models import RunResult, WarningKind
+from ..core.bench_models import RunResult, RunStatus, WarningKind
 from ..core.imports import ImportRefusalKind, ImportRefused
 from .history import HistoryError, RunStore
 
 # fio's json+ with --status-interval=1 prints ~10 KiB per job per second: an hour of
 # four jobs is ~150 MiB. Beyond this a file is not something fio printed.
 READ_LIMIT = 256 * 2**20
+
+
+def failure_text(run: RunResult) -> str | None:
+    """ "failed: fio error 22, Invalid argument" for a run fio reported as failed (the
+    jobs' errnos, from the stored summaries), None for any other: a failed run is left
+    out of the default history list, so its import must say so."""
+    if run.status is not RunStatus.FAILED:
+        return None
+    errnos = sorted({job.error for job in run.job_summaries if job.error})
+    return "failed: " + (
+        ", ".join(f"fio error {e}, {os.strerror(e)}" for e in errnos) or "fio error"
+    )
 
 
 @dataclass(frozen=True)
@@ -54,6 +66,16 @@ class ImportOutcome:
             for w in run.warnings
             if w.kind is WarningKind.IMPORT_OPTIONS
         )
+
+    @property
+    def failed(self) -> tuple[str, ...]:
+        """The runs fio reported as failed, in ``failure_text``'s words, each said with
+        its run when the file held several ("run 2 failed: fio error 22, ..."): a failed
+        run is left out of the default history list, so the CLI and the TUI say it at
+        once, for each run of the file."""
+        several = len(self.runs) > 1
+        said = ((run, failure_text(run)) for run in self.runs)
+        return tuple(f"run {run.id} {text}" if several else text for run, text in said if text)
 
 
 def import_file(

@@ -47,6 +47,7 @@ from ..core.errors import ParseError, TierdeckError
 from ..core.fio_models import DirectionSample, DirectionStats, Sample
 from ..core.imports import ImportFormat, ImportNotice, ImportSource
 from ..core.jobspec import SPEC_OPTIONS, JobSpec, JobSpecError, jobfile_text
+from ..core.presets import find_preset
 
 SCHEMA = "tierdeck.run/1"
 DB_NAME = "history.sqlite3"
@@ -506,8 +507,11 @@ class HistoryStore:
             where.append("target_path = ?")
             params.append(_norm_path(target))
         if preset is not None:
-            where.append("preset = ?")
-            params.append(preset)
+            # a preset's former names too: runs stored before a rename are still its runs
+            known = find_preset(preset)
+            names = known.names if known is not None else (preset,)
+            where.append(f"preset IN ({', '.join('?' * len(names))})")
+            params += names
         if tag is not None:
             where.append("id IN (SELECT run_id FROM run_tags WHERE tag = ?)")
             params.append(tag)
@@ -749,7 +753,7 @@ def _sample_direction_json(d: DirectionSample) -> dict[str, Any]:
 
 def job_results(result: RunResult) -> list[dict[str, Any]] | None:
     """Per job (its clones added up), for the JSON "jobs" key; None when fio produced
-    no final report. A suite such as seed002 mixes 1M and 4K jobs, where only per-job
+    no final report. A suite such as suite-seq1m-rand4k-qd64 mixes 1M and 4K jobs, where only per-job
     figures mean anything."""
     if not result.job_summaries:
         return None

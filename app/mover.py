@@ -1,4 +1,4 @@
-"""One mover run (issue 10): refuse a dangerous layout, take the layout's lock, recover
+"""One mover run: refuse a dangerous layout, take the layout's lock, recover
 what a crash left, scan the cache branches, select and place files, forecast, move them
 in batches through the Host's file mover, report and record.
 

@@ -59,6 +59,9 @@ _JOB_OPTIONS = re.compile(
 )
 _JOB_REPORT = re.compile(
     r"^(?P<name>\S[^:]*): \(groupid=(?P<g>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>-?\d+)"
+    # a failed job: "err= 5 (file:io_u.c:1756, func=io_u error, ..., error=Input/output
+    # error): pid=..." (fio's verror; its func may hold parentheses: open(/mnt/x))
+    r"(?: \((?P<verror>.*)\))?"
     r"(?:: pid=(?P<pid>\d+)(?:: (?P<date>.+?))?)?\s*$"  # fio 2.0 printed no date
 )
 _NUM = r"[0-9]+(?:\.[0-9]+)?[kKMGT]?"

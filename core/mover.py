@@ -1,4 +1,4 @@
-"""The mover's types (issue 10): what is planned, what happened to each file, why a run
+"""The mover's types: what is planned, what happened to each file, why a run
 stopped and what crash recovery did. Shared by the engine (backends/mover_files.py),
 the run (app/mover.py), the CLI and the mover view.
 

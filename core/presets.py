@@ -1,6 +1,6 @@
-"""The presets tierdeck ships: the benchmarks real NAS owners ran by hand
-(``/work/shared/seeds``) plus KDiskMark's CrystalDiskMark-style profiles, each citing
-where its parameters come from. :func:`find_preset` is the one lookup by name.
+"""The presets tierdeck ships: the benchmarks real NAS owners ran by hand (their
+published notes) plus KDiskMark's CrystalDiskMark-style profiles, each citing where its
+parameters come from. :func:`find_preset` is the one lookup by name or former name.
 Pure data: no I/O.
 """
 
@@ -15,13 +15,20 @@ from .jobspec import JobSpec, jobfile_text
 class Preset:
     """A named benchmark: one or more jobs run in order, and where they come from."""
 
-    name: str  # stable id: "seed000-seqwrite"
+    name: str  # stable id, after what it measures: "nas-seqwrite-1m-qd8x8"
     title: str
-    source: str  # the seed file or URL the parameters were taken from
+    source: str  # where the parameters were taken from, in words or as a URL
     description: str
     jobs: tuple[JobSpec, ...]
     lay_out_first: bool = False  # create the files before measuring (fio --create_only)
     drop_caches: bool = False  # echo 3 > /proc/sys/vm/drop_caches before each job
+    # Former names, still accepted wherever a name is taken: stored runs, sweep files
+    # and scripts that name them keep working.
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
 
     def to_jobfile(self, target_dir: str | None = None) -> str:
         header = [f"; {self.title}", f"; source: {self.source}"]
@@ -67,20 +74,24 @@ KDISKMARK_SOURCE = (
     "and src/appsettings.cpp defaultBenchmarkParams (profiles)"
 )
 
-_SEED002_NOTE = (
-    "The seed shows the job names, rw, bs, ioengine=libaio, iodepth=64 and 60-second runs "
-    "(run=60001msec); its script is not shown, so direct=1, numjobs=1 and size=4G are "
+_SUITE_NOTE = (
+    "The notes show the job names, rw, bs, ioengine=libaio, iodepth=64 and 60-second runs "
+    "(run=60001msec); their script is not shown, so direct=1, numjobs=1 and size=4G are "
     "tierdeck's choices."
 )
 
 PRESETS: tuple[Preset, ...] = (
     Preset(
-        name="seed000-seqwrite",
+        name="nas-seqwrite-1m-qd8x8",
+        aliases=("seed000-seqwrite",),
         title="Sequential write 1M, QD8 x 8 jobs",
-        source="seeds/000_2165e207106fb01c.txt",
+        source=(
+            "a home NAS owner's published notes measuring mergerfs over a ZFS pool and "
+            "HDDs, 2022 (ZFS 0.8.4, then 2.1.4)"
+        ),
         description=(
             "Backup-style large sequential writes, run on every layer of a mergerfs/ZFS "
-            "NAS (raw pool 1240 MiB/s vs 374 MiB/s through mergerfs). Seed command: fio "
+            "NAS (raw pool 1240 MiB/s vs 374 MiB/s through mergerfs). The notes' command: fio "
             "--name=fiotest --size=16Gb --rw=write --bs=1M --direct=1 --numjobs=8 "
             "--ioengine=libaio --iodepth=8 --group_reporting --runtime=60 --startdelay=60. "
             "tierdeck drops --startdelay (it shows the live graph instead)."
@@ -101,13 +112,17 @@ PRESETS: tuple[Preset, ...] = (
         ),
     ),
     Preset(
-        name="seed002-suite",
+        name="suite-seq1m-rand4k-qd64",
+        aliases=("seed002-suite",),
         title="Four-test suite: seq/rand write, seq/rand read",
-        source="seeds/002_b8e0eef94fd32ea2.txt",
+        source=(
+            "a home server owner's notes comparing storage stacks for an NVMe cache "
+            "(mdadm with btrfs or ext4, ZFS, btrfs), with a four-test fio script"
+        ),
         description=(
             "Sequential write 1M, random write 4K QD64, sequential read 1M QD64, random "
             "read 4K QD64, used to compare mdadm+btrfs, mdadm+ext4, ZFS on md and native "
-            "ZFS/btrfs mirrors. " + _SEED002_NOTE
+            "ZFS/btrfs mirrors. " + _SUITE_NOTE
         ),
         jobs=tuple(
             JobSpec(
@@ -174,15 +189,19 @@ PRESETS: tuple[Preset, ...] = (
         drop_caches=True,
     ),
     Preset(
-        name="seed001-uncached-randread",
+        name="uncached-randread-16k-sync",
+        aliases=("seed001-uncached-randread",),
         title="Uncached 16K random read (sync engine)",
-        source="seeds/001_23f8bdb65a60e9de.txt",
+        source=(
+            'Jim Salter\'s blog post "ZFS does NOT favor lower latency devices" (2018): '
+            "a ZFS mirror of one HDD and one SSD"
+        ),
         description=(
             "Shows whether a mirror reads from its faster member: 16K random reads with "
-            "every cache dropped first. Seed command: fio --name=read --ioengine=sync "
+            "every cache dropped first. The post's command: fio --name=read --ioengine=sync "
             "--rw=randread --bs=16K --size=1G --numjobs=1 --end_fsync=1, run once to lay "
             "the file out, then again after dropping caches. On ZFS the ARC survives "
-            "drop_caches: the seed exported and re-imported the pool, which tierdeck "
+            "drop_caches: the post exported and re-imported the pool, which tierdeck "
             "leaves to you."
         ),
         jobs=(
@@ -200,9 +219,10 @@ PRESETS: tuple[Preset, ...] = (
         drop_caches=True,
     ),
     Preset(
-        name="seed004-dd",
+        name="dd-1m-and-512b-sync",
+        aliases=("seed004-dd",),
         title="dd-style 1M write/read, and the 512-byte overhead check",
-        source="seeds/004_581ecd9ce501d75e.txt",
+        source="mergerfs's documentation, its Benchmarking page (dd, caches dropped)",
         description=(
             "mergerfs's own method: dd bs=1M count=1024 conv=fdatasync (write) and iflag="
             "nocache (read), caches dropped first; then the same with 512-byte I/O, where "
@@ -255,8 +275,9 @@ PRESETS: tuple[Preset, ...] = (
 
 
 def find_preset(name: str | None) -> Preset | None:
-    """The preset called ``name``, or None (a custom job, or an unknown name)."""
-    return next((p for p in PRESETS if p.name == name), None)
+    """The preset called ``name`` (or formerly so), or None (a custom job, or an
+    unknown name)."""
+    return next((p for p in PRESETS if name in p.names), None)
 
 
 def preset(name: str) -> Preset:

@@ -13,7 +13,9 @@ tags, the imported file's name):
   ``by-partuuid/``, ``UUID=`` and ``PARTUUID=``, and ZFS's ``guid`` property;
 - **hostnames**: the names the caller knows (this machine's), every value of a
   ``hostname`` key in fio's JSON (fio's client/server output) with its short form, the
-  host of an md ``md-name-HOST:NAME``, and IPv4 addresses (NFS/CIFS mount options).
+  host of an md ``md-name-HOST:NAME``, and IPv4 addresses (NFS/CIFS mount options);
+- **user names**: the name of a home directory in a path (``/home/NAME/...``,
+  ``/Users/NAME/...``, ``/var/home/NAME``, ``C:\\Users\\NAME``), wherever the path is.
 
 Each value becomes ``REDACTED-<KIND>-<n>``, numbered per :class:`Redactor`, so two runs
 on the same disk still share a name and two different disks still differ (the
@@ -40,6 +42,7 @@ class IdKind(StrEnum):
     WWN = "wwn"
     UUID = "uuid"
     HOST = "host"
+    USER = "user"
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,9 @@ _PATTERNS = (
     rf"(?<![A-Za-z0-9])(?P<wwn>0x{_HEX}{{16}}(?:{_HEX}{{16}})?|(?:eui|naa)\.{_HEX}{{16,32}}"
     rf"|(?<=scsi-)3{_HEX}{{16,32}})"
     r"(?![A-Za-z0-9])",
+    # a home directory's owner: fio's filename=, a target path, an imported file's path
+    r"(?P<homeref>(?<![A-Za-z0-9_.\-])(?:/var)?/home/|(?<![A-Za-z0-9_.\-])/Users/|\\Users\\)"
+    r"(?P<user>[^\s/\\'\",;:)]+)",
     r"(?<![\d.])(?P<ipv4>(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d))"
     r"(?![\d.]*\d)",
 )
@@ -156,6 +162,8 @@ class Redactor:
             return found["byid"] + self._by_id(found["bus"], found["id"])
         if found.get("bus2") is not None:
             return self._by_id(found["bus2"], found["id2"])
+        if found.get("homeref") is not None:
+            return found["homeref"] + self.pseudonym(IdKind.USER, found["user"])
         if found.get("uuidref") is not None:
             return found["uuidref"] + self.pseudonym(IdKind.UUID, found["uuidval"])
         if found.get("uuid") is not None:

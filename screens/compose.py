@@ -1,4 +1,4 @@
-"""Compose a cache/slow tier layout (issue 9): pick branches, set options, see checks.
+"""Compose a cache/slow tier layout: pick branches, set options, see checks.
 
 Opened from the dashboard (``l``), from nothing or from the mergerfs pool highlighted
 there (its branches become the slow tier, its live options the tiered pool's; a pool

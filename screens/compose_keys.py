@@ -52,7 +52,7 @@ BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
         show=False,
         tooltip="view: rule results, where a new file lands, fstab",
     ),
-    # Keys that open other screens from here go below (the mover's view, issue 10).
+    # Keys that open other screens from here go below (the mover's view).
     Binding(
         "v",
         "mover",

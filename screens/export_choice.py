@@ -64,7 +64,7 @@ class ExportChoiceScreen(ModalScreen[ExportChoice | None]):
 
     def _draw_redact(self) -> None:
         box = "[x]" if self.redact else "[ ]"
-        line = Text(f"{box} r: redact serials, WWNs, UUIDs and host names")
+        line = Text(f"{box} r: redact serials, WWNs, UUIDs, host and user names")
         self.query_one("#export-redact", Static).update(line)
 
     def action_toggle_redact(self) -> None:

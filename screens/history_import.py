@@ -77,16 +77,23 @@ class HistoryImport:
         screen.post_message(HistoryImported(outcomes))
 
     def on_history_imported(self, message: HistoryImported) -> None:
+        from ..app.fio_import import failure_text
+
         screen: Screen[Any] = self  # type: ignore[assignment]
         for outcome in message.outcomes:
             if outcome.runs:
                 ids = ", ".join(f"#{run.id}" for run in outcome.runs)
                 runs = "runs" if len(outcome.runs) > 1 else "run"
-                said = f"{outcome.path.name}: imported as {runs} {ids}."
+                failed = "; ".join(outcome.failed)
+                why = f" ({failed}; f lists the failed runs)" if failed else ""
+                said = f"{outcome.path.name}: imported as {runs} {ids}{why}."
                 if outcome.left_out:
                     said += " " + "; ".join(outcome.left_out) + "."
-                screen.notify(said, severity="warning" if outcome.left_out else "information")
-                self.select_id = outcome.runs[-1].id
+                warn = bool(failed or outcome.left_out)
+                screen.notify(said, severity="warning" if warn else "information")
+                # the last run the list shows (a failed run is listed only by f)
+                listed = [run.id for run in outcome.runs if failure_text(run) is None]
+                self.select_id = listed[-1] if listed else outcome.runs[-1].id
             elif outcome.refusal is not None:
                 screen.notify(
                     f"{outcome.path.name}: not imported: {outcome.refusal}",

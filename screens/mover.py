@@ -1,4 +1,4 @@
-"""The mover view (issue 10): a layout's dry-run forecast, a live run, its report.
+"""The mover view: a layout's dry-run forecast, a live run, its report.
 
 Opened from the dashboard (``m``, asking for a layout file) or from the compose screen
 (its current layout). On opening it runs the mover as a dry run (the forecast: which

@@ -303,7 +303,7 @@ async def test_the_uncached_preset_reads_from_the_disk_for_its_whole_runtime(
     """seed001 with a runtime: time_based (runtime means runtime), caches dropped, and
     fio invalidates the file's pages: every second comes from the disk, no warning."""
     hdd = lab_nas / "mnt" / "hdd0"
-    seed001 = next(p for p in PRESETS if p.name == "seed001-uncached-randread")
+    seed001 = next(p for p in PRESETS if "seed001-uncached-randread" in p.names)
     request = plan_run(HOST, inventory(), str(hdd), seed001.jobs, preset=seed001.name,
                        size="8M", runtime=4)  # fmt: skip
     assert request.drop_caches and request.jobs[0].time_based

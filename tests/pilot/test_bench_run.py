@@ -18,6 +18,7 @@ from tierdeck.app.history import HistoryStore
 from tierdeck.app.tui import TierdeckApp
 from tierdeck.backends.host import LiveHost
 from tierdeck.core.bench_models import RunStatus, WarningKind
+from tierdeck.core.presets import find_preset
 from tierdeck.core.series import drawn
 from tierdeck.screens.bench_setup import CUSTOM, BenchSetupScreen
 from tierdeck.screens.confirm import ConfirmScreen
@@ -185,11 +186,13 @@ async def test_preset_with_overrides_runs_and_is_stored(tmpfs: Path, data_dir: P
     app = TierdeckApp(LiveHost(), hotplug=False)
     async with app.run_test(size=SIZE) as pilot:
         setup = await open_setup(pilot, app, tmpfs)
-        await choose_preset(pilot, setup, "seed002-suite")
+        await choose_preset(pilot, setup, "suite-seq1m-rand4k-qd64")
         await set_field(pilot, setup, "#size", "16M")
         await set_field(pilot, setup, "#runtime", "1")
         text = setup.query_one("#jobfile", TextArea).text
-        assert "; source: seeds/002_b8e0eef94fd32ea2.txt" in text
+        preset = find_preset("suite-seq1m-rand4k-qd64")
+        assert preset is not None and f"; source: {preset.source}\n" in text
+        assert "seeds/" not in text  # the origin in words, no seed file
         assert f"[global]\ndirectory={tmpfs}\nfilename_format=.tierdeck-bench." in text
         assert text.count("size=16M") == 4 and text.count("runtime=1\n") == 4
         screen = await start(pilot, app, setup)
@@ -198,7 +201,7 @@ async def test_preset_with_overrides_runs_and_is_stored(tmpfs: Path, data_dir: P
         )
         result = screen.result
         assert result is not None and result.status is RunStatus.OK, result
-        assert result.preset == "seed002-suite"
+        assert result.preset == "suite-seq1m-rand4k-qd64"
         assert {j.size for j in result.jobs} == {"16M"} and {j.runtime for j in result.jobs} == {1}
         assert set(result.summary) == {"read", "write"}
         runs = HistoryStore().list(preset="seed002-suite")
@@ -209,7 +212,7 @@ async def test_cancel_with_confirmation_leaves_no_fio(tmpfs: Path, data_dir: Pat
     app = TierdeckApp(LiveHost(), hotplug=False)
     async with app.run_test(size=SIZE) as pilot:
         setup = await open_setup(pilot, app, tmpfs)
-        await choose_preset(pilot, setup, "seed002-suite")  # 4 x 30 s: long enough
+        await choose_preset(pilot, setup, "suite-seq1m-rand4k-qd64")  # 4 x 30 s: long enough
         await set_field(pilot, setup, "#size", "16M")
         await set_field(pilot, setup, "#runtime", "30")
         screen = await start(pilot, app, setup)
@@ -258,7 +261,7 @@ async def test_no_o_direct_offers_buffered_run(ramfs: Path, data_dir: Path) -> N
     app = TierdeckApp(LiveHost(), hotplug=False)
     async with app.run_test(size=SIZE) as pilot:
         setup = await open_setup(pilot, app, ramfs)
-        await choose_preset(pilot, setup, "seed000-seqwrite")  # direct=1
+        await choose_preset(pilot, setup, "nas-seqwrite-1m-qd8x8")  # direct=1
         await set_field(pilot, setup, "#size", "16M")
         await set_field(pilot, setup, "#runtime", "1")
         await pilot.press("ctrl+r")

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.notifications import Notification
+from textual.pilot import Pilot
 from textual.widgets import Input
 from tierdeck.app.history import HistoryStore
+from tierdeck.core.bench_models import RunStatus
 from tierdeck.screens.confirm import PromptScreen
 from tierdeck.screens.history import HistoryScreen
 
 from tests.snapshot_apps.bench_data import HistoryApp
-from tests.support.fio_notes import LEFT_OUT, notes_leaving_options_out
+from tests.support.fio_notes import LEFT_OUT, notes_leaving_options_out, notes_with_a_failed_run
 from tests.waiting import wait_until
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "fio_import"
@@ -29,6 +32,14 @@ async def import_through_prompt(pilot, app: HistoryApp, text: str) -> HistoryScr
     await pilot.press("enter")
     await wait_until(pilot, lambda: app.screen is screen, "back to the list")
     return screen
+
+
+async def notified(pilot: Pilot[None], app: HistoryApp, words: str) -> Notification:
+    """The first notification saying ``words``, once it is shown."""
+    await wait_until(
+        pilot, lambda: any(words in n.message for n in app._notifications), repr(words)
+    )
+    return next(n for n in app._notifications if words in n.message)
 
 
 async def test_i_imports_a_fio_json_file(tmp_path: Path) -> None:
@@ -49,11 +60,7 @@ async def test_a_file_that_is_not_fio_output_is_refused(tmp_path: Path) -> None:
     app = HistoryApp(path)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await import_through_prompt(pilot, app, str(junk))
-        await wait_until(
-            pilot,
-            lambda: any("not imported" in n.message for n in app._notifications),
-            "the refusal",
-        )
+        await notified(pilot, app, "not imported")
         assert screen.runs == []
     assert HistoryStore(path).list(status=None) == []
 
@@ -68,6 +75,23 @@ async def test_the_prompt_refuses_a_missing_file(tmp_path: Path) -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, PromptScreen)  # stays, with the reason
+
+
+async def test_a_failed_run_is_imported_and_says_where_to_find_it(tmp_path: Path) -> None:
+    # fio 3.33's JSON of a real O_DIRECT open refused by ramfs: job error 22
+    failed = FIXTURES.parent / "fio" / "fio333_odirect_ramfs.stdout"
+    path = tmp_path / "history.sqlite3"
+    app = HistoryApp(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await import_through_prompt(pilot, app, str(failed))
+        note = await notified(pilot, app, "fio error 22")
+        assert note.message == (
+            "fio333_odirect_ramfs.stdout: imported as run #1 (failed: fio error 22, Invalid"
+            " argument; f lists the failed runs)."
+        )
+        assert note.severity == "warning"
+        assert screen.runs == []  # the ok runs' list, as the notification says
+    assert [r.id for r in HistoryStore(path).list(status=RunStatus.FAILED)] == [1]
 
 
 async def test_a_notes_file_of_two_fio_runs_lists_both_and_says_so(tmp_path: Path) -> None:
@@ -107,3 +131,22 @@ async def test_options_left_out_by_each_run_of_a_notes_file_are_said(tmp_path: P
         for n, (job, option) in enumerate(LEFT_OUT, start=1):
             assert f"run {n}: kept job {job!r}; fio option {option} not understood" in said.message
         assert said.severity == "warning"
+
+
+async def test_a_failed_run_of_a_notes_file_is_said_with_the_options_left_out(
+    tmp_path: Path,
+) -> None:
+    notes = notes_with_a_failed_run(tmp_path)  # run 2 failed (EIO); each leaves one out
+    app = HistoryApp(tmp_path / "history.sqlite3")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await import_through_prompt(pilot, app, str(notes))
+        said = await notified(pilot, app, "imported as runs #1, #2")
+        assert said.message.startswith(
+            "notes.txt: imported as runs #1, #2 (run 2 failed: fio error 5, Input/output"
+            " error; f lists the failed runs). run 1: kept job"
+        )
+        for n, (job, option) in enumerate(LEFT_OUT, start=1):
+            assert f"run {n}: kept job {job!r}; fio option {option} not understood" in said.message
+        assert said.severity == "warning"
+        await wait_until(pilot, lambda: [r.id for r in screen.runs] == [1], "the ok run listed")
+        assert screen.selected_id == 1  # the run the list shows, not the failed one

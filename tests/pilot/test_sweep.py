@@ -175,7 +175,7 @@ def live_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(
         RecordedHost, "capabilities", property(lambda self: HostCapabilities(True, True, False))
     )
-    example = Path(__file__).parents[2] / "app" / "sweeps" / "seed003-compress-matrix.toml"
+    example = Path(__file__).parents[2] / "app" / "sweeps" / "compress-x-jobs-matrix.toml"
     copy = tmp_path / "compress.toml"
     copy.write_text(example.read_text())
     return copy

@@ -54,7 +54,8 @@ def test_presets_text_shows_source_and_exact_parameters() -> None:
         assert f"{p.name}: {p.title}" in result.stdout
         assert f"  source: {p.source}" in result.stdout
     # seed 000's fio command, option by option
-    block = result.stdout.split("seed000-seqwrite:")[1].split("seed002-suite:")[0]
+    block = result.stdout.split("nas-seqwrite-1m-qd8x8:")[1].split("suite-seq1m-rand4k-qd64:")[0]
+    assert "  formerly: seed000-seqwrite (still accepted)\n" in block
     for line in ("[fiotest]", "rw=write", "bs=1M", "ioengine=libaio", "iodepth=8",
                  "numjobs=8", "direct=1", "runtime=60", "group_reporting"):  # fmt: skip
         assert f"\n    {line}\n" in block
@@ -65,7 +66,8 @@ def test_presets_json() -> None:
     doc = json.loads(result.stdout)
     assert doc["schema"] == "tierdeck.presets/1"
     assert [p["name"] for p in doc["presets"]] == [p.name for p in PRESETS]
-    seed001 = next(p for p in doc["presets"] if p["name"] == "seed001-uncached-randread")
+    seed001 = next(p for p in doc["presets"] if p["name"] == "uncached-randread-16k-sync")
+    assert seed001["aliases"] == ["seed001-uncached-randread"]
     assert seed001["jobfile"] == preset("seed001-uncached-randread").to_jobfile()
     assert (seed001["lay_out_first"], seed001["drop_caches"]) == (True, True)
     assert seed001["jobs"][0]["ioengine"] == "sync"
@@ -97,7 +99,7 @@ def test_presets_save_refuses_to_overwrite_without_force(tmp_path: Path) -> None
 def test_presets_save_unknown_preset_lists_the_names(tmp_path: Path) -> None:
     result = run("bench", "presets", "--save", "nope", str(tmp_path / "x.fio"))
     assert result.exit_code == 2
-    assert "no preset 'nope'" in result.stderr and "seed004-dd" in result.stderr
+    assert "no preset 'nope'" in result.stderr and "dd-1m-and-512b-sync" in result.stderr
     assert not (tmp_path / "x.fio").exists()
 
 
@@ -214,7 +216,7 @@ def test_run_json_prints_one_object_and_saves_it(engine: FakeEngine, data_dir: P
     assert len(doc["series"]) == 5
     assert engine.plan_args == ("/srv/x", preset("seed000-seqwrite").jobs)
     assert engine.plan_kwargs == {
-        "preset": "seed000-seqwrite",
+        "preset": "nas-seqwrite-1m-qd8x8",  # a former name stores the preset's name
         "size": "32M",
         "runtime": 2,
         "direct": False,
@@ -275,7 +277,7 @@ def test_drop_caches_flag_is_passed_on(engine: FakeEngine, tmp_path: Path) -> No
     run("bench", "run", "--preset", "seed001-uncached-randread", "--target", "/x", "--no-save")
     # the preset's own drop-caches / lay-out flags are plan_run's business (preset=)
     assert engine.plan_kwargs["drop_caches"] is False
-    assert engine.plan_kwargs["preset"] == "seed001-uncached-randread"
+    assert engine.plan_kwargs["preset"] == "uncached-randread-16k-sync"
     job = tmp_path / "j.fio"
     job.write_text("[j]\nrw=read\nsize=8M\n")
     result = run("bench", "run", "--job", str(job), "--target", "/x", "--drop-caches")

@@ -116,3 +116,12 @@ def test_help_explains_baseline_noise_and_formats() -> None:
     for words in ("--baseline", "within noise", "coefficient of variation", "tierdeck.compare/1",
                   "markdown", "csv", "Exits 2"):  # fmt: skip
         assert words in text
+
+
+def test_json_flag_is_format_json_like_every_other_command(stored: list[int]) -> None:
+    flag, option = run("compare", "5", "6", "--json"), run("compare", "5", "6", "--format", "json")
+    assert flag.exit_code == 0, flag.output
+    assert flag.stdout == option.stdout
+    assert run("compare", "5", "6", "--json", "--format", "json").exit_code == 0
+    clash = run("compare", "5", "6", "--json", "--format", "csv")
+    assert clash.exit_code == 2 and "exclude each other" in clash.stderr

@@ -57,6 +57,13 @@ def test_output_names_the_file_and_its_extension_the_format(stored: list[int]) -
     assert text.startswith("<!DOCTYPE html>") and "<svg" in text
 
 
+def test_o_is_short_for_output_as_in_sweep_export(stored: list[int]) -> None:
+    result = run("history", "export", "2", "-o", "short.csv")
+    assert result.exit_code == 0, result.output
+    assert Path("short.csv").read_text().startswith("run_id,")
+    assert "-o, --output FILE" in run("history", "export", "--help").stdout
+
+
 @pytest.mark.parametrize("fmt", ["markdown", "csv", "json", "html"])
 def test_output_dash_writes_to_stdout(stored: list[int], fmt: str) -> None:
     result = run("history", "export", "2", "--format", fmt, "--output", "-")

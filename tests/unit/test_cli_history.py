@@ -89,6 +89,17 @@ def test_history_list_filters(stored: HistoryStore) -> None:
     assert ids("--tag", "baseline") == [1]
 
 
+def test_history_list_preset_finds_runs_stored_under_its_former_name(
+    stored: HistoryStore,
+) -> None:
+    # run 1 was stored as seed000-seqwrite, the preset's name before it was renamed
+    stored.save(recorded_result(started_at=4_000.0, preset="nas-seqwrite-1m-qd8x8"))
+    ids = lambda *a: [r["id"] for r in json.loads(run("history", "list", "--json", *a).stdout)]  # noqa: E731
+    assert ids("--preset", "nas-seqwrite-1m-qd8x8") == [4, 1]
+    assert ids("--preset", "seed000-seqwrite") == [4, 1]
+    assert ids("--preset", "not-a-preset") == []
+
+
 def test_history_list_text_reads_mib_per_second_read_first(stored: HistoryStore) -> None:
     out = run("history", "list").stdout
     lines = out.splitlines()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tierdeck.app.history import HistoryStore
 
-from tests.support.fio_notes import LEFT_OUT, notes_leaving_options_out
+from tests.support.fio_notes import LEFT_OUT, notes_leaving_options_out, notes_with_a_failed_run
 
 from .cli_support import run
 
@@ -106,6 +106,19 @@ def test_help_names_the_formats(data_dir: Path) -> None:
     assert '"imported FILE as runs N, M (name; name)" for a file of several fio runs' in flat
 
 
+def test_a_failed_run_says_so_and_how_to_list_it(data_dir: Path) -> None:
+    # fio 3.33's JSON of a real O_DIRECT open refused by ramfs: job error 22 (EINVAL)
+    failed = Path(__file__).parent.parent / "fixtures" / "fio" / "fio333_odirect_ramfs.stdout"
+    result = run("history", "import", str(failed))
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [  # still one line per file
+        f"imported {failed} as run 1 (fio333_odirect_ramfs.stdout) (failed: fio error 22,"
+        " Invalid argument; listed by `tierdeck history list --status failed`)"
+    ]
+    listed = run("history", "list", "--status", "failed", "--json")
+    assert [r["id"] for r in json.loads(listed.stdout)] == [1]
+
+
 def test_the_same_report_with_other_line_ends_is_refused_as_imported(
     data_dir: Path, tmp_path: Path
 ) -> None:
@@ -198,6 +211,28 @@ def test_every_run_of_a_notes_file_names_the_options_it_left_out(
     for run_id in (1, 2):
         shown = json.loads(run("history", "show", str(run_id), "--json").stdout)
         assert [w["kind"] for w in shown["warning_details"]] == ["import-options"]
+
+
+def test_a_failed_run_of_a_notes_file_is_said_beside_the_options_left_out(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    # the second of two fio runs failed (EIO): the file's one line says which run, as
+    # for a file of one run, and each run's options left out are still said on stderr
+    notes = notes_with_a_failed_run(tmp_path)
+    result = run("history", "import", str(notes))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        f"imported {notes} as runs 1, 2 (notes.txt (1 of 2); notes.txt (2 of 2))"
+        " (run 2 failed: fio error 5, Input/output error;"
+        " listed by `tierdeck history list --status failed`)"
+    ]
+    assert result.stderr.splitlines() == [
+        f"tierdeck: {notes}: run {n}: kept job {job!r}; fio option {option} not understood"
+        for n, (job, option) in enumerate(LEFT_OUT, start=1)
+    ]
+    listed = run("history", "list", "--status", "failed", "--json")
+    assert [r["id"] for r in json.loads(listed.stdout)] == [2]
+    assert [r["id"] for r in json.loads(run("history", "list", "--json").stdout)] == [1]
 
 
 def test_a_notes_file_saved_again_with_other_line_ends_is_refused_as_imported(

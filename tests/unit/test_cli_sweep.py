@@ -133,8 +133,8 @@ def test_dry_run_lists_the_cells_and_creates_nothing(tmp_path: Path, sweep_file:
 
 
 def test_examples_parse_and_match_their_seeds() -> None:
-    assert example_names() == ["seed002-suite", "seed003-compress-matrix"]
-    seed003 = parse_sweep(example_text("seed003-compress-matrix"))
+    assert example_names() == ["compress-x-jobs-matrix", "suite-per-stack"]
+    seed003 = parse_sweep(example_text("compress-x-jobs-matrix"))
     assert [(a.name, a.values) for a in seed003.axes] == [
         ("numjobs", tuple(range(1, 10))), ("buffer_compress_percentage", (0, 50, 100))]  # fmt: skip
     # seeds/003: write_test.fio, option for option (directory= is the target)
@@ -143,8 +143,11 @@ def test_examples_parse_and_match_their_seeds() -> None:
         "iodepth": "1", "refill_buffers": None, "buffer_compress_chunk": "131072",
         "buffer_pattern": "0xdeadbeef", "end_fsync": None, "group_reporting": None,
     }  # fmt: skip
-    seed002 = parse_sweep(example_text("seed002-suite"))
-    assert seed002.preset == "seed002-suite" and seed002.axes[0].name == "targets"
+    seed002 = parse_sweep(example_text("suite-per-stack"))
+    assert seed002.preset == "suite-seq1m-rand4k-qd64" and seed002.axes[0].name == "targets"
+    # the former names still load, as scripts give them
+    assert example_text("seed002-suite") == example_text("suite-per-stack")
+    assert example_text("seed003-compress-matrix") == example_text("compress-x-jobs-matrix")
 
 
 def test_several_targets_replace_the_examples_placeholders(tmp_path: Path) -> None:

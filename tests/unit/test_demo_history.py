@@ -91,3 +91,13 @@ def test_demo_history_is_rebuilt_when_missing(tmp_path: Path) -> None:
     again = demo_history_folder(tmp_path)
     assert len(HistoryStore(again / "history.sqlite3").list()) == len(DEMO_RUNS)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_demo_show_says_an_imported_run_was_not_sampled(data_dir: Path, cache: Path) -> None:
+    shown = run("--demo", "history", "show", "1")
+    assert shown.exit_code == 0, shown.output
+    lines = shown.stdout.splitlines()
+    # the pasted text names the filesystem but no mount options, and no disk was sampled
+    assert "env:      zfs, zfs 0.8.4" in lines
+    assert "disks under zfs cache: not sampled (imported)" in lines
+    assert "0B" not in shown.stdout and "()" not in shown.stdout

@@ -325,6 +325,36 @@ def test_two_fio_runs_in_a_notes_file_are_two_runs_each_with_its_options() -> No
     assert caught.value.kind is ImportRefusalKind.SEVERAL_RUNS
 
 
+@pytest.mark.parametrize(
+    "verror",
+    [
+        "file:io_u.c:1756, func=io_u error, offset=4096, length=4096, error=Input/output error",
+        "file:filesetup.c:805, func=open(/mnt/pool/myjob.0.0), error=Input/output error",
+    ],
+)
+def test_a_text_job_fio_reported_as_failed_is_a_failed_run(verror: str) -> None:
+    # fio's job line of a failed job: 'err=%2d (%s): pid=%d: %s' with its verror, whose
+    # func may hold parentheses; the failure must not be read as err=0 (an ok run)
+    text = (IMPORT / "fio31_dyu_write.txt").read_text()
+    ok_line = "myjob: (groupid=0, jobs=1): err= 0: pid=21461:"
+    failed = text.replace(ok_line, f"myjob: (groupid=0, jobs=1): err= 5 ({verror}): pid=21461:")
+    assert failed != text
+    run = imported_run(failed.encode(), "eio.txt", now=0.0)
+    assert run.status is RunStatus.FAILED
+    assert [(j.name, j.error) for j in run.job_summaries] == [("myjob", 5)]
+    parsed, ok = parse_fio_output(failed.encode()), parse_fio_output(text.encode())
+    assert parsed.summary == ok.summary  # the figures it printed are kept
+    assert parsed.ended_at == ok.ended_at is not None  # and its date after the pid
+
+
+def test_a_failed_run_among_several_in_a_notes_file_is_failed_alone(tmp_path: Path) -> None:
+    from tests.support.fio_notes import notes_with_a_failed_run
+
+    first, second = imported_runs(notes_with_a_failed_run(tmp_path).read_bytes(), "n", now=0.0)
+    assert (first.status, second.status) == (RunStatus.OK, RunStatus.FAILED)
+    assert [j.error for j in second.job_summaries] == [5]
+
+
 def test_several_runs_are_named_apart_and_only_the_first_holds_the_file_hash() -> None:
     data = (IMPORT / "fio31_dyu_write_read_notes.txt").read_bytes()
     first, second = imported_runs(data, "notes.txt", now=0.0)

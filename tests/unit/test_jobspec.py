@@ -208,7 +208,7 @@ def test_seed_presets_keep_the_seed_parameters() -> None:
 def test_every_preset_is_valid_and_cites_a_source() -> None:
     assert len({p.name for p in PRESETS}) == len(PRESETS) == 6
     for p in PRESETS:
-        assert p.source.startswith(("seeds/", "https://"))
+        assert p.source.startswith(("a ", "Jim Salter", "mergerfs", "https://")), p.source
         for job in p.jobs:
             job.validate()
         assert p.to_jobfile().startswith(f"; {p.title}\n; source: {p.source}\n\n[")

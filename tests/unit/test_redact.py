@@ -14,6 +14,8 @@ import json
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from tierdeck.app.export import ExportFormat, render_export
 from tierdeck.core.bench_models import EnvFingerprint, RunResult
 from tierdeck.core.redact import KnownIdentifiers, Redactor, redact_runs
@@ -32,8 +34,23 @@ FIO_HOST = "storagebox"  # only in fio's client output
 NFS_ADDR = "192.168.1.20"
 ZFS_GUID = "9134457925741632398"
 KNOWN_SERIAL = "WD-WCC7K0123456"  # a serial the caller knows, in free text
+USER = "gfm"  # a home directory's owner (root@nas:/home/gfm in a home NAS's notes)
+MAC_USER = "jsmith"
 
-SECRETS = (SERIAL, NVME_SERIAL, WWN, EUI, UUID, HOST, FIO_HOST, NFS_ADDR, ZFS_GUID, KNOWN_SERIAL)
+SECRETS = (
+    SERIAL,
+    NVME_SERIAL,
+    WWN,
+    EUI,
+    UUID,
+    HOST,
+    FIO_HOST,
+    NFS_ADDR,
+    ZFS_GUID,
+    KNOWN_SERIAL,
+    f"/{USER}/",
+    MAC_USER,
+)
 KNOWN = KnownIdentifiers(hostnames=(f"{HOST}.lan",), serials=(KNOWN_SERIAL,))
 
 
@@ -43,12 +60,19 @@ def identifying_run(run_id: int = 1) -> RunResult:
     job = replace(
         base.jobs[0],
         filename=f"{BY_ID}:/dev/disk/by-id/nvme-Samsung_SSD_950_PRO_256GB_{NVME_SERIAL}-part1",
-        extra={**base.jobs[0].extra, "description": f"disk wwn-{WWN} on {HOST}"},
+        extra={
+            **base.jobs[0].extra,
+            "description": f"disk wwn-{WWN} on {HOST}, job /home/{USER}/fio/seq.fio",
+        },
     )
     fio = dict(base.fio_json or {})
     fio["client_stats"] = [{"jobname": "All clients", "hostname": FIO_HOST}]
     jobs = [dict(j) for j in fio["jobs"]]
-    jobs[0]["job options"] = {**jobs[0]["job options"], "filename": BY_ID}
+    jobs[0]["job options"] = {
+        **jobs[0]["job options"],
+        "filename": BY_ID,
+        "write_bw_log": f"/Users/{MAC_USER}/logs/bw",
+    }
     fio["jobs"] = jobs
     env = replace(
         base.env,
@@ -96,6 +120,20 @@ def test_wwns_uuids_and_hosts() -> None:
     )
     assert r.text(f"{HOST}, {HOST.upper()}.lan, addr={NFS_ADDR}, 127.0.0.1") == (
         "REDACTED-HOST-1, REDACTED-HOST-1, addr=REDACTED-HOST-2, 127.0.0.1"
+    )
+
+
+def test_home_directories_lose_their_owner_and_keep_the_rest_of_the_path() -> None:
+    r = Redactor()
+    assert r.text(f"filename=/home/{USER}/bench/f1:/var/home/{USER}/f2") == (
+        "filename=/home/REDACTED-USER-1/bench/f1:/var/home/REDACTED-USER-1/f2"
+    )
+    assert r.text(f"/Users/{MAC_USER}/Desktop/run.json C:\\Users\\{MAC_USER}\\fio.txt") == (
+        "/Users/REDACTED-USER-2/Desktop/run.json C:\\Users\\REDACTED-USER-2\\fio.txt"
+    )
+    # a folder merely named home is not a home directory, nor is /home itself
+    assert (
+        r.text("/mnt/pool/home/media /home /srv/home/x") == "/mnt/pool/home/media /home /srv/home/x"
     )
 
 
@@ -147,3 +185,21 @@ def test_runs_on_the_same_disk_share_one_pseudonym_and_others_differ() -> None:
 def test_an_empty_environment_stays_empty() -> None:
     run = replace(identifying_run(), env=EnvFingerprint())
     assert redact_runs([run])[0].env == EnvFingerprint()
+
+
+@given(
+    user=st.text(
+        st.characters(
+            blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc"), blacklist_characters="/\\'\",;:)"
+        ),
+        min_size=1,
+        max_size=20,
+    ),
+    home=st.sampled_from(["/home/", "/var/home/", "/Users/"]),
+    rest=st.sampled_from(["", "/", "/fio/job.fio", " and more"]),
+)
+def test_any_home_directory_owner_is_replaced_and_the_path_kept(
+    user: str, home: str, rest: str
+) -> None:
+    out = Redactor().text(f"filename={home}{user}{rest}")
+    assert out == f"filename={home}REDACTED-USER-1{rest}"
