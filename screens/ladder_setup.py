@@ -21,7 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..app.ladder_plan import DEFAULT_RUNTIME, default_job_text, is_tiered
+from ..app import ladder_plan
+from ..app.ladder_plan import default_job_text, is_tiered
 from ..core.errors import one_line
 from ..core.ladder_options import (
     SWEEPABLE,
@@ -96,7 +97,9 @@ def menu_choices(choice: LadderChoice, pool: MergerfsPool) -> list[tuple[str, st
     if choice.runtime is not None:
         runtime = f"{choice.runtime} s"
     else:
-        runtime = f"{DEFAULT_RUNTIME} s" if choice.preset is None else "the preset's own"
+        runtime = (
+            f"{ladder_plan.DEFAULT_RUNTIME} s" if choice.preset is None else "the preset's own"
+        )
     rows.append(("runtime", f"Each rung runs: {runtime}"))
     return rows
 
@@ -159,7 +162,7 @@ def _ask_job(screen: Any, current: LadderChoice, then: Callable[[LadderChoice], 
 def _ask_runtime(screen: Any, current: LadderChoice, then: Callable[[LadderChoice], None]) -> None:
     from .choice import ChoiceScreen
 
-    default = f"{DEFAULT_RUNTIME} s" if current.preset is None else "the preset's own"
+    default = f"{ladder_plan.DEFAULT_RUNTIME} s" if current.preset is None else "the preset's own"
     rows = [("", f"default: {default}")] + [(str(s), f"{s} s") for s in RUNTIMES]
 
     def picked(key: str | None) -> None:
