@@ -1,0 +1,57 @@
+"""docs/architecture.md against the tree: what it names exists, and every module is in it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).parent.parent.parent
+DOC = ROOT / "docs" / "architecture.md"
+FOLDERS = ("app", "core", "backends", "screens", "widgets", "tests", "bench", "scripts", "docs")
+MODULE_FOLDERS = ("app", "core", "backends", "screens", "widgets")
+# "where to add a storage backend" walks through one that does not exist yet
+EXAMPLES = {"backends/lvm.py", "tests/unit/test_lvm.py", "tests/fixtures/lvm/"}
+PATH = re.compile(r"(?<![\w/.])((?:" + "|".join(FOLDERS) + r")/[\w./*-]*\w/?)")
+
+
+def named_paths(text: str) -> set[str]:
+    """Paths in the text, placeholders (NAME, <name>) left out."""
+    return {
+        m.group(1)
+        for m in PATH.finditer(text)
+        if not re.search(r"NAME|/widgets$", m.group(1)) and text[m.end() : m.end() + 1] != "<"
+    }
+
+
+def missing(paths: set[str]) -> list[str]:
+    def exists(p: str) -> bool:
+        path = ROOT / p
+        return path.exists() or path.with_suffix(".py").exists() or any(ROOT.glob(p))
+
+    return sorted(p for p in paths - EXAMPLES if not exists(p))
+
+
+def test_every_path_the_architecture_names_exists() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    assert len(named_paths(text)) > 100
+    assert missing(named_paths(text)) == []
+
+
+def test_the_check_sees_a_wrong_path() -> None:
+    found = named_paths(
+        "see `app/no_such_module.py` and core/nothing_here, app/sweeps/NAME.toml, `app/x_<y>.py`"
+    )
+    assert missing(found) == ["app/no_such_module.py", "core/nothing_here"]
+
+
+def test_every_module_is_placed_in_the_architecture() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    unnamed = [
+        f"{folder}/{path.name}"
+        for folder in MODULE_FOLDERS
+        for path in sorted((ROOT / folder).glob("*.py"))
+        if path.name != "__init__.py"
+        and f"{folder}/{path.stem}" not in text
+        and not re.search(rf"(?<![\w/]){re.escape(path.stem)}\b", text)
+    ]
+    assert unnamed == []
