@@ -1,0 +1,42 @@
+"""The user's text against what the code does, where a merge left it untrue or astray."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from click.testing import CliRunner
+from tierdeck.app.cli import main
+from tierdeck.app.compare_render import UNKNOWN_MARK
+
+ROOT = Path(__file__).parent.parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _help(*argv: str) -> str:
+    result = CliRunner().invoke(main, [*argv, "--help"], terminal_width=100)
+    assert result.exit_code == 0, result.output
+    return " ".join(result.output.split())
+
+
+def _section(title: str) -> str:
+    return README.split(f"\n### {title}\n", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
+
+
+def test_compare_help_says_how_an_unknown_noise_delta_is_shown() -> None:
+    text = _help("compare")
+    assert "shown plain" not in text
+    assert f'shown with "{UNKNOWN_MARK}"' in text
+    assert "an imported run's file does not state" in text
+
+
+def test_readme_lists_every_document() -> None:
+    listed = set(
+        re.findall(r"^- `(docs/[\w-]+\.md)`", README.split("\n## Documentation\n")[1], re.M)
+    )
+    assert listed == {f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")}
+
+
+def test_the_ladder_menu_is_told_under_the_ladder_not_the_sweeps() -> None:
+    assert "Branch rungs" not in _section("Sweeps")
+    assert "Branch rungs" in _section("Ladder")
