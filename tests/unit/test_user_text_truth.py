@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -40,3 +41,24 @@ def test_readme_lists_every_document() -> None:
 def test_the_ladder_menu_is_told_under_the_ladder_not_the_sweeps() -> None:
     assert "Branch rungs" not in _section("Sweeps")
     assert "Branch rungs" in _section("Ladder")
+
+
+def _returned_keys(module: Path, function: str) -> set[str]:
+    """The keys of the dict literal ``function`` returns."""
+    import ast
+
+    tree = ast.parse(module.read_text(encoding="utf-8"))
+    func = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == function)
+    ret = next(n for n in ast.walk(func) if isinstance(n, ast.Return))
+    assert isinstance(ret.value, ast.Dict)
+    return {k.value for k in ret.value.keys if isinstance(k, ast.Constant)}
+
+
+def test_the_mover_json_examples_hold_every_key_the_code_prints() -> None:
+    doc = (ROOT / "docs" / "mover-json.md").read_text(encoding="utf-8")
+    run_example, history_example = (
+        json.loads(block) for block in re.findall(r"```json\n(.*?)```", doc, re.S)
+    )
+    source = ROOT / "app" / "mover_json.py"
+    assert set(run_example) == _returned_keys(source, "report_to_dict")
+    assert set(history_example["runs"][0]) == _returned_keys(source, "record_to_dict")
