@@ -62,3 +62,13 @@ def test_the_mover_json_examples_hold_every_key_the_code_prints() -> None:
     source = ROOT / "app" / "mover_json.py"
     assert set(run_example) == _returned_keys(source, "report_to_dict")
     assert set(history_example["runs"][0]) == _returned_keys(source, "record_to_dict")
+
+
+def test_the_help_legends_name_what_their_screens_show() -> None:
+    from tierdeck.screens.history import HistoryScreen
+    from tierdeck.screens.ladder import LadderScreen
+    from tierdeck.widgets.run_view import IMPORTED_MARK
+
+    assert f"{IMPORTED_MARK} imported" in HistoryScreen.HELP_LEGEND  # the list marks them
+    assert "slow branch" in LadderScreen.HELP_LEGEND  # the rung of a tiered pool
+    assert "spread" in LadderScreen.HELP_LEGEND  # why a penalty is dim
