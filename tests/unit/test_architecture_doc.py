@@ -55,3 +55,12 @@ def test_every_module_is_placed_in_the_architecture() -> None:
         and not re.search(rf"(?<![\w/]){re.escape(path.stem)}\b", text)
     ]
     assert unnamed == []
+
+
+def test_the_host_table_has_every_call_of_the_host_contract() -> None:
+    from tierdeck.backends.host import Host
+
+    seam = DOC.read_text(encoding="utf-8").split("## The host seam", 1)[1].split("\n## ", 1)[0]
+    calls = [name for name in vars(Host) if not name.startswith("_")]
+    assert "mount_users" in calls
+    assert [c for c in calls if not re.search(rf"`{c}[`(]", seam)] == []
