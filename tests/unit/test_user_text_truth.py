@@ -72,3 +72,18 @@ def test_the_help_legends_name_what_their_screens_show() -> None:
     assert f"{IMPORTED_MARK} imported" in HistoryScreen.HELP_LEGEND  # the list marks them
     assert "slow branch" in LadderScreen.HELP_LEGEND  # the rung of a tiered pool
     assert "spread" in LadderScreen.HELP_LEGEND  # why a penalty is dim
+
+
+def test_testing_doc_names_every_fixture_folder_and_every_check_of_test_sh() -> None:
+    doc = (ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
+    folders = sorted(p.name for p in (ROOT / "tests" / "fixtures").iterdir() if p.is_dir())
+    named = set(re.findall(r"`tests/fixtures/(\w+)/`", doc))
+    for group in re.findall(r"`tests/fixtures/\{([\w,]+)\}/`", doc):
+        named |= set(group.split(","))
+    assert [
+        f for f in folders if f not in named and f != "inventory"
+    ] == []  # golden, not tool output
+    script = (ROOT / "scripts" / "test.sh").read_text(encoding="utf-8")
+    tools = re.findall(r"\.venv/bin/([\w-]+)", script)
+    assert {"ruff", "mypy", "lint-imports", "pytest"} <= set(tools)
+    assert [t for t in tools if t not in doc.split("\n## ", 1)[0]] == []
