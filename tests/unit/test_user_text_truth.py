@@ -87,3 +87,27 @@ def test_testing_doc_names_every_fixture_folder_and_every_check_of_test_sh() -> 
     tools = re.findall(r"\.venv/bin/([\w-]+)", script)
     assert {"ruff", "mypy", "lint-imports", "pytest"} <= set(tools)
     assert [t for t in tools if t not in doc.split("\n## ", 1)[0]] == []
+
+
+def test_the_ladder_json_example_shows_every_rung_key_the_code_writes() -> None:
+    import ast
+
+    doc = (ROOT / "docs" / "ladder-json.md").read_text(encoding="utf-8")
+    example = json.loads(re.findall(r"```json\n(.*?)```", doc, re.S)[0])
+    shown = {key for rung in example["rungs"] for key in rung}
+    tree = ast.parse((ROOT / "app" / "ladder_json.py").read_text(encoding="utf-8"))
+    func = next(
+        n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "rung_to_json"
+    )
+    outer = next(n for n in ast.walk(func) if isinstance(n, ast.Dict))  # ast.walk: outermost first
+    written = {k.value for k in outer.keys if isinstance(k, ast.Constant)}
+    written |= {
+        n.slice.value
+        for n in ast.walk(func)
+        if isinstance(n, ast.Subscript)
+        and isinstance(n.slice, ast.Constant)
+        and isinstance(n.slice.value, str)
+    }
+    assert "spread_pct" in written
+    assert written - shown == set()
+    assert [k for k in shown if f"`rungs[].{k}`" not in doc] == []
