@@ -111,3 +111,11 @@ def test_the_ladder_json_example_shows_every_rung_key_the_code_writes() -> None:
     assert "spread_pct" in written
     assert written - shown == set()
     assert [k for k in shown if f"`rungs[].{k}`" not in doc] == []
+
+
+def test_bench_json_names_every_import_notice_and_format() -> None:
+    from tierdeck.core.imports import ImportFormat, ImportNotice
+
+    doc = (ROOT / "docs" / "bench-json.md").read_text(encoding="utf-8")
+    values = [*ImportNotice, *ImportFormat]
+    assert [str(v) for v in values if f'"{v}"' not in doc] == []
