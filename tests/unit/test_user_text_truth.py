@@ -119,3 +119,9 @@ def test_bench_json_names_every_import_notice_and_format() -> None:
     doc = (ROOT / "docs" / "bench-json.md").read_text(encoding="utf-8")
     values = [*ImportNotice, *ImportFormat]
     assert [str(v) for v in values if f'"{v}"' not in doc] == []
+
+
+def test_the_readme_opening_names_what_starting_the_dashboard_changes() -> None:
+    opening = README.split("\n## ", 1)[0]
+    assert "clean_stale(" in (ROOT / "app" / "tui.py").read_text(encoding="utf-8")
+    assert "/run/tierdeck/throwaway" in opening  # the dashboard's start unmounts them
