@@ -125,3 +125,11 @@ def test_the_readme_opening_names_what_starting_the_dashboard_changes() -> None:
     opening = README.split("\n## ", 1)[0]
     assert "clean_stale(" in (ROOT / "app" / "tui.py").read_text(encoding="utf-8")
     assert "/run/tierdeck/throwaway" in opening  # the dashboard's start unmounts them
+
+
+def test_the_readme_names_every_key_of_the_compose_screen() -> None:
+    from tierdeck.screens.compose_keys import BINDINGS
+
+    part = _section("Planning a cache/slow tier layout").split("In the TUI, `l`", 1)[1]
+    keys = [b.key for b in BINDINGS if not isinstance(b, tuple) and b.key not in ("escape", "q")]
+    assert [k for k in keys if f"`{k}`" not in part] == []
