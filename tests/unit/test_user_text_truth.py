@@ -133,3 +133,9 @@ def test_the_readme_names_every_key_of_the_compose_screen() -> None:
     part = _section("Planning a cache/slow tier layout").split("In the TUI, `l`", 1)[1]
     keys = [b.key for b in BINDINGS if not isinstance(b, tuple) and b.key not in ("escape", "q")]
     assert [k for k in keys if f"`{k}`" not in part] == []
+
+
+def test_the_readme_says_what_happens_to_files_no_slow_branch_takes() -> None:
+    mover = _section("The mover")
+    assert "no slow branch can take" in " ".join(mover.split())
+    assert "read-only" in mover and "minfreespace" in mover
