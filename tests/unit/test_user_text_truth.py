@@ -139,3 +139,13 @@ def test_the_readme_says_what_happens_to_files_no_slow_branch_takes() -> None:
     mover = _section("The mover")
     assert "no slow branch can take" in " ".join(mover.split())
     assert "read-only" in mover and "minfreespace" in mover
+
+
+def test_the_readme_says_which_dashboard_keys_wait_for_room_in_the_footer() -> None:
+    from tierdeck.screens.dashboard import DashboardScreen
+
+    keys = " ".join(README.split("Dashboard keys:", 1)[1].split("\n\n", 1)[0].split())
+    actions = DashboardScreen.FOOTER_IF_ROOM
+    waiting = [b.key for b in DashboardScreen.BINDINGS if getattr(b, "action", "") in actions]
+    assert waiting and "footer" in keys
+    assert [k for k in waiting if f"`{k}`" not in keys.split("footer", 1)[1][:80]] == []
