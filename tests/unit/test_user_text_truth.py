@@ -149,3 +149,9 @@ def test_the_readme_says_which_dashboard_keys_wait_for_room_in_the_footer() -> N
     waiting = [b.key for b in DashboardScreen.BINDINGS if getattr(b, "action", "") in actions]
     assert waiting and "footer" in keys
     assert [k for k in waiting if f"`{k}`" not in keys.split("footer", 1)[1][:80]] == []
+
+
+def test_the_readme_says_apply_keeps_fstabs_mode_owner_and_label() -> None:
+    source = (ROOT / "backends" / "localfiles.py").read_text(encoding="utf-8")
+    assert "SELinux label" in source  # write_atomically keeps them
+    assert "mode, owner and SELinux label" in " ".join(README.split())
