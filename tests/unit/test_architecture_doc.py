@@ -71,3 +71,15 @@ def test_every_history_schema_version_is_described() -> None:
 
     text = DOC.read_text(encoding="utf-8").split("## Persistence", 1)[1].split("\n## ", 1)[0]
     assert [v for v in range(2, len(MIGRATIONS) + 1) if not re.search(rf"\bv{v}\b", text)] == []
+
+
+def test_where_to_add_a_cli_command_names_every_lazy_group() -> None:
+    import click
+    from tierdeck.app.cli import LazyGroup, main
+
+    text = DOC.read_text(encoding="utf-8").split("- a CLI command:", 1)[1]
+    ctx = click.Context(main)
+    groups = [main, *(main.get_command(ctx, name) for name in main.list_commands(ctx))]
+    lazy = {type(g).__name__ for g in groups if isinstance(g, LazyGroup) and g.LAZY}
+    assert "BenchGroup" in lazy
+    assert [name for name in lazy if name not in text] == []
