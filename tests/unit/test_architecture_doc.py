@@ -83,3 +83,9 @@ def test_where_to_add_a_cli_command_names_every_lazy_group() -> None:
     lazy = {type(g).__name__ for g in groups if isinstance(g, LazyGroup) and g.LAZY}
     assert "BenchGroup" in lazy
     assert [name for name in lazy if name not in text] == []
+
+
+def test_code_blocks_fit_a_terminal() -> None:
+    # a fenced block is shown as written: merged edits had left lines of 140 columns
+    blocks = re.findall(r"```\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
+    assert [line for b in blocks for line in b.splitlines() if len(line) > 100] == []
