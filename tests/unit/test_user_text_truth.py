@@ -155,3 +155,8 @@ def test_the_readme_says_apply_keeps_fstabs_mode_owner_and_label() -> None:
     source = (ROOT / "backends" / "localfiles.py").read_text(encoding="utf-8")
     assert "SELinux label" in source  # write_atomically keeps them
     assert "mode, owner and SELinux label" in " ".join(README.split())
+
+
+def test_layout_json_says_what_slow_minfreespace_needs() -> None:
+    doc = " ".join((ROOT / "docs" / "layout-json.md").read_text(encoding="utf-8").split())
+    assert "`--slow-minfreespace` without `--slow-pool`" in doc  # "without one" named nothing
