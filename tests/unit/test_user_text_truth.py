@@ -160,3 +160,11 @@ def test_the_readme_says_apply_keeps_fstabs_mode_owner_and_label() -> None:
 def test_layout_json_says_what_slow_minfreespace_needs() -> None:
     doc = " ".join((ROOT / "docs" / "layout-json.md").read_text(encoding="utf-8").split())
     assert "`--slow-minfreespace` without `--slow-pool`" in doc  # "without one" named nothing
+
+
+def test_the_mover_help_explains_the_unplaced_line() -> None:
+    from tierdeck.screens.mover import MoverScreen
+
+    views = (ROOT / "widgets" / "mover_views.py").read_text(encoding="utf-8")
+    assert "fit on no slow branch" in views  # the line the view draws
+    assert "fit on no slow branch" in MoverScreen.HELP_LEGEND
