@@ -89,3 +89,12 @@ def test_code_blocks_fit_a_terminal() -> None:
     # a fenced block is shown as written: merged edits had left lines of 140 columns
     blocks = re.findall(r"```\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
     assert [line for b in blocks for line in b.splitlines() if len(line) > 100] == []
+
+
+def test_the_ladder_paragraph_names_how_noise_is_read() -> None:
+    from tierdeck.core import ladder
+
+    text = DOC.read_text(encoding="utf-8")
+    for name in ("bandwidth_spread", "noise_band", "diagnose"):
+        assert hasattr(ladder, name)
+    assert "`bandwidth_spread`" in text and "`noise_band`" in text
