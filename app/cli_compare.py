@@ -76,8 +76,8 @@ def compare(run_ids: tuple[int, ...], baseline: int | None, fmt: str | None, as_
     markdown (a table to paste on a forum as it is); csv (one row per run, job and
     direction, in bytes/s and ns).
 
-    Exits 2 for unknown ids, fewer than 2 or more than 8 runs, a run that failed or was
-    cancelled, or a baseline that is not one of the ids.
+    Exits 2 for unknown ids, fewer than 2 or more than 8 runs, an id given twice, a run
+    that failed or was cancelled, or a baseline that is not one of the ids.
     """
     if as_json and fmt not in (None, "json"):
         raise click.UsageError(f"--json and --format {fmt} exclude each other")

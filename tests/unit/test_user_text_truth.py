@@ -168,3 +168,12 @@ def test_the_mover_help_explains_the_unplaced_line() -> None:
     views = (ROOT / "widgets" / "mover_views.py").read_text(encoding="utf-8")
     assert "fit on no slow branch" in views  # the line the view draws
     assert "fit on no slow branch" in MoverScreen.HELP_LEGEND
+
+
+def test_the_readme_says_an_id_given_twice_is_refused() -> None:
+    from tierdeck.core.compare import RefusalKind
+
+    assert RefusalKind.DUPLICATE  # compare and export refuse "run #N is given twice"
+    assert "an id given twice" in " ".join(_section("Exporting and sharing").split())
+    assert "an id given twice" in " ".join(_section("Comparing runs").split())
+    assert "an id given twice" in _help("compare")
