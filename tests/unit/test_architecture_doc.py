@@ -98,3 +98,12 @@ def test_the_ladder_paragraph_names_how_noise_is_read() -> None:
     for name in ("bandwidth_spread", "noise_band", "diagnose"):
         assert hasattr(ladder, name)
     assert "`bandwidth_spread`" in text and "`noise_band`" in text
+
+
+def test_where_to_add_a_screen_names_the_help_and_footer_attributes() -> None:
+    from tierdeck.screens.dashboard import DashboardScreen
+
+    text = DOC.read_text(encoding="utf-8").split("- a screen:", 1)[1].split("\n- ", 1)[0]
+    for attribute in ("HELP_TITLE", "HELP_NOTES", "HELP_LEGEND", "FOOTER_IF_ROOM"):
+        assert hasattr(DashboardScreen, attribute)
+        assert f"`{attribute}`" in text
