@@ -177,3 +177,9 @@ def test_the_readme_says_an_id_given_twice_is_refused() -> None:
     assert "an id given twice" in " ".join(_section("Exporting and sharing").split())
     assert "an id given twice" in " ".join(_section("Comparing runs").split())
     assert "an id given twice" in _help("compare")
+
+
+def test_readme_lines_fit_a_terminal() -> None:
+    # merged hunks had left lines of up to 156 columns for a reader of the raw file
+    prose = re.sub(r"```.*?```", "", README, flags=re.S)
+    assert [line for line in prose.splitlines() if len(line) > 92] == []
