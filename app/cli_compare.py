@@ -62,20 +62,22 @@ def compare(run_ids: tuple[int, ...], baseline: int | None, fmt: str | None, as_
     Noise: a delta no larger than the runs' own second-to-second spread (the
     coefficient of variation of each run's per-second series, both runs combined) is
     within noise: shown dim with "≈" and not counted as better or worse. Runs without a
-    per-second series (imported ones) leave the noise unknown: the delta is shown plain.
-    Higher bandwidth and IOPS are better (green), lower latency is better.
+    per-second series (imported ones) leave the noise unknown: the delta is shown with
+    "?" and counted as neither, and the legend says why. Higher bandwidth and IOPS are
+    better (green), lower latency is better.
 
     Below the table: every parameter that differs between the runs (fio job options,
     fio version, kernel, filesystem and mount options, mergerfs options, ZFS properties,
-    disk models, and the target, which is information, not a warning), and runs whose
-    results a cache may have inflated. Nothing of that: "comparable".
+    disk models, and the target, which is information, not a warning; "?" for an option
+    an imported run's file does not state, not compared), and runs whose results a cache
+    may have inflated. Nothing of that: "comparable".
 
     Formats: table; json (also --json; schema tierdeck.compare/1, docs/compare-json.md);
     markdown (a table to paste on a forum as it is); csv (one row per run, job and
     direction, in bytes/s and ns).
 
-    Exits 2 for unknown ids, fewer than 2 or more than 8 runs, a run that failed or was
-    cancelled, or a baseline that is not one of the ids.
+    Exits 2 for unknown ids, fewer than 2 or more than 8 runs, an id given twice, a run
+    that failed or was cancelled, or a baseline that is not one of the ids.
     """
     if as_json and fmt not in (None, "json"):
         raise click.UsageError(f"--json and --format {fmt} exclude each other")

@@ -88,7 +88,7 @@ class MoverReport:
 
 
 class RefusalKind(StrEnum):
-    RULES = "rules"  # the layout has mover-source/mover-destination/branch-mounted errors
+    RULES = "rules"  # an error-severity rule, as layout check and apply refuse
     LOCKED = "locked"  # another mover runs for this layout
     NOT_LIVE = "not-live"  # a recorded host cannot move files
 

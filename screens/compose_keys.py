@@ -34,7 +34,7 @@ BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
         "save",
         "Save",
         show=False,
-        tooltip="save the layout as TOML to a file you name; not while a check says error",
+        tooltip="save, as ctrl+s does (a terminal with flow control keeps ctrl+s for itself)",
     ),
     Binding(
         "o",

@@ -35,6 +35,7 @@ from ..core.bench_models import RunResult, RunStatus
 from ..core.errors import one_line
 from ..widgets.run_view import (
     CACHE_MARK,
+    IMPORTED_MARK,
     OLD_LAYOUT_MARK,
 )
 from .history_import import HistoryImport
@@ -78,8 +79,9 @@ class HistoryScreen(
     HELP_LEGEND = (
         f"{CACHE_MARK} the page cache may have inflated the figures. {OLD_LAYOUT_MARK} stored "
         "before 0.2: numjobs clones shared one test file, so the figures are lower than "
-        "plain fio's. 'N jobs' under read/write: a suite whose jobs differ; open it for "
-        "each job's figures. Rates in MiB/s, read before write."
+        f"plain fio's. {IMPORTED_MARK} imported from a file of fio output: no per-second series, so no "
+        "noise in a comparison. 'N jobs' under read/write: a suite whose jobs differ; open "
+        "it for each job's figures. Rates in MiB/s, read before write."
     )
 
     show_failed: var[bool] = var(False)

@@ -46,9 +46,11 @@ class LadderScreen(SequenceView, Screen[None]):
         ("escape", "close this help"),
     )
     HELP_LEGEND = (
-        "Each rung runs the same fio job one layer lower. penalty: what the layer costs "
+        "Each rung runs the same fio job one layer lower (on a tiered pool also the slow "
+        "branch new files go to once the cache is full). penalty: what the layer costs "
         "against the rung below it (the pool against the branch its create policy writes "
-        "to, tmpfs against nullrw); negative means faster. Rates in MiB/s, latency as the mean in ms."
+        "to, tmpfs against nullrw); negative means faster, dim inside the two rungs' own "
+        "second-by-second spread (noise). Rates in MiB/s, latency as the mean in ms."
     )
     CANCEL_TITLE = "Ladder"
     CANCEL_QUESTION = (

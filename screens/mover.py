@@ -72,7 +72,8 @@ class MoverScreen(Screen[None]):
     HELP_LEGEND = (
         "Why: age (older than the layout's min age) or fill (the cache is above its high "
         "watermark). To: the slow branch the slow pool's create policy picks. Skipped "
-        "files stay on the cache, whole."
+        "files stay on the cache, whole. '! N selected files fit on no slow branch' says "
+        "why (a read-only slow branch, no room above minfreespace): they stay too."
     )
 
     phase: var[Phase] = var(Phase.FORECASTING)
