@@ -31,6 +31,8 @@ from ..core.errors import HostError
 from ..core.mover import (
     TEMP_PREFIX,
     MoveOutcome,
+    MovePhase,
+    MoveStep,
     PlannedMove,
     RecoveryAction,
     RecoveryOutcome,
@@ -77,10 +79,11 @@ class FileMover(Protocol):
         cancel: threading.Event,
         on_bytes: Callable[[int], None],
         on_outcome: Callable[[MoveOutcome], None] = ...,
+        on_step: Callable[[MoveStep], None] = ...,
     ) -> tuple[MoveOutcome, ...]:
         """Move each file (or skip it with a reason), in order, telling ``on_outcome``
-        of each as it lands or is skipped (a stop may change it: the result is final).
-        Raises MoveStopped."""
+        of each as it lands or is skipped (a stop may change it: the result is final),
+        and ``on_step`` of each phase a group of files starts. Raises MoveStopped."""
         ...
 
 
@@ -119,6 +122,7 @@ class LocalFileMover:
         cancel: threading.Event,
         on_bytes: Callable[[int], None],
         on_outcome: Callable[[MoveOutcome], None] = lambda o: None,
+        on_step: Callable[[MoveStep], None] = lambda s: None,
     ) -> tuple[MoveOutcome, ...]:
         done: list[MoveOutcome] = []
         folders: list[tuple[str, os.stat_result]] = []
@@ -130,7 +134,8 @@ class LocalFileMover:
             with ThreadPoolExecutor(1, thread_name_prefix="mover-settle") as background:
                 settling: Future[list[MoveOutcome]] | None = None
                 for group in _groups(moves):
-                    batch = _Group(self, group, open_paths, cancel, on_bytes, folders, on_outcome)
+                    batch = _Group(self, group, open_paths, cancel, on_bytes, folders, on_outcome,
+                                   on_step)  # fmt: skip
                     stopped: MoveStopped | None = None
                     try:
                         batch.prepare()
@@ -144,6 +149,7 @@ class LocalFileMover:
                     if stopped is not None:
                         raise MoveStopped(stopped.reason, stopped.detail,
                                           (*done, *stopped.outcomes)) from stopped  # fmt: skip
+                    batch.step(MovePhase.SETTLING, [c for c in batch.copies if c.renamed])
                     settling = background.submit(batch.finish)
                 earlier, failed = _join(settling)
                 done.extend(earlier)
@@ -244,6 +250,7 @@ class _Group:
     on_bytes: Callable[[int], None]
     folders: list[tuple[str, os.stat_result]]
     on_outcome: Callable[[MoveOutcome], None]
+    on_step: Callable[[MoveStep], None]
     outcomes: dict[int, MoveOutcome] = field(default_factory=dict)
     current: str = ""
     journal: Journal | None = None
@@ -255,6 +262,7 @@ class _Group:
         self.copies = self._precheck()
         if not self.copies:
             return
+        self.step(MovePhase.COPYING, self.copies)
         try:
             self.journal = Journal.create(self.mover.journal_dir,
                                           tuple(c.entry for c in self.copies))  # fmt: skip
@@ -286,6 +294,11 @@ class _Group:
         except OSError as exc:
             detail = f"{_describe(exc)} (while moving {self.current})"
             raise self._abort(self.journal, self.copies, stop_reason(exc), detail) from exc
+
+    def step(self, phase: MovePhase, copies: list[_Copy]) -> None:
+        """Told from the run's thread only, so the steps arrive in order."""
+        if copies:
+            self.on_step(MoveStep(phase, len(copies), sum(c.before.st_size for c in copies)))
 
     def _ordered(self) -> list[MoveOutcome]:
         return [self.outcomes[i] for i in sorted(self.outcomes)]
@@ -332,7 +345,11 @@ class _Group:
     def _copy_and_place(self, journal: Journal, copies: list[_Copy]) -> None:
         self._copy_all(self._make_folders(copies))
         live = [c for c in copies if c.record is not None]
+        # The long wait of a group (its data written out), with no file landed yet.
+        self.step(MovePhase.SYNCING, live)
         self._sync({c.move.destination for c in live})
+        if self.mover.verify:
+            self.step(MovePhase.VERIFYING, live)
         self._verify_and_recheck(live)
         live = [c for c in live if c.record is not None]
         if self.cancel.is_set():
