@@ -116,6 +116,4 @@ def step_text(step: MoveStep | None) -> str | None:
     files, size = counted(step.files, "file"), format_bytes(step.size)
     if step.phase is MovePhase.SYNCING:
         return f"syncing {files} ({size}) to disk…"
-    if step.phase is MovePhase.VERIFYING:
-        return f"reading {files} ({size}) back to verify them…"
-    return f"removing the cache's copies of {files}…"
+    return f"syncing {files} ({size}) to disk and reading them back…"

@@ -52,8 +52,7 @@ class MovePhase(StrEnum):
 
     COPYING = "copying"  # bytes flow into temp files on the slow branch
     SYNCING = "syncing"  # the copies made durable: none lands before the disk says so
-    VERIFYING = "verifying"  # the durable copies read back (--verify)
-    SETTLING = "settling"  # each source unlinked: its file lands
+    VERIFYING = "verifying"  # the same, then the copies read back (--verify)
 
 
 @dataclass(frozen=True)

@@ -424,4 +424,30 @@ def test_the_progress_says_the_group_syncs_before_any_file_lands(
     assert first.eta_seconds is None and first.current is None  # not "eta 0s", no "now:"
     assert step_text(first.step) == "syncing 3 files (15K) to disk…"
     end = meter.snapshot()
-    assert (end.files_done, end.step) == (3, MoveStep(MovePhase.SETTLING, 3, 15000))
+    assert (end.files_done, end.step) == (3, first.step)  # until the batch ends
+
+
+def test_a_batch_of_a_hundred_files_lands_in_steps_not_all_at_its_end(
+    tiers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each group is made durable whole before any of its files lands: one group of 100
+    # files would leave "0/100 files" until its end. In four groups, files have landed
+    # while later groups still sync.
+    cache, slow, journal = tiers
+    for index in range(100):
+        (cache / f"f{index:03d}").write_bytes(os.urandom(100))
+    moves = planned(cache, slow)
+    meter = ProgressMeter(moves, lambda p: None, 1.0)
+    landed_at_sync: list[int] = []
+    real_syncfs = mover_files.syncfs
+
+    def watched_syncfs(fd: int) -> None:
+        landed_at_sync.append(meter.snapshot().files_done)
+        real_syncfs(fd)
+
+    monkeypatch.setattr(mover_files, "syncfs", watched_syncfs)
+    outcomes = LocalFileMover(str(journal), verify=False).move_batch(
+        moves, frozenset(), threading.Event(), meter.on_bytes, meter.on_outcome, meter.on_step)  # fmt: skip
+    assert all(o.moved for o in outcomes) and len(outcomes) == 100
+    assert {n for n in landed_at_sync if 0 < n < 100} >= {25, 50, 75}
+    assert meter.snapshot().files_done == 100
