@@ -269,8 +269,8 @@ class _Group:
     copies: list[_Copy] = field(default_factory=list)
 
     def prepare(self) -> None:
-        """Up to every copy renamed into place, durably. Raises MoveStopped (the group
-        finished or undone, as after a crash)."""
+        """The group journalled and copied to temp names (not durable yet: ``finish``
+        does the rest). Raises MoveStopped (the group undone, as after a crash)."""
         self.copies = self._precheck()
         if not self.copies:
             return
