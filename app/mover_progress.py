@@ -116,4 +116,4 @@ def step_text(step: MoveStep | None) -> str | None:
     files, size = counted(step.files, "file"), format_bytes(step.size)
     if step.phase is MovePhase.SYNCING:
         return f"syncing {files} ({size}) to disk…"
-    return f"syncing {files} ({size}) to disk and reading them back…"
+    return f"syncing {files} ({size}) to disk and verifying…"

@@ -451,3 +451,20 @@ def test_a_batch_of_a_hundred_files_lands_in_steps_not_all_at_its_end(
     assert all(o.moved for o in outcomes) and len(outcomes) == 100
     assert {n for n in landed_at_sync if 0 < n < 100} >= {25, 50, 75}
     assert meter.snapshot().files_done == 100
+
+
+def test_with_verify_the_wait_says_the_copies_are_read_back_too(
+    tiers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache, slow, journal = tiers
+    (cache / "a").write_bytes(os.urandom(2048))
+    moves = planned(cache, slow)
+    meter = ProgressMeter(moves, lambda p: None, 1.0)
+    during: list[MoverProgress] = []
+    real_syncfs = mover_files.syncfs
+    monkeypatch.setattr(mover_files, "syncfs",
+                        lambda fd: (during.append(meter.snapshot()), real_syncfs(fd)))  # fmt: skip
+    LocalFileMover(str(journal), verify=True).move_batch(
+        moves, frozenset(), threading.Event(), meter.on_bytes, meter.on_outcome, meter.on_step)  # fmt: skip
+    assert during[0].step == MoveStep(MovePhase.VERIFYING, 1, 2048) and during[0].waiting_on_disk
+    assert step_text(during[0].step) == "syncing 1 file (2.0K) to disk and verifying…"
