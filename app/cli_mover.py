@@ -25,6 +25,7 @@ from .cli_layout_file import load_layout_or_exit
 from .mover import MoverOptions, MoverProgress, MoverRefused, run_mover
 from .mover_history import MoverHistory, MoverHistoryError
 from .mover_json import history_to_dict, report_to_dict
+from .mover_progress import step_text
 from .mover_text import duration_text, forecast_lines, noatime_lines, result_lines
 
 
@@ -70,16 +71,20 @@ class _TtyProgress:
 
     def __init__(self) -> None:
         self.last = 0.0
+        self.step: str | None = None
 
     def __call__(self, p: MoverProgress) -> None:
         now = time.monotonic()
-        if now - self.last < 1.0 and p.files_done + p.files_skipped < p.files_total:
+        step = step_text(p.step)
+        if (now - self.last < 1.0 and step == self.step
+                and p.files_done + p.files_skipped < p.files_total):  # fmt: skip
             return
-        self.last = now
+        self.last, self.step = now, step
         rate = f"{format_bytes(int(p.rate_bps))}/s" if p.rate_bps else "-"
         skipped = f" ({p.files_skipped} skipped)" if p.files_skipped else ""
         line = (f"{p.files_done}/{p.files_total} files{skipped}  {format_bytes(p.bytes_done)}/"
-                f"{format_bytes(p.bytes_total)}  {rate}  eta {duration_text(p.eta_seconds)}")  # fmt: skip
+                f"{format_bytes(p.bytes_total)}  {rate}  "
+                f"{step or 'eta ' + duration_text(p.eta_seconds)}")  # fmt: skip
         click.echo(f"\r\x1b[K{line}", err=True, nl=False)
 
 

@@ -285,7 +285,7 @@ def _execute(
             try:
                 opened = host.open_files().paths
                 done = engine.move_batch(batch, opened, cancel, progress.on_bytes,
-                                         progress.on_outcome)  # fmt: skip
+                                         progress.on_outcome, progress.on_step)  # fmt: skip
             except MoveStopped as stop:
                 outcomes.extend(stop.outcomes)
                 progress.settle(stop.outcomes)

@@ -6,9 +6,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ..core.mover import MoveOutcome, PlannedMove
+from ..core.mover import MoveOutcome, MovePhase, MoveStep, PlannedMove
+from ..core.units import counted, format_bytes
+
+# While the disk writes a group out, the copied bytes say nothing of the time left.
+_WAITING_ON_DISK = (MovePhase.SYNCING, MovePhase.VERIFYING)
 
 
 @dataclass(frozen=True)
@@ -23,6 +27,12 @@ class MoverProgress:
     eta_seconds: float | None
     current: str | None  # the file being moved (branch-relative), None between files
     files_skipped: int = 0  # left on the cache (open, changed ...): not in files_done
+    step: MoveStep | None = None  # the phase of the group at hand (None between batches)
+
+    @property
+    def waiting_on_disk(self) -> bool:
+        """Copied, not landed yet: the group is being made durable (or read back)."""
+        return self.step is not None and self.step.phase in _WAITING_ON_DISK
 
 
 class ProgressMeter:
@@ -42,6 +52,7 @@ class ProgressMeter:
         # outcomes overwrite it (a stop may undo a landed file).
         self.landed: dict[tuple[str, str], bool] = {}
         self.cursor = 0  # moves before it all have an outcome
+        self.step: MoveStep | None = None
         self.started = time.monotonic()
         self.lock = threading.Lock()
         self.stop = threading.Event()
@@ -56,8 +67,14 @@ class ProgressMeter:
         with self.lock:
             self.landed[_key(outcome.move)] = outcome.moved
 
-    def settle(self, outcomes: Sequence[MoveOutcome]) -> None:
+    def on_step(self, step: MoveStep) -> None:
         with self.lock:
+            self.step = step
+
+    def settle(self, outcomes: Sequence[MoveOutcome]) -> None:
+        """A batch ended (or stopped): its final outcomes."""
+        with self.lock:
+            self.step = None
             self.landed.update((_key(o.move), o.moved) for o in outcomes)
             self.settled_bytes += sum(o.move.file.size for o in outcomes)
             self.bytes_done = max(self.bytes_done, self.settled_bytes)
@@ -70,12 +87,17 @@ class ProgressMeter:
             while self.cursor < len(self.moves) and _key(self.moves[self.cursor]) in self.landed:
                 self.cursor += 1
             position = self.cursor
+            step = self.step
         elapsed = time.monotonic() - self.started
         rate = done / elapsed if elapsed > 0.5 and done else None
         eta = (self.total - done) / rate if rate else None
         # The first file without an outcome: a skipped file is never "now".
         current = self.moves[position].file.rel if position < len(self.moves) else None
-        return MoverProgress(moved, len(self.moves), done, self.total, rate, eta, current, skipped)
+        progress = MoverProgress(moved, len(self.moves), done, self.total, rate, eta, current,
+                                 skipped, step)  # fmt: skip
+        if progress.waiting_on_disk:  # "eta 0s" for the seconds a sync takes reads as a hang
+            progress = replace(progress, eta_seconds=None, current=None)
+        return progress
 
     def tick(self) -> None:
         while not self.stop.wait(self.tick_seconds):
@@ -84,3 +106,14 @@ class ProgressMeter:
 
 def _key(move: PlannedMove) -> tuple[str, str]:
     return (move.file.branch, move.file.rel)
+
+
+def step_text(step: MoveStep | None) -> str | None:
+    """What a group of files goes through when it is not bytes flowing (the CLI's line
+    and the TUI's say it in place of the file at hand); None while copying."""
+    if step is None or step.phase is MovePhase.COPYING:
+        return None
+    files, size = counted(step.files, "file"), format_bytes(step.size)
+    if step.phase is MovePhase.SYNCING:
+        return f"syncing {files} ({size}) to disk…"
+    return f"syncing {files} ({size}) to disk and verifying…"

@@ -4,7 +4,9 @@ moving the same data between the same branches, timed in turns in this script.
 Branches: a cache folder and a slow folder on this machine's disk, each bind-mounted
 onto itself (the mover refuses a branch that is not a mountpoint). Before every timed
 move the data is copied onto the cache from a pristine set, flushed (sync) and dropped
-from the page cache, so each tool reads from the disk as a mover at night would.
+from the page cache, so each tool reads from the disk as a mover at night would. The layout has a slow pool
+(never mounted) for its minfreespace: mergerfs's 4 GiB, or what the work disk can keep
+free beside the data (the mover keeps it free on its slow branch).
 
 - tierdeck: ``tierdeck mover run --layout L --min-age-days 0`` in a fresh process (the
   scan, the open-files check of every process, the journal, syncfs durability, the run's
@@ -42,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 SETS = {
@@ -132,15 +135,37 @@ def bytecode_env(work: Path) -> dict[str, str]:
     return env
 
 
-def write_layout(path: Path, cache: Path, slow: Path) -> None:
+def bench_minfreespace(work: Path) -> int:
+    """mergerfs's 4 GiB, or less where the work disk could not keep that much free once
+    the largest data set is there three times (pristine, cache, slow): the mover keeps
+    minfreespace free on its slow branch and the layout rules refuse a pool whose
+    branches have less, so the default would move nothing on a small disk."""
+    st = os.statvfs(work)
+    need = 3 * max(sum(size for _, size in build(random.Random(10))) for build in SETS.values())
+    left = st.f_bavail * st.f_frsize - need
+    if left <= 0:
+        raise SystemExit(f"{work}: too little free space for the data sets (need {need} bytes)")
+    return min(4 * 2**30, left // 2)
+
+
+def write_layout(path: Path, cache: Path, slow: Path, minfreespace: int) -> None:
+    """The recipe's layout over the two branches, with a slow pool (never mounted: the
+    mover writes to its branches directly) to carry the bench's minfreespace."""
     from tierdeck.app.layout_files import save_layout
-    from tierdeck.core.layout import Branch, default_layout
+    from tierdeck.core.layout import Branch, PoolSpec, default_layout
 
-    layout = default_layout((str(cache),), (Branch(str(slow)),), str(path.parent / "pool"))
-    save_layout(path, layout)
+    layout = default_layout((str(cache),), (Branch(str(slow)),), str(path.parent / "pool"),
+                            str(path.parent / "slow-pool"))  # fmt: skip
+
+    def fitted(pool: PoolSpec) -> PoolSpec:
+        return replace(pool, options=replace(pool.options, minfreespace_bytes=minfreespace))
+
+    assert layout.slow_pool is not None
+    save_layout(path, replace(layout, tiered_pool=fitted(layout.tiered_pool),
+                              slow_pool=fitted(layout.slow_pool)))  # fmt: skip
 
 
-def measure(rounds: int, work: Path) -> dict[str, dict[str, list[float]]]:
+def measure(rounds: int, work: Path, minfreespace: int) -> dict[str, dict[str, list[float]]]:
     cache, slow, pristine_root = work / "cache", work / "slow", work / "pristine"
     layout = work / "bench.toml"
     results: dict[str, dict[str, list[float]]] = {}
@@ -149,7 +174,7 @@ def measure(rounds: int, work: Path) -> dict[str, dict[str, list[float]]]:
         folder.mkdir()
         subprocess.run(["mount", "--bind", str(folder), str(folder)], check=True)
     try:
-        write_layout(layout, cache, slow)
+        write_layout(layout, cache, slow, minfreespace)
         commands = tools(layout, cache, slow)
         for name, build in SETS.items():
             rng = random.Random(10)
@@ -181,8 +206,10 @@ def main() -> None:
     if os.geteuid() != 0:
         raise SystemExit("bench/mover.py needs root (bind mounts, drop_caches)")
     with tempfile.TemporaryDirectory(prefix="tierdeck-mover-bench.", dir=args.dir) as work:
-        results = measure(args.rounds, Path(work))
-    print(f"mover throughput against rsync, {args.rounds} alternating rounds, caches dropped")
+        minfreespace = bench_minfreespace(Path(work))
+        results = measure(args.rounds, Path(work), minfreespace)
+    print(f"mover throughput against rsync, {args.rounds} alternating rounds, caches dropped "
+          f"(minfreespace {minfreespace / 2**30:.1f} GiB)")  # fmt: skip
     for name, times in results.items():
         print(f"{name}:")
         for reference in ("rsync", "rsync --fsync", "rsync; sync"):

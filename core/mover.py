@@ -47,6 +47,23 @@ class StopReason(StrEnum):
     ERROR = "error"
 
 
+class MovePhase(StrEnum):
+    """What a group of files is going through (the engine tells each as it starts)."""
+
+    COPYING = "copying"  # bytes flow into temp files on the slow branch
+    SYNCING = "syncing"  # the copies made durable: none lands before the disk says so
+    VERIFYING = "verifying"  # the same, then the copies read back (--verify)
+
+
+@dataclass(frozen=True)
+class MoveStep:
+    """A phase started for a group of ``files`` files of ``size`` bytes."""
+
+    phase: MovePhase
+    files: int
+    size: int
+
+
 class RecoveryAction(StrEnum):
     FINISHED = "finished"  # copy was complete and verified: source unlinked
     UNDONE = "undone"  # partial or unverified copy removed; source kept

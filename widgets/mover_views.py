@@ -15,6 +15,7 @@ from textual.widgets import DataTable
 
 from ..app.mover import MoverProgress, MoverReport, record_of
 from ..app.mover_history import MoverRecord, SkippedFile
+from ..app.mover_progress import step_text
 from ..core.mover import PlannedMove, RecoveryAction, StopReason
 from ..core.units import counted, fmt_clock, fmt_rate, format_bytes
 
@@ -130,7 +131,10 @@ def progress_text(progress: MoverProgress) -> Text:
         (f"{format_bytes(progress.bytes_done)} of {format_bytes(progress.bytes_total)}", "bold"),
         f" · {rate} · ETA {fmt_clock(progress.eta_seconds)}",
     )
-    if progress.current:
+    step = step_text(progress.step)
+    if step:
+        out.append(f"\n{step}", style="yellow")
+    elif progress.current:
         out.append("\nnow: ", style="dim")
         out.append(progress.current, style="cyan")
     return out

@@ -12,11 +12,14 @@ import threading
 from pathlib import Path
 
 import pytest
+from tierdeck.app.mover_progress import MoverProgress, ProgressMeter, step_text
 from tierdeck.backends import mover_files
 from tierdeck.backends.mover_files import LocalFileMover, MoveStopped
 from tierdeck.core.mover import (
     TEMP_PREFIX,
     MoveOutcome,
+    MovePhase,
+    MoveStep,
     RecoveryAction,
     SkipReason,
     StopReason,
@@ -392,3 +395,76 @@ def test_each_file_is_told_as_it_lands_or_is_skipped(tiers: tuple[Path, Path, Pa
         lambda n: None, landed)  # fmt: skip
     assert sorted(told) == sorted((o.move.file.rel, o.moved, o.moved) for o in outcomes)
     assert ("busy", False, False) in told and len(told) == 5
+
+
+def test_the_progress_says_the_group_syncs_before_any_file_lands(
+    tiers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A group's copies are made durable together before any of them lands: for the
+    # seconds a big group's syncfs takes, the run must say so, not look stalled.
+    cache, slow, journal = tiers
+    for name in ("a", "b", "c", "busy"):
+        (cache / name).write_bytes(os.urandom(5000))
+    moves = planned(cache, slow)
+    meter = ProgressMeter(moves, lambda p: None, 1.0)
+    during: list[MoverProgress] = []
+    real_syncfs = mover_files.syncfs
+
+    def watched_syncfs(fd: int) -> None:
+        during.append(meter.snapshot())
+        real_syncfs(fd)
+
+    monkeypatch.setattr(mover_files, "syncfs", watched_syncfs)
+    LocalFileMover(str(journal), verify=False).move_batch(
+        moves, frozenset({str(cache / "busy")}), threading.Event(), meter.on_bytes,
+        meter.on_outcome, meter.on_step)  # fmt: skip
+    first = during[0]  # the copies' data written out: bytes copied, no file landed
+    assert first.step == MoveStep(MovePhase.SYNCING, 3, 15000)
+    assert (first.files_done, first.files_skipped, first.bytes_done) == (0, 1, 15000)
+    assert first.eta_seconds is None and first.current is None  # not "eta 0s", no "now:"
+    assert step_text(first.step) == "syncing 3 files (15K) to disk…"
+    end = meter.snapshot()
+    assert (end.files_done, end.step) == (3, first.step)  # until the batch ends
+
+
+def test_a_batch_of_a_hundred_files_lands_in_steps_not_all_at_its_end(
+    tiers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each group is made durable whole before any of its files lands: one group of 100
+    # files would leave "0/100 files" until its end. In four groups, files have landed
+    # while later groups still sync.
+    cache, slow, journal = tiers
+    for index in range(100):
+        (cache / f"f{index:03d}").write_bytes(os.urandom(100))
+    moves = planned(cache, slow)
+    meter = ProgressMeter(moves, lambda p: None, 1.0)
+    landed_at_sync: list[int] = []
+    real_syncfs = mover_files.syncfs
+
+    def watched_syncfs(fd: int) -> None:
+        landed_at_sync.append(meter.snapshot().files_done)
+        real_syncfs(fd)
+
+    monkeypatch.setattr(mover_files, "syncfs", watched_syncfs)
+    outcomes = LocalFileMover(str(journal), verify=False).move_batch(
+        moves, frozenset(), threading.Event(), meter.on_bytes, meter.on_outcome, meter.on_step)  # fmt: skip
+    assert all(o.moved for o in outcomes) and len(outcomes) == 100
+    assert {n for n in landed_at_sync if 0 < n < 100} >= {25, 50, 75}
+    assert meter.snapshot().files_done == 100
+
+
+def test_with_verify_the_wait_says_the_copies_are_read_back_too(
+    tiers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache, slow, journal = tiers
+    (cache / "a").write_bytes(os.urandom(2048))
+    moves = planned(cache, slow)
+    meter = ProgressMeter(moves, lambda p: None, 1.0)
+    during: list[MoverProgress] = []
+    real_syncfs = mover_files.syncfs
+    monkeypatch.setattr(mover_files, "syncfs",
+                        lambda fd: (during.append(meter.snapshot()), real_syncfs(fd)))  # fmt: skip
+    LocalFileMover(str(journal), verify=True).move_batch(
+        moves, frozenset(), threading.Event(), meter.on_bytes, meter.on_outcome, meter.on_step)  # fmt: skip
+    assert during[0].step == MoveStep(MovePhase.VERIFYING, 1, 2048) and during[0].waiting_on_disk
+    assert step_text(during[0].step) == "syncing 1 file (2.0K) to disk and verifying…"

@@ -4,9 +4,21 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 
+import pytest
+from tierdeck.app.cli_mover import _TtyProgress
 from tierdeck.app.mover_progress import MoverProgress, ProgressMeter
-from tierdeck.core.mover import CachedFile, MoveOutcome, MoveReason, PlannedMove, SkipReason
+from tierdeck.core.mover import (
+    CachedFile,
+    MoveOutcome,
+    MovePhase,
+    MoveReason,
+    MoveStep,
+    PlannedMove,
+    SkipReason,
+)
+from tierdeck.widgets.mover_views import progress_text
 
 from tests.waiting import wait_until_sync
 
@@ -70,3 +82,26 @@ def test_files_count_as_they_land_not_when_their_batch_ends() -> None:
                   MoveOutcome(moves[1], False, SkipReason.CHANGED), MoveOutcome(moves[2], True)])  # fmt: skip
     end = meter.snapshot()
     assert (end.files_done, end.files_skipped, end.current) == (1, 2, None)
+
+
+SYNCING = MoveStep(MovePhase.SYNCING, 188, 254 * 2**20)
+
+
+def test_the_cli_line_says_the_group_syncs_as_soon_as_it_starts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    copying = MoverProgress(0, 188, 253 * 2**20, 254 * 2**20, 50 * 2**20, 0.02, "a",
+                            step=MoveStep(MovePhase.COPYING, 188, 254 * 2**20))  # fmt: skip
+    line = _TtyProgress()
+    line(copying)
+    line(replace(copying, eta_seconds=None, current=None, step=SYNCING))  # within the second
+    out = capsys.readouterr().err.split("\r")  # click drops the ANSI code off a tty
+    assert out[1] == "0/188 files  253M/254M  50M/s  eta 0:00:00"
+    assert out[2] == "0/188 files  253M/254M  50M/s  syncing 188 files (254M) to disk…"
+
+
+def test_the_tui_says_the_group_syncs_in_place_of_the_file_now() -> None:
+    progress = MoverProgress(0, 188, 253 * 2**20, 254 * 2**20, 50 * 2**20, None, None, 1, SYNCING)
+    text = progress_text(progress).plain
+    assert text.endswith("ETA --:--\nsyncing 188 files (254M) to disk…")
+    assert "now:" not in text

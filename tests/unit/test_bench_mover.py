@@ -1,0 +1,63 @@
+"""bench/mover.py's layout: a minfreespace its work disk can keep free, or the mover it
+times would move nothing (or be refused) on a small disk."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from tierdeck.app.layout_files import load_layout
+from tierdeck.core.mover import destination_of
+
+GIB = 2**30
+LARGEST_SET = 3 * 128 * 2**20  # bench/mover.py's 3 large files
+
+
+def bench_mover() -> ModuleType:
+    path = Path(__file__).resolve().parents[2] / "bench" / "mover.py"
+    spec = importlib.util.spec_from_file_location("bench_mover", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def free_space(monkeypatch: pytest.MonkeyPatch, free: int) -> None:
+    real = os.statvfs
+
+    def statvfs(path: object) -> os.statvfs_result:
+        st = real(path)  # type: ignore[arg-type]
+        fields = list(st)
+        fields[0], fields[1], fields[4] = 4096, 4096, free // 4096  # bsize, frsize, bavail
+        return os.statvfs_result(fields)
+
+    monkeypatch.setattr(os, "statvfs", statvfs)
+
+
+def test_a_small_work_disk_gets_a_minfreespace_it_can_keep(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bench = bench_mover()
+    free_space(monkeypatch, 2 * GIB)
+    minfree = bench.bench_minfreespace(tmp_path)
+    # Pristine, cache and slow copies of the largest set still leave it free, twice over.
+    assert minfree == (2 * GIB - 3 * LARGEST_SET) // 2
+    bench.write_layout(tmp_path / "bench.toml", tmp_path / "cache", tmp_path / "slow", minfree)
+    layout = load_layout(tmp_path / "bench.toml")
+    assert destination_of(layout).minfreespace_bytes == minfree  # the slow branch keeps this
+    assert destination_of(layout).branches == (str(tmp_path / "slow"),)
+    assert layout.tiered_pool.options.minfreespace_bytes == minfree
+
+
+def test_a_roomy_work_disk_keeps_mergerfs_default_and_a_full_one_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bench = bench_mover()
+    free_space(monkeypatch, 100 * GIB)
+    assert bench.bench_minfreespace(tmp_path) == 4 * GIB
+    free_space(monkeypatch, 3 * LARGEST_SET)
+    with pytest.raises(SystemExit, match="too little free space"):
+        bench.bench_minfreespace(tmp_path)
