@@ -579,6 +579,10 @@ def _spec_from_dict(data: dict[str, Any]) -> JobSpec:
     """The inverse of _spec_to_dict, also for runs stored before "stated" existed."""
     stated = data.get("stated")
     known = {k: v for k, v in data.items() if v is not None and k != "stated"}
+    # rw is the one option JobSpec cannot be without: an imported job whose rw was not
+    # understood was built with fio's default and stored as null (unknown); it comes back
+    # the same way, still unknown because "stated" leaves it out.
+    known.setdefault("rw", "read")
     return JobSpec(**known, stated=None if stated is None else frozenset(stated))
 
 

@@ -16,6 +16,8 @@ from tierdeck.core.imports import ImportFormat, ImportNotice, ImportSource, RunO
 
 from .test_history import recorded_result
 
+FIXTURES = Path(__file__).parent.parent / "fixtures/fio_import"
+
 SOURCE = ImportSource(
     file_name="raw-pool.txt",
     content_hash="ab" * 32,
@@ -110,3 +112,19 @@ def test_a_spec_stored_before_stated_existed_loads_as_all_known(store: HistorySt
     loaded = store.get(run_id)
     assert loaded is not None and all(job.stated is None for job in loaded.jobs)
     assert result_to_json(loaded)["spec"]["jobs"][0]["stated"] is None
+
+
+def test_a_job_whose_rw_was_not_understood_does_not_break_the_history(tmp_path: Path) -> None:
+    # A real report with its rw spelt as fio would refuse to read it ("Write"): the job is
+    # kept with rw unknown (null), and the history still lists and shows every run.
+    doc = json.loads((FIXTURES / "fio333_seqwrite_group.json").read_text())
+    doc["jobs"][0]["job options"]["rw"] = "Write"
+    path = tmp_path / "odd-rw.json"
+    path.write_text(json.dumps(doc))
+    store = HistoryStore(tmp_path / "history.sqlite3")
+    (run,) = import_runs(store, path, now=0.0)
+    (listed,) = store.list()
+    assert listed.id == run.id
+    loaded = store.get(run.id)
+    assert loaded is not None and not loaded.jobs[0].states("rw")
+    assert result_to_json(loaded)["spec"]["jobs"][0]["rw"] is None
