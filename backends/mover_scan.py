@@ -7,6 +7,7 @@ file, nor a file's atime (lstat and directory reads only).
 
 from __future__ import annotations
 
+import errno
 import os
 import posixpath
 import stat
@@ -81,7 +82,7 @@ def scan_branch(branch: str) -> BranchScan:
                         mtime=st.st_mtime,
                         nlink=st.st_nlink,
                         is_symlink=stat.S_ISLNK(mode),
-                        allocated=st.st_blocks * 512,
+                        allocated=copy_allocation(entry.path, st),
                     )
                 )
             else:
@@ -90,6 +91,39 @@ def scan_branch(branch: str) -> BranchScan:
         branch, tuple(sorted(files, key=lambda f: f.rel)), tuple(sorted(specials)),
         tuple(sorted(other_fs)), tuple(errors),
     )  # fmt: skip
+
+
+def copy_allocation(path: str, st: os.stat_result) -> int:
+    """What the file's copy will take: ``st_blocks`` when it has no fewer bytes than the
+    file, else the bytes of its data segments. A compressed cache (ZFS lz4, btrfs zstd)
+    also reports fewer blocks than bytes, but its copy to an uncompressed disk writes
+    every byte: only real holes, found by SEEK_DATA/SEEK_HOLE, stay holes. lseek reads no
+    data, so no atime moves; a file that cannot be opened counts whole."""
+    blocks = st.st_blocks * 512
+    if not stat.S_ISREG(st.st_mode) or blocks >= st.st_size:
+        return blocks
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return st.st_size
+    data = 0
+    try:
+        offset = 0
+        while offset < st.st_size:
+            try:
+                start = os.lseek(fd, offset, os.SEEK_DATA)
+            except OSError as exc:
+                if exc.errno == errno.ENXIO:  # no data after offset: the rest is a hole
+                    break
+                return st.st_size
+            end = os.lseek(fd, start, os.SEEK_HOLE)
+            data += end - start
+            offset = end
+    except OSError:
+        return st.st_size
+    finally:
+        os.close(fd)
+    return max(blocks, min(data, st.st_size))
 
 
 def open_files() -> OpenFiles:

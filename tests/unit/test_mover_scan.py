@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 from tierdeck.backends.host import LiveHost
-from tierdeck.backends.mover_scan import is_noatime, open_files, open_under, scan_branch
+from tierdeck.backends.mover_scan import (
+    copy_allocation,
+    is_noatime,
+    open_files,
+    open_under,
+    scan_branch,
+)
 from tierdeck.core.models import Mount
 from tierdeck.core.mover import TEMP_PREFIX
 
@@ -86,3 +92,31 @@ def test_live_host_wraps_a_missing_branch(tmp_path: Path) -> None:
 
     with pytest.raises(HostError):
         LiveHost().scan_branch(str(tmp_path / "absent"))
+
+
+def _as_compressed(st: os.stat_result, blocks: int) -> os.stat_result:
+    """``st`` as a compressing filesystem (ZFS lz4, btrfs zstd) reports it: fewer
+    blocks than bytes for a file without a hole."""
+    fields = list(st)
+    extra = {name: getattr(st, name) for name in ("st_atime", "st_mtime", "st_ctime")}
+    return os.stat_result(fields, {**extra, "st_blocks": blocks, "st_blksize": st.st_blksize})
+
+
+def test_a_compressed_file_counts_every_byte_its_copy_writes(tmp_path: Path) -> None:
+    # The copy to an uncompressed slow disk writes all 1 MiB, whatever the cache's
+    # blocks say: counting 8 KiB would let the mover fill a branch past minfreespace.
+    path = tmp_path / "log.txt"
+    path.write_bytes(b"a" * (1 << 20))
+    compressed = _as_compressed(os.stat(path), blocks=16)
+    assert compressed.st_blocks == 16
+    assert copy_allocation(str(path), compressed) == 1 << 20
+
+
+def test_a_sparse_file_counts_its_data_not_its_holes(tmp_path: Path) -> None:
+    path = tmp_path / "disk.img"
+    with open(path, "wb") as fh:
+        fh.write(b"x" * 4096)
+        fh.truncate(64 << 20)
+    st = os.stat(path)
+    assert st.st_blocks * 512 < st.st_size  # this filesystem keeps the hole
+    assert copy_allocation(str(path), st) < 1 << 20
