@@ -20,13 +20,12 @@ _KEPT_XATTR = "security.selinux"
 _USER_XATTRS = "user."
 
 
-def _create_temp(folder: Path, name: str) -> tuple[int, str]:
-    """A new file beside ``name``; mode 0666 less the umask, as a shell redirect makes
-    it (mkstemp's 0600 would make a shared file private)."""
+def _create_temp(folder: Path, name: str, mode: int) -> tuple[int, str]:
+    """A new file beside ``name`` with ``mode`` less the umask."""
     while True:
         tmp = str(folder / f".{name}.{secrets.token_hex(4)}")
         try:
-            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666), tmp
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode), tmp
         except FileExistsError:
             continue
 
@@ -66,7 +65,11 @@ def write_atomically(path: Path, text: str) -> None:
     (so the rename itself survives a power cut). The temp file never outlives a failure.
     A replaced file keeps its mode, owner and SELinux label (``/etc/fstab`` stays 0644
     root:root); a new one gets 0666 less the umask."""
-    fd, tmp = _create_temp(path.parent, path.name)
+    # Replacing a file: the temp starts private and gets the old file's mode once its
+    # owner is set, so a 0600 file is never readable by others, not even for an instant.
+    # A new file: 0666 less the umask, as a shell redirect makes it (mkstemp's 0600
+    # would make a shared file private).
+    fd, tmp = _create_temp(path.parent, path.name, 0o600 if path.exists() else 0o666)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             _keep_metadata(fh.fileno(), path)

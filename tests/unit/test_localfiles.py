@@ -94,3 +94,25 @@ def test_a_new_file_gets_the_umask_mode_not_0600(tmp_path: Path) -> None:
     finally:
         os.umask(mask)
     assert (tmp_path / "layout.toml").stat().st_mode & 0o777 == 0o644
+
+
+def test_a_private_file_is_never_replaced_through_a_readable_temp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The temp file's mode at creation: anyone who opens it before its fchmod keeps
+    # the handle, so a 0600 file's new text must start in a 0600 temp.
+    path = tmp_path / "secrets.toml"
+    path.write_text("old\n")
+    os.chmod(path, 0o600)
+    created: list[int] = []
+    real_open = os.open
+
+    def spy(file: str, flags: int, mode: int = 0o777, *args: object, **kw: object) -> int:
+        if flags & os.O_CREAT:
+            created.append(mode)
+        return real_open(file, flags, mode, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(localfiles.os, "open", spy)
+    write_atomically(path, "new\n")
+    assert created == [0o600]
+    assert path.stat().st_mode & 0o777 == 0o600 and path.read_text() == "new\n"
