@@ -334,8 +334,9 @@ def undo_cmd(root: Path | None, dry_run: bool, yes: bool) -> None:
     stays), fstab back from its backup, the unit files it wrote removed (or put back as
     they were), the mountpoints it created removed when empty. Applies stack: after
     apply v1 and apply v2, undo returns to v1 and a second undo to the machine before
-    v1. Shows what it will do and the applies still on record first, then asks you to
-    type yes."""
+    v1. Refused, changing nothing, when fstab is no longer what the apply wrote (a
+    line added by hand since would be lost). Shows what it will do and the applies
+    still on record first, then asks you to type yes."""
     host = LiveHost()
     try:
         plan = plan_undo(host, str(root.resolve()) if root is not None else None)

@@ -35,7 +35,7 @@ from ..core.layout_apply import (
 )
 from ..core.layout_outputs import LayoutOutputs
 from ..core.layout_runtime import COMPARED_KEYS, XATTR_PREFIX, control_path
-from .layout_state import STATE_FORMAT, BadState, Record, parse_stack, stack_text
+from .layout_state import STATE_FORMAT, BadState, Record, parse_stack, stack_text, text_digest
 
 LOCK_KEY = "layout-apply"  # one apply or undo at a time on a machine
 COMMAND_TIMEOUT = 120.0  # mount waits for mergerfs to start; systemctl for the manager
@@ -154,7 +154,8 @@ class _Record:
     def save(self, host: Host, plan: ApplyPlan) -> None:
         state = {"format": STATE_FORMAT, "layout": plan.name, "fstab": plan.fstab_path,
                  "backup": plan.backup, "units": self.units, "created": self.created,
-                 "mounted": self.mounted, "runtime": self.runtime, "applied": self.applied}  # fmt: skip
+                 "mounted": self.mounted, "runtime": self.runtime, "applied": self.applied,
+                 "fstab_written": text_digest(plan.fstab_text)}  # fmt: skip
         host.write_atomically(plan.state_path, stack_text([*self.earlier, state]))
 
 

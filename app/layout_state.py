@@ -10,6 +10,7 @@ back what the one before it changed, down to the machine before the first apply.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -35,7 +36,7 @@ def _checked(record: Any) -> Record:
     units = record["units"]
     if not isinstance(units, dict) or not all(map(_text_or_none, units.values())):
         raise ValueError("units: not an object of texts")
-    for key in ("backup", "applied", "layout", "fstab"):
+    for key in ("backup", "applied", "layout", "fstab", "fstab_written"):
         if not _text_or_none(record.setdefault(key, None)):
             raise ValueError(f"{key}: not a text")
     for key in ("created", "mounted"):
@@ -48,6 +49,11 @@ def _checked(record: Any) -> Record:
     ):
         raise ValueError("runtime: not an object of options")
     return record
+
+
+def text_digest(text: str) -> str:
+    """The sha256 of a text, to know later whether a file is still what was written."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def parse_stack(text: str, state_path: str) -> list[Record]:

@@ -29,7 +29,7 @@ from .layout_apply import (
     mounted_now,
     refuse_busy,
 )
-from .layout_state import Record, stack_text
+from .layout_state import Record, stack_text, text_digest
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,26 @@ def _unmounts(host: Host, mounted: list[str], root: str | None) -> list[ApplyAct
             for mp in reversed(mounted)]  # fmt: skip
 
 
+def _refuse_changed_fstab(host: Host, fstab_path: str, state: Record, backup: str) -> None:
+    """Putting the backup back would drop whatever was written to fstab since this
+    apply (a disk added by hand between two applies): refuse, changing nothing, and say
+    what to do. Records from before the check keep no digest and are restored as before."""
+    written = state.get("fstab_written")
+    if written is None:
+        return
+    try:
+        now = host.read_text(fstab_path)
+    except FileNotFoundError:
+        now = ""
+    if text_digest(now) != written:
+        raise ApplyFailed(
+            None,
+            f"{fstab_path} has changed since this apply wrote it; restoring {backup} would "
+            "drop those changes, so nothing was undone. Compare the two and restore by hand, "
+            "or put fstab back as the apply left it and undo again",
+        )
+
+
 def plan_undo(host: Host, root: str | None) -> UndoPlan | None:
     """What undo will do, from the last apply's record; None when there is none."""
     fstab_path = rooted(root, FSTAB)
@@ -82,6 +102,7 @@ def plan_undo(host: Host, root: str | None) -> UndoPlan | None:
     else:
         if not host.exists(backup):
             raise ApplyFailed(None, f"the backup {backup} is gone; fstab left as it is")
+        _refuse_changed_fstab(host, fstab_path, state, backup)
         actions.append(ApplyAction(ActionKind.RESTORE_FSTAB,
                                    f"restore {fstab_path} from {backup}", fstab_path))  # fmt: skip
     for path, before in units.items():

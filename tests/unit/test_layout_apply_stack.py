@@ -92,3 +92,25 @@ def test_any_record_text_parses_or_is_refused_in_one_line(text: str) -> None:
         assert all(isinstance(p, str) for p in (*record["created"], *record["mounted"]))
         assert all(isinstance(v, dict) for v in record["runtime"].values())
     assert parse_stack(stack_text(stack), "x") == stack  # what is written reads back
+
+
+def test_undo_never_drops_what_was_written_to_fstab_after_the_apply(
+    layout_file: Path,  # noqa: F811
+    root: Path,  # noqa: F811
+) -> None:
+    # apply v1, a disk added by hand, apply v2: undoing v2 keeps the hand line (its
+    # backup has it); undoing v1 would put back fstab from before v1 and lose it.
+    _apply(layout_file, root, "tiered")
+    fstab = root / "etc/fstab"
+    hand = "UUID=1234-abcd /mnt/usb ext4 defaults,nofail 0 2\n"
+    fstab.write_text(fstab.read_text() + hand)
+    _apply(layout_file, root, "tiered2")
+    result = run("layout", "undo", "--root", str(root), "--yes")
+    assert result.exit_code == 0, result.output
+    after_v2_undone = fstab.read_text()
+    assert hand in after_v2_undone
+    before = tree(root)
+    result = run("layout", "undo", "--root", str(root), "--yes")
+    assert result.exit_code == 2, result.output
+    assert "has changed since this apply wrote it" in result.output
+    assert tree(root) == before and fstab.read_text() == after_v2_undone
