@@ -20,3 +20,20 @@ def apply_edits(text: str, edits: list[Edit]) -> str:
         at = pos % (len(text) + 1)
         text = text[:at] + insert + text[at + len(insert) :]
     return text
+
+
+def json_values(
+    *, floats: bool = False, max_size: int = 4, max_leaves: int = 12
+) -> st.SearchStrategy[object]:
+    """Any JSON value (objects and lists nested), for parsers of stored documents."""
+    leaves = st.none() | st.booleans() | st.integers() | st.text(max_size=8)
+    if floats:
+        leaves = leaves | st.floats(allow_nan=False)
+    return st.recursive(
+        leaves,
+        lambda inner: (
+            st.lists(inner, max_size=max_size)
+            | st.dictionaries(st.text(max_size=8), inner, max_size=max_size)
+        ),
+        max_leaves=max_leaves,
+    )

@@ -18,6 +18,8 @@ from tierdeck.core.ladder_options import (
     parse_option_sweep,
 )
 
+from tests.mutations import json_values
+
 # the shapes that reach the parsers' branches, and plain garbage
 _option_text = st.one_of(
     st.text(max_size=80),
@@ -56,13 +58,7 @@ def test_stat_garbage_is_none_or_a_number(text: str) -> None:
     assert found is None or isinstance(found, int)
 
 
-_json_value = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8)),
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)
-    ),
-    max_leaves=6,
-)
+_json_value = json_values(max_size=3, max_leaves=6)
 
 
 @given(

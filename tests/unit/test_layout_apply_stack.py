@@ -12,6 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tierdeck.app.layout_state import STATE_FORMAT, BadState, parse_stack, stack_text
 
+from tests.mutations import json_values
+
 from .cli_support import run
 from .test_cli_layout_apply import FSTAB, layout_file, root, tree  # noqa: F401  (fixtures)
 
@@ -64,13 +66,7 @@ def test_a_record_that_is_not_tierdecks_refuses_and_is_kept(
         assert tree(root) == before
 
 
-_json = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
-    ),
-    max_leaves=12,
-)
+_json = json_values()
 
 
 @settings(max_examples=150, deadline=None)

@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from tierdeck.backends.mover_copy import SourceIdentity
 from tierdeck.backends.mover_journal import FORMAT, Journal, JournalEntry, JournalUnreadable
 
+from tests.mutations import json_values
+
 ENTRY = JournalEntry(
     "tv/a.mkv", "/c/tv/a.mkv", "/s/tv/a.mkv", "/s/tv/.t", SourceIdentity(1, 2, 3, 4), 5
 )
@@ -32,13 +34,7 @@ def test_a_journal_of_the_version_before_reads_its_symlink_atime(tmp_path: Path)
     assert entry.atime_ns == 9
 
 
-_JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-    lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=5)
-    ),
-    max_leaves=12,
-)
+_JSON = json_values()
 
 
 @settings(max_examples=200, deadline=None)

@@ -23,6 +23,8 @@ from tierdeck.backends.zfs import (
 from tierdeck.core.errors import ParseError
 from tierdeck.core.models import Vdev, ZfsDataset, ZPool
 
+from tests.mutations import json_values
+
 ZFS = Path(__file__).resolve().parent.parent / "fixtures" / "zfs"
 STATUS_TEXTS = [p.read_text() for p in sorted((ZFS / "status-text").iterdir())]
 LIST = ZFS / "list"
@@ -135,13 +137,7 @@ def test_mutated_real_list_texts(parser: Callable[[str], Any], data: st.DataObje
     parse_or_error(parser, data.draw(mutated(TEXTS[parser])))
 
 
-JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
-    ),
-    max_leaves=10,
-)
+JSON_VALUES = json_values(floats=True, max_size=3, max_leaves=10)
 
 
 @st.composite
