@@ -41,8 +41,8 @@ def _under(path: str, top: str) -> bool:
     return path == top or path.startswith(top.rstrip("/") + "/")
 
 
-def _links(pid: str) -> list[tuple[UseKind, str]]:
-    base = posixpath.join(PROC, pid)
+def _links(proc: str, pid: str) -> list[tuple[UseKind, str]]:
+    base = posixpath.join(proc, pid)
     found = []
     for kind, name in ((UseKind.CWD, "cwd"), (UseKind.ROOT, "root")):
         found.append((kind, os.readlink(posixpath.join(base, name))))
@@ -64,7 +64,7 @@ def mount_users(mountpoint: str, proc: str = PROC) -> MountUsers:
         if int(pid) == os.getpid():
             continue
         try:
-            held = next(((k, p) for k, p in _links(pid) if _under(p, top)), None)
+            held = next(((k, p) for k, p in _links(proc, pid) if _under(p, top)), None)
             if held is None:
                 continue
             with open(posixpath.join(proc, pid, "comm"), encoding="utf-8", errors="replace") as fh:
