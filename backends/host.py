@@ -31,20 +31,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..core.errors import (
-    HostError,
-    PermissionDenied,
-    ToolFailed,
-    ToolMissing,
-    ToolTimeout,
-)
+from ..core.errors import HostError, PermissionDenied, ToolFailed, ToolMissing, ToolTimeout
 
 if TYPE_CHECKING:  # asyncio costs 30 ms to import: only the benchmark runner needs it
     import asyncio
 
     from .mount_users import MountUsers
-    from .mover_files import FileMover
-    from .mover_scan import BranchScan, OpenFiles
+    from .mover.engine import FileMover
+    from .mover.scan import BranchScan, OpenFiles
 
 DEFAULT_TIMEOUT = 15.0
 # Every exit status is the caller's to judge; a signal (negative) stays an error.
@@ -243,7 +237,7 @@ class Host(Protocol):
         ...
 
     def scan_branch(self, branch: str) -> BranchScan:
-        """The mover's walk of a cache branch (backends/mover_scan.py): its regular
+        """The mover's walk of a cache branch (backends/mover/scan.py): its regular
         files and symlinks by lstat, without following links, crossing into another
         filesystem or touching atime. Raises HostError if the branch cannot be read."""
         ...
@@ -259,7 +253,7 @@ class Host(Protocol):
         ...
 
     def file_mover(self, journal_dir: str, *, verify: bool) -> FileMover:
-        """The mover's engine on this host (backends/mover_files.py), journalling in
+        """The mover's engine on this host (backends/mover/engine.py), journalling in
         ``journal_dir``; ``verify`` adds a sha256 check of every copy. NotSupported where
         ``capabilities.move_files`` is False."""
         ...
@@ -501,7 +495,7 @@ class LiveHost:
         return probe_write(directory, name, direct=direct)
 
     def scan_branch(self, branch: str) -> BranchScan:
-        from .mover_scan import scan_branch
+        from .mover.scan import scan_branch
 
         try:
             return scan_branch(branch)
@@ -511,7 +505,7 @@ class LiveHost:
             raise HostError(f"{branch}: {exc.strerror or exc}") from exc
 
     def open_files(self) -> OpenFiles:
-        from .mover_scan import open_files
+        from .mover.scan import open_files
 
         return open_files()
 
@@ -521,7 +515,7 @@ class LiveHost:
         return mount_users(mountpoint)
 
     def file_mover(self, journal_dir: str, *, verify: bool) -> FileMover:
-        from .mover_files import LocalFileMover
+        from .mover.engine import LocalFileMover
 
         return LocalFileMover(journal_dir, verify=verify)
 

@@ -11,7 +11,7 @@ import secrets
 from collections.abc import Callable
 from pathlib import Path
 
-from .text_sniff import HEAD_BYTES
+from .fio.text_sniff import HEAD_BYTES
 
 # Extended attributes a replaced file keeps: the SELinux label (a relabelled /etc/fstab
 # breaks confined daemons reading it) and the user's own user.* notes. Everything else

@@ -32,12 +32,7 @@ from ..core.errors import HostError, ParseError, PermissionDenied
 from ..core.models import BranchMode, MergerfsBranch, MergerfsPool, Mount, SourceNote
 from ..core.units import parse_size
 from .host import Host
-from .mounts import (
-    NETWORK_STATVFS_TIMEOUT,
-    call_with_timeout,
-    mount_for_path,
-    usage,
-)
+from .mounts import NETWORK_STATVFS_TIMEOUT, call_with_timeout, mount_for_path, usage
 
 PREFIX = "user.mergerfs."
 FS_TYPE = "fuse.mergerfs"

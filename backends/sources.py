@@ -9,7 +9,7 @@ dm/md/bcache stacking) through a ``Host`` and returns its typed part of the
 * ``needs``: the names of sources whose results it reads (mergerfs and btrfs read the
   mounts). They must come earlier in the registry; ``read`` sees only these.
 * ``runs_commands``: whether ``read`` may start external commands (``zpool``,
-  ``lsscsi``). ``app/inventory.collect_inventory`` runs such sources in worker threads
+  ``lsscsi``). ``app/machine/inventory.collect_inventory`` runs such sources in worker threads
   beside the sysfs/procfs readers, so a slow tool never holds up the rest.
 * ``part_type``: the type ``read`` returns, as a type expression (``tuple[Disk, ...]``).
   The contract test (tests/unit/test_sources.py) checks every result against it.
@@ -49,7 +49,7 @@ from .md import read_md
 from .mergerfs import read_mergerfs
 from .mounts import read_mounts
 from .stacking import Stacking, read_stacking
-from .zfs import read_zfs
+from .zfs.inventory import read_zfs
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)

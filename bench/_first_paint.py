@@ -31,7 +31,7 @@ async def bare_app() -> float:
 
 
 async def dashboard(folder: str) -> float:
-    from tierdeck.app.tui import TierdeckApp
+    from tierdeck.app.tui.app import TierdeckApp
     from tierdeck.backends.host import RecordedHost
 
     start = time.perf_counter()

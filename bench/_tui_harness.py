@@ -17,11 +17,11 @@ import sys
 import tempfile
 import time
 
-from tierdeck.app.bench_service import BenchAsk
-from tierdeck.app.tui import TierdeckApp
-from tierdeck.backends.fio_jobfile import parse_jobfile
+from tierdeck.app.bench.service import BenchAsk
+from tierdeck.app.tui.app import TierdeckApp
+from tierdeck.backends.fio.jobfile import parse_jobfile
 from tierdeck.backends.host import LiveHost
-from tierdeck.screens.run import RunScreen
+from tierdeck.screens.bench.run import RunScreen
 
 
 async def main(target: str, jobfile: str) -> dict[str, float]:

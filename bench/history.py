@@ -41,8 +41,8 @@ HERE = Path(__file__).resolve().parent
 # The recorded runs and the history app are test support (tests/), not installed.
 sys.path.insert(0, str(HERE.parent))
 
-from tierdeck.app.history import DB_NAME as HISTORY_FILE  # noqa: E402
-from tierdeck.app.history import ENV_DATA_DIR  # noqa: E402
+from tierdeck.app.history.store import DB_NAME as HISTORY_FILE  # noqa: E402
+from tierdeck.app.history.store import ENV_DATA_DIR  # noqa: E402
 
 RUNS_IN_HISTORY = 10_000
 SECONDS = 60
@@ -70,7 +70,7 @@ def _stretched(result, seconds: int):  # type: ignore[no-untyped-def]
 
 
 def build_history(path: Path) -> None:
-    from tierdeck.app.history import HistoryStore
+    from tierdeck.app.history.store import HistoryStore
 
     from tests.snapshot_apps.bench_data import load_events, result_of
 
@@ -101,7 +101,7 @@ async def _open(make_screen, ready) -> float:  # type: ignore[no-untyped-def]
     from textual.app import App
 
     class Running(App[None]):
-        CSS_PATH = str(HERE.parent / "app" / "tierdeck.tcss")
+        CSS_PATH = str(HERE.parent / "app" / "tui" / "tierdeck.tcss")
 
     app = Running()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -120,8 +120,8 @@ async def _open(make_screen, ready) -> float:  # type: ignore[no-untyped-def]
 
 async def _history_screen(path: str) -> float:
     from textual.widgets import DataTable
-    from tierdeck.app.history import HistoryStore
-    from tierdeck.screens.history import PAGE, HistoryScreen
+    from tierdeck.app.history.store import HistoryStore
+    from tierdeck.screens.history.history import PAGE, HistoryScreen
 
     seen: list[tuple[int, bool]] = []  # rows listed, more to load
 
@@ -141,8 +141,8 @@ async def _history_screen(path: str) -> float:
 
 async def _compare_screen(path: str) -> float:
     """The compare screen until its table shows the four runs (loaded, compared, drawn)."""
-    from tierdeck.app.history import HistoryStore
-    from tierdeck.screens.compare import CompareScreen
+    from tierdeck.app.history.store import HistoryStore
+    from tierdeck.screens.history.compare import CompareScreen
 
     def make() -> CompareScreen:
         return CompareScreen(list(COMPARED), store_factory=lambda: HistoryStore(Path(path)))

@@ -9,7 +9,7 @@
    80x24): from pushing it onto the dashboard, whose inventory is loaded, as when a user
    presses ``l``, until it is painted with its workers done; against a screen holding
    one Static opened the same way. Each in a fresh process, in turns; only when
-   ``screens/compose.py`` exists.
+   ``screens/layout/compose.py`` exists.
 
 Goal (issue 9): compose-screen first paint under 0.5 s.
 
@@ -94,9 +94,9 @@ async def _open_in_dashboard(folder: str, mode: str) -> float:
     painted. ``bare``: a screen holding one Static, opened the same way."""
     from textual.screen import Screen
     from textual.widgets import Static
-    from tierdeck.app.tui import TierdeckApp
+    from tierdeck.app.tui.app import TierdeckApp
     from tierdeck.backends.host import RecordedHost
-    from tierdeck.screens.compose import ComposeScreen
+    from tierdeck.screens.layout.compose import ComposeScreen
 
     class Bare(Screen[None]):
         def compose(self):  # type: ignore[no-untyped-def]
@@ -157,9 +157,9 @@ def main() -> None:
         f"{statistics.median(mine) * decisions * 1000:.1f} ms)"
     )
     try:
-        import tierdeck.screens.compose  # noqa: F401
+        import tierdeck.screens.layout.compose  # noqa: F401
     except ImportError:
-        print("compose screen: not built yet (screens/compose.py)")
+        print("compose screen: not built yet (screens/layout/compose.py)")
         return
     from tests.support.large_host import build_large_host
 

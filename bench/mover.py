@@ -151,8 +151,8 @@ def bench_minfreespace(work: Path) -> int:
 def write_layout(path: Path, cache: Path, slow: Path, minfreespace: int) -> None:
     """The recipe's layout over the two branches, with a slow pool (never mounted: the
     mover writes to its branches directly) to carry the bench's minfreespace."""
-    from tierdeck.app.layout_files import save_layout
-    from tierdeck.core.layout import Branch, PoolSpec, default_layout
+    from tierdeck.app.layout.files import save_layout
+    from tierdeck.core.layout.model import Branch, PoolSpec, default_layout
 
     layout = default_layout((str(cache),), (Branch(str(slow)),), str(path.parent / "pool"),
                             str(path.parent / "slow-pool"))  # fmt: skip

@@ -97,7 +97,7 @@ def _mount(path: Path, size: str) -> None:
 
 @contextlib.contextmanager
 def branches(work: Path) -> Iterator[Bench]:
-    from tierdeck.app.layout_files import save_layout
+    from tierdeck.app.layout.files import save_layout
 
     cache, d1, d2 = work / "cache", work / "d1", work / "d2"
     mounted: list[Path] = []

@@ -462,7 +462,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                                 str(mounted)], check=True)  # fmt: skip
                 targets.append(Target("tmpfs", mounted, args.file_size, "tmpfs"))
             if "lab" in args.target_list:
-                from tierdeck.app.lab import lab_up
+                from tierdeck.app.machine.lab import lab_up
 
                 lab = tmp / "lab"
                 lab_up(lab, throttle=None)
@@ -497,7 +497,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             if mounted is not None:
                 subprocess.run(["umount", str(mounted)], check=False)
             if lab is not None:
-                from tierdeck.app.lab import lab_down
+                from tierdeck.app.machine.lab import lab_down
 
                 lab_down(lab)
     print(summary(rows, started))

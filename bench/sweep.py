@@ -50,14 +50,14 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from tierdeck.app.bench_events import Progress, RunPhase
-from tierdeck.app.bench_service import BenchService
-from tierdeck.app.inventory import collect_inventory
-from tierdeck.app.run_sets import RunSetStore
-from tierdeck.app.sweep_run import plan_sweep, run_sweep
+from tierdeck.app.bench.events import Progress, RunPhase
+from tierdeck.app.bench.service import BenchService
+from tierdeck.app.history.run_sets import RunSetStore
+from tierdeck.app.machine.inventory import collect_inventory
+from tierdeck.app.sweep.run import plan_sweep, run_sweep
 from tierdeck.backends.host import LiveHost
 from tierdeck.core.jobspec import jobfile_text
-from tierdeck.core.sweep import parse_sweep
+from tierdeck.core.sweep.model import parse_sweep
 
 SWEEP = """
 schema = "tierdeck.sweep/1"
@@ -72,8 +72,8 @@ iodepth = [1, 4, 16]
 CLI = [sys.executable, "-m", "tierdeck.app.cli"]
 # what `tierdeck bench sweep` imports before it reads the machine
 IMPORTS = (
-    "import tierdeck.app.cli, tierdeck.app.cli_bench, tierdeck.app.cli_sweep, "
-    "tierdeck.app.sweep_run, tierdeck.app.inventory, tierdeck.app.sweep_render"
+    "import tierdeck.app.cli, tierdeck.app.cli.bench.run, tierdeck.app.cli.bench.sweep, "
+    "tierdeck.app.sweep.run, tierdeck.app.machine.inventory, tierdeck.app.sweep.render"
 )
 
 

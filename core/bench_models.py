@@ -1,6 +1,6 @@
 """Benchmark runs as typed data: what was asked, what happened, what was measured.
 
-The runner (app/bench_runner.py) produces these, the history store (app/history.py)
+The runner (app/bench/runner.py) produces these, the history store (app/history/store.py)
 persists them, the CLI and the screens show them. fio's own numbers live in
 ``core.fio_models``; this module adds the target, the disks under it, the environment,
 and the outcome.

@@ -7,14 +7,7 @@ past 90%; a filesystem over 90% is worth a warning, over 97% is urgent. Read-onl
 
 from __future__ import annotations
 
-from .models import (
-    Inventory,
-    MergerfsPool,
-    Problem,
-    Severity,
-    Vdev,
-    ZPool,
-)
+from .models import Inventory, MergerfsPool, Problem, Severity, Vdev, ZPool
 from .units import format_bytes
 
 FULL_WARNING = 0.90

@@ -1,6 +1,6 @@
 """The mover's types: what is planned, what happened to each file, why a run
-stopped and what crash recovery did. Shared by the engine (backends/mover_files.py),
-the run (app/mover.py), the CLI and the mover view.
+stopped and what crash recovery did. Shared by the engine (backends/mover/engine.py),
+the run (app/mover/run.py), the CLI and the mover view.
 
 Pure data: no I/O, no Textual.
 """
@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .layout import GIB, AgeBasis, BranchMode, CreatePolicy, Layout, MoverPolicy
+from .layout.model import GIB, AgeBasis, BranchMode, CreatePolicy, Layout, MoverPolicy
 from .mergerfs_policy import CreateErrno, Placement, PolicyBranch, simulate
 
 # mergerfs's minfreespace when a layout has no slow pool to say otherwise.

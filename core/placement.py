@@ -20,13 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from .jobspec import (
-    BENCH_FILE_PREFIX,
-    FIO_DEFAULT_FORMAT,
-    JobSpec,
-    JobSpecError,
-    fio_size_bytes,
-)
+from .jobspec import BENCH_FILE_PREFIX, FIO_DEFAULT_FORMAT, JobSpec, JobSpecError, fio_size_bytes
 
 _RANGE_RE = re.compile(r"^([^-:]+)[-:]([^-:]+)$")
 

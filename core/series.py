@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .bench_models import DirectionSummary
-from .compare_noise import FULL_INTERVAL_S, Metric
+from .compare.noise import FULL_INTERVAL_S, Metric
 from .fio_models import Direction, DirectionSample, Sample
 
 Point = tuple[float, float | None]

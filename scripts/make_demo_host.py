@@ -1,4 +1,4 @@
-"""Write app/demo_host/: the NAS of seed 000 as a RecordedHost folder.
+"""Write app/machine/demo_host/: the NAS of seed 000 as a RecordedHost folder.
 
     .venv/bin/python scripts/make_demo_host.py                    # regenerate the demo
     .venv/bin/python scripts/make_demo_host.py --capture-mergerfs # re-capture (root)
@@ -9,7 +9,7 @@ sdb and nvme0n1. The `lsscsi` and `zpool status` outputs are recorded verbatim; 
 other file is derived so that tierdeck shows exactly what the seed shows (the df -h
 rows are checked below against the seed, number for number). mergerfs's attributes are
 the real ones of mergerfs 2.33.5 mounted here with the seed's options
-(``--capture-mergerfs``). app/demo_host/SOURCES.md lists what comes from where.
+(``--capture-mergerfs``). app/machine/demo_host/SOURCES.md lists what comes from where.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from tests.support.recording import HostRecording, PartitionSpec  # noqa: E402
 from tests.support.recording_tools import record_zfs_2_1  # noqa: E402
 
-DEMO = ROOT / "app" / "demo_host"
+DEMO = ROOT / "app" / "machine" / "demo_host"
 CAPTURED = DEMO / "captured"
 SEED_GLOB = "000_*.txt"
 KIB, MIB, GIB, TIB = 1024, 1024**2, 1024**3, 1024**4

@@ -84,7 +84,7 @@ def lab_nas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A real lab NAS (loops, btrfs raid1, ext4, xfs, two mergerfs pools) for the whole
     session. Always torn down, even when a test fails."""
     require(integration_unavailable_reason())
-    from tierdeck.app.lab import lab_down, lab_up
+    from tierdeck.app.machine.lab import lab_down, lab_up
 
     directory = tmp_path_factory.mktemp("lab") / "nas"
     try:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
-from tierdeck.app.bench_events import (
+from tierdeck.app.bench.events import (
     BenchEvent,
     DevicesReady,
     Notice,
@@ -30,11 +30,11 @@ from tierdeck.app.bench_events import (
     RunStarted,
     SampleReady,
 )
-from tierdeck.app.bench_preflight import plan_run
-from tierdeck.app.bench_runner import running_request
-from tierdeck.app.bench_service import BenchService
-from tierdeck.app.inventory import collect_inventory
-from tierdeck.backends.fio_jobfile import parse_jobfile
+from tierdeck.app.bench.preflight import plan_run
+from tierdeck.app.bench.runner import running_request
+from tierdeck.app.bench.service import BenchService
+from tierdeck.app.machine.inventory import collect_inventory
+from tierdeck.backends.fio.jobfile import parse_jobfile
 from tierdeck.backends.host import LiveHost
 from tierdeck.core.bench_models import BenchRefused, RunRequest, RunResult, RunStatus, WarningKind
 from tierdeck.core.jobspec import JobSpec

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tierdeck.app.tui import TierdeckApp
+from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import LiveHost
 
 from tests.pilot.waiting import wait_for_inventory

@@ -126,7 +126,7 @@ def test_lab_down_after_crash_half_way(tmp_path: Path) -> None:
         assert down.returncode == 0, down.stderr
     finally:
         if _loops(directory):  # make sure this test itself never leaks
-            from tierdeck.app.lab import lab_down
+            from tierdeck.app.machine.lab import lab_down
 
             lab_down(directory)
     assert _loops(directory) == {}

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tierdeck.app.history import DB_NAME
-from tierdeck.app.run_sets import RunSetStore
-from tierdeck.app.throwaway_mounts import THROWAWAY_BASE
+from tierdeck.app.history.run_sets import RunSetStore
+from tierdeck.app.history.store import DB_NAME
+from tierdeck.app.ladder.throwaway_mounts import THROWAWAY_BASE
 
 from tests.conftest import MountDir
 from tests.processes import fio_processes_using

@@ -12,15 +12,15 @@ import os
 from pathlib import Path
 
 import pytest
-from tierdeck.app import ladder_plan
-from tierdeck.app.run_sets import RunSetKind, RunSetStore, set_tag
-from tierdeck.app.tui import TierdeckApp
+from tierdeck.app.history.run_sets import RunSetKind, RunSetStore, set_tag
+from tierdeck.app.ladder import plan as ladder_plan
+from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import LiveHost
-from tierdeck.core.ladder import RungKind
-from tierdeck.screens.choice import ChoiceScreen
-from tierdeck.screens.ladder import LadderScreen
-from tierdeck.screens.run_detail import RunDetailScreen
-from tierdeck.widgets.mergerfs_tables import MergerfsPoolTable
+from tierdeck.core.ladder.model import RungKind
+from tierdeck.screens.history.run_detail import RunDetailScreen
+from tierdeck.screens.modals.choice import ChoiceScreen
+from tierdeck.screens.sequence.ladder import LadderScreen
+from tierdeck.widgets.dashboard.mergerfs_tables import MergerfsPoolTable
 
 from tests.integration.test_ladder_lab import no_leftovers
 from tests.pilot.waiting import screen_text, wait_for_inventory

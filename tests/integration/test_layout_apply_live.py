@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tierdeck.core.layout_runtime import RUNTIME_READ_ONLY, RUNTIME_SETTABLE
+from tierdeck.core.layout.runtime import RUNTIME_READ_ONLY, RUNTIME_SETTABLE
 
 pytestmark = pytest.mark.integration  # root, the lab NAS, mergerfs, this machine's fstab
 
@@ -175,7 +175,7 @@ def test_a_running_pool_is_changed_through_its_xattrs(
 def test_runtime_settable_keys_match_the_installed_mergerfs(
     machine: Path, lab_nas: Path, tmp_path: Path
 ) -> None:
-    """core/layout_runtime's sets, checked against the real mount: each key's own value
+    """core/layout/runtime's sets, checked against the real mount: each key's own value
     written back is accepted (settable) or refused with EROFS (read-only)."""
     _plan(lab_nas, machine, tmp_path / "layout.toml")
     _cli("layout", "apply", str(tmp_path / "layout.toml"), "--yes")

@@ -21,13 +21,15 @@ import threading
 from pathlib import Path
 
 import pytest
-from tierdeck.app.layout_files import save_layout
-from tierdeck.app.mover import MoverOptions, journal_dir, run_mover
+from tierdeck.app.layout.files import save_layout
+from tierdeck.app.mover.run import MoverOptions, journal_dir, run_mover
 from tierdeck.backends.host import LiveHost
 
 from tests.conftest import MountDir
 from tests.support.mover_child import kill_when_paused, steps_of_whole
 from tests.support.mover_tree import empty, small_disk_layout
+
+from ..paths import REPO
 
 pytestmark = pytest.mark.integration  # root: tmpfs mounts, another uid
 
@@ -44,7 +46,7 @@ def _child(cache: Path, slow: Path, journal: Path, pause_at: int | None) -> subp
     if pause_at is not None:
         argv += ["--pause-at", str(pause_at)]
     return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            cwd=Path(__file__).resolve().parents[2])  # fmt: skip
+                            cwd=REPO)  # fmt: skip
 
 
 def _old_files(cache: Path) -> dict[str, str]:

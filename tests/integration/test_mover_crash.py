@@ -22,11 +22,13 @@ import threading
 from pathlib import Path
 
 import pytest
-from tierdeck.backends.mover_files import GROUP_FILES, LocalFileMover
+from tierdeck.backends.mover.engine import GROUP_FILES, LocalFileMover
 from tierdeck.core.mover import TEMP_PREFIX
 
 from tests.conftest import MountDir
 from tests.support.mover_tree import empty, make_tree, planned, snapshot
+
+from ..paths import REPO
 
 pytestmark = pytest.mark.integration  # root: tmpfs mounts
 
@@ -44,7 +46,7 @@ def _child(cache: Path, slow: Path, journal: Path, verify: bool, group: int,
     if pause_at is not None:
         argv += ["--pause-at", str(pause_at)]
     return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            cwd=Path(__file__).resolve().parents[2])  # fmt: skip
+                            cwd=REPO)  # fmt: skip
 
 
 def _steps_of_a_whole_move(cache: Path, slow: Path, journal: Path, config: tuple[int, bool, int]) -> int:  # fmt: skip

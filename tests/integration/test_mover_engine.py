@@ -10,8 +10,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from tierdeck.backends import mover_files
-from tierdeck.backends.mover_files import LocalFileMover, MoveStopped
+from tierdeck.backends.mover import engine as mover_files
+from tierdeck.backends.mover.engine import LocalFileMover, MoveStopped
 from tierdeck.core.mover import TEMP_PREFIX, StopReason
 
 from tests.conftest import MountDir

@@ -19,10 +19,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tierdeck.app.layout_files import save_layout
-from tierdeck.app.mover import MoverOptions, MoverProgress, MoverReport, run_mover
+from tierdeck.app.layout.files import save_layout
+from tierdeck.app.mover.run import MoverOptions, MoverProgress, MoverReport, run_mover
 from tierdeck.backends.host import LiveHost
-from tierdeck.core.layout import Branch, Layout, default_layout
+from tierdeck.core.layout.model import Branch, Layout, default_layout
 from tierdeck.core.mover import TEMP_PREFIX, CacheUsage, MoveReason, SkipReason, StopReason
 
 pytestmark = pytest.mark.integration  # root, the lab NAS
@@ -234,7 +234,7 @@ def test_slow_tier_filling_up_mid_run_stops_with_nothing_lost(
 ) -> None:
     # Batches of two files: the filler starts once the first batch is in, and the
     # batches after it find the slow tier full.
-    monkeypatch.setattr("tierdeck.app.mover.BATCH_FILES", 2)
+    monkeypatch.setattr("tierdeck.app.mover.run.BATCH_FILES", 2)
     old = time.time() - 40 * DAY
     sums = {f"f{i:02}": put(lab, f"f{i:02}", 6 * MIB, old) for i in range(16)}
     fillers = [b / "filler" for b in lab.slow]

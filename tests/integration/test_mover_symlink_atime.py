@@ -5,7 +5,7 @@ building bench/mover_soak.py, which counts such links apart from its failures).
 The engine reads the link with readlink(2), which sets the link's atime (relatime: its
 atime was older than a day), and does not put it back; there is no O_NOATIME for
 readlink, and the journal does not keep the source's atime for recovery to restore.
-The engine now journals a link's atime and recovery puts it back (backends/mover_recovery
+The engine now journals a link's atime and recovery puts it back (backends/mover/recovery
 restore_atime).
 
 The child (tests/support/mover_child.py) moves a cache holding one old symlink and is
@@ -21,15 +21,17 @@ import sys
 from pathlib import Path
 
 import pytest
-from tierdeck.backends.mover_files import LocalFileMover
+from tierdeck.backends.mover.engine import LocalFileMover
 
 from tests.conftest import MountDir
 from tests.support.mover_child import kill_when_paused, steps_of_whole
 from tests.support.mover_tree import OLD_NS
 
+from ..paths import REPO
+
 pytestmark = pytest.mark.integration  # root: tmpfs mounts
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = REPO
 
 
 def _child(cache: Path, slow: Path, journal: Path, pause_at: int | None) -> subprocess.Popen[str]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tierdeck.app.history import HistoryStore
+from tierdeck.app.history.store import HistoryStore
 
 from tests.integration.test_cli_bench import bench_files, start_tierdeck, stop, tierdeck
 from tests.waiting import wait_until_sync

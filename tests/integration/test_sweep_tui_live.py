@@ -8,12 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tierdeck.app.run_sets import RunSetKind, RunSetStore, set_tag
-from tierdeck.app.tui import TierdeckApp
+from tierdeck.app.history.run_sets import RunSetKind, RunSetStore, set_tag
+from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import LiveHost
 from tierdeck.core.jobspec import BENCH_FILE_PREFIX
-from tierdeck.screens.confirm import PromptScreen
-from tierdeck.screens.sweep import SweepScreen
+from tierdeck.screens.modals.confirm import PromptScreen
+from tierdeck.screens.sequence.sweep import SweepScreen
 
 from tests.pilot.waiting import paste_text, wait_for_inventory
 from tests.waiting import wait_until

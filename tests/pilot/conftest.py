@@ -32,14 +32,14 @@ class CountingCollector:
 
 @pytest.fixture(scope="session")
 def demo_host() -> RecordedHost:
-    from tierdeck.app.demo import load_demo_host
+    from tierdeck.app.machine.demo import load_demo_host
 
     return load_demo_host()
 
 
 @pytest.fixture(scope="session")
 def demo_inventory(demo_host: RecordedHost) -> Inventory:
-    from tierdeck.app.inventory import collect_inventory
+    from tierdeck.app.machine.inventory import collect_inventory
 
     return collect_inventory(demo_host)
 

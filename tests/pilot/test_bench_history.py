@@ -9,16 +9,16 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Select, Static
-from tierdeck.app.bench_messages import HistoryLoaded
-from tierdeck.app.history import HistoryStore
-from tierdeck.app.tui import TierdeckApp
+from tierdeck.app.history.store import HistoryStore
+from tierdeck.app.tui.app import TierdeckApp
+from tierdeck.app.tui.bench_messages import HistoryLoaded
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.bench_models import RunStatus
 from tierdeck.core.series import drawn
 from tierdeck.core.units import fmt_rate
-from tierdeck.screens.confirm import ConfirmScreen, PromptScreen
-from tierdeck.screens.history import HistoryScreen
-from tierdeck.screens.run_detail import RunDetailScreen
+from tierdeck.screens.history.history import HistoryScreen
+from tierdeck.screens.history.run_detail import RunDetailScreen
+from tierdeck.screens.modals.confirm import ConfirmScreen, PromptScreen
 
 from tests.pilot.waiting import screen_text, shown_text, wait_for_inventory
 from tests.snapshot_apps.bench_data import (

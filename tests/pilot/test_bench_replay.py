@@ -11,15 +11,15 @@ from collections.abc import Callable
 
 import pytest
 from textual.widgets import Static
-from tierdeck.app import bench_events as ev
+from tierdeck.app.bench import events as ev
 from tierdeck.core.bench_models import DeviceSample, RunRequest, RunResult, RunStatus
 from tierdeck.core.series import drawn
 from tierdeck.core.units import fmt_rate
-from tierdeck.screens.confirm import ConfirmScreen
-from tierdeck.screens.run import RunScreen
-from tierdeck.widgets.device_panel import DevicePanel
-from tierdeck.widgets.run_charts import DiskRateChart
-from tierdeck.widgets.series_chart import SeriesChart
+from tierdeck.screens.bench.run import RunScreen
+from tierdeck.screens.modals.confirm import ConfirmScreen
+from tierdeck.widgets.bench.device_panel import DevicePanel
+from tierdeck.widgets.charts.run_charts import DiskRateChart
+from tierdeck.widgets.charts.series_chart import SeriesChart
 
 from tests.pilot.waiting import screen_text
 from tests.snapshot_apps.bench_data import (
@@ -177,7 +177,7 @@ async def test_the_live_screen_has_the_per_disk_strip() -> None:
         assert any(v for v in strip.values("loop2")) and not any(strip.values("loop3"))
         assert strip.visible_keys == ["loop2", "loop3"]  # the idle disk keeps its strip
         # Same class as the detail view's: one implementation.
-        from tierdeck.screens.run_detail import DiskRateChart as DetailChart
+        from tierdeck.screens.history.run_detail import DiskRateChart as DetailChart
 
         assert DetailChart is DiskRateChart
 

@@ -14,17 +14,17 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Select, TextArea
-from tierdeck.app.history import HistoryStore
-from tierdeck.app.tui import TierdeckApp
+from tierdeck.app.history.store import HistoryStore
+from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import LiveHost
 from tierdeck.core.bench_models import RunStatus, WarningKind
 from tierdeck.core.presets import find_preset
 from tierdeck.core.series import drawn
-from tierdeck.screens.bench_setup import CUSTOM, BenchSetupScreen
-from tierdeck.screens.confirm import ConfirmScreen
-from tierdeck.screens.history import HistoryScreen
-from tierdeck.screens.run import RunScreen
-from tierdeck.widgets.series_chart import SeriesChart
+from tierdeck.screens.bench.run import RunScreen
+from tierdeck.screens.bench.setup import CUSTOM, BenchSetupScreen
+from tierdeck.screens.history.history import HistoryScreen
+from tierdeck.screens.modals.confirm import ConfirmScreen
+from tierdeck.widgets.charts.series_chart import SeriesChart
 
 from tests.conftest import MountDir
 from tests.pilot.waiting import paste_text, screen_text, shown_text, wait_for_inventory

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from textual.pilot import Pilot
 from textual.widgets import TextArea
-from tierdeck.app.tui import TierdeckApp
+from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import RecordedHost
-from tierdeck.screens.bench_setup import BenchSetupScreen
+from tierdeck.screens.bench.setup import BenchSetupScreen
 from tierdeck.widgets.state_checkbox import OFF, ON, StateCheckbox
 
 from tests.pilot.conftest import CountingCollector

@@ -1,7 +1,7 @@
 """``b`` on a disk row: the disk's own filesystem, raw mode for an unused disk, or no
 target and a reason naming what holds the disk and what to benchmark instead.
 
-The inventory is the lab NAS of app/lab.py plus an unused loop, an md member and a
+The inventory is the lab NAS of app/machine/lab.py plus an unused loop, an md member and a
 ZFS leaf (tests/snapshot_apps/inventories.lab_inventory). The app runs with a LiveHost
 (``b`` refuses recordings) but that fixed inventory: nothing is benchmarked here, the
 tests stop at the setup screen.
@@ -13,15 +13,15 @@ import dataclasses
 
 import pytest
 from textual.widgets import Input, Static
-from tierdeck.app.bench_messages import PlanRefused
-from tierdeck.app.bench_targets import disk_target, suggest_path, suggest_target
-from tierdeck.app.tui import TierdeckApp
+from tierdeck.app.bench.targets import disk_target, suggest_path, suggest_target
+from tierdeck.app.tui.app import TierdeckApp
+from tierdeck.app.tui.bench_messages import PlanRefused
 from tierdeck.backends.host import LiveHost
 from tierdeck.core.bench_models import BenchRefused, RefusalKind
 from tierdeck.core.models import Mount
-from tierdeck.screens.bench_setup import BenchSetupScreen
-from tierdeck.screens.confirm import PromptScreen
-from tierdeck.widgets.disk_table import DiskTable
+from tierdeck.screens.bench.setup import BenchSetupScreen
+from tierdeck.screens.modals.confirm import PromptScreen
+from tierdeck.widgets.dashboard.disk_table import DiskTable
 
 from tests.pilot.waiting import screen_text, wait_for_inventory
 from tests.snapshot_apps.inventories import LAB, lab_inventory

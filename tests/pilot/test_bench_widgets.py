@@ -9,12 +9,12 @@ import io
 from rich.console import Console
 from rich.text import Text
 from textual.message import Message
-from tierdeck.app.bench_messages import BenchDevices, BenchProgress, BenchSamples
+from tierdeck.app.tui.bench_messages import BenchDevices, BenchProgress, BenchSamples
 from tierdeck.core.bench_models import DeviceSample
 from tierdeck.core.fio_models import DirectionSample, Sample
 from tierdeck.core.units import fmt_bytes, fmt_count, fmt_ns, fmt_rate, fmt_rate_short
-from tierdeck.widgets.device_panel import DevicePanel
-from tierdeck.widgets.run_view import ClippedLines, list_rate_cells, summary_table
+from tierdeck.widgets.bench.device_panel import DevicePanel
+from tierdeck.widgets.bench.run_view import ClippedLines, list_rate_cells, summary_table
 
 from tests.snapshot_apps.bench_data import load_events, result_of
 

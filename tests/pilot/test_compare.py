@@ -12,19 +12,19 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable
-from tierdeck.app.compare_render import to_markdown
-from tierdeck.app.fio_import import import_file
-from tierdeck.app.history import HistoryStore
-from tierdeck.app.tui import TierdeckApp
+from tierdeck.app.compare.render import to_markdown
+from tierdeck.app.history.fio_import import import_file
+from tierdeck.app.history.store import HistoryStore
+from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import RecordedHost
-from tierdeck.core.compare import Verdict
-from tierdeck.screens.compare import CompareScreen
-from tierdeck.screens.export_choice import ExportChoiceScreen
-from tierdeck.screens.help import HelpScreen
-from tierdeck.screens.history import HistoryScreen
-from tierdeck.screens.run_detail import RunDetailScreen
-from tierdeck.widgets.compare_table import CompareTable
-from tierdeck.widgets.series_chart import SeriesChart
+from tierdeck.core.compare.comparison import Verdict
+from tierdeck.screens.history.compare import CompareScreen
+from tierdeck.screens.history.history import HistoryScreen
+from tierdeck.screens.history.run_detail import RunDetailScreen
+from tierdeck.screens.modals.export_choice import ExportChoiceScreen
+from tierdeck.screens.modals.help import HelpScreen
+from tierdeck.widgets.charts.series_chart import SeriesChart
+from tierdeck.widgets.compare.table import CompareTable
 
 from tests.pilot.test_bench_history import open_history
 from tests.pilot.test_help import check_page, open_help
@@ -32,9 +32,11 @@ from tests.pilot.waiting import screen_text, shown_text
 from tests.snapshot_apps.bench_data import fill_history
 from tests.waiting import wait_until
 
+from ..paths import FIXTURES
+
 SIZE = (80, 24)
 RECORDED = ("pool_write", "branch_randrw", "stonewall_step", "pool_buffered", "failed_engine")
-IMPORTED = Path(__file__).resolve().parent.parent / "fixtures" / "fio_import"
+IMPORTED = FIXTURES / "fio_import"
 
 
 @pytest.fixture

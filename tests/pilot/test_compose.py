@@ -9,16 +9,16 @@ import pytest
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Input, Select, TabbedContent
-from tierdeck.app.layout_files import load_layout
-from tierdeck.app.tui import TierdeckApp
+from tierdeck.app.layout.files import load_layout
+from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import RecordedHost
-from tierdeck.core.layout import BranchMode, CreatePolicy
-from tierdeck.core.layout_outputs import layout_outputs
-from tierdeck.core.layout_rules import RuleId, RuleSeverity
-from tierdeck.screens.choice import ChoiceScreen
-from tierdeck.screens.compose import ComposeScreen
-from tierdeck.screens.confirm import ConfirmScreen, PromptScreen
-from tierdeck.widgets.compose_views import CandidateTable
+from tierdeck.core.layout.model import BranchMode, CreatePolicy
+from tierdeck.core.layout.outputs import layout_outputs
+from tierdeck.core.layout.rules import RuleId, RuleSeverity
+from tierdeck.screens.layout.compose import ComposeScreen
+from tierdeck.screens.modals.choice import ChoiceScreen
+from tierdeck.screens.modals.confirm import ConfirmScreen, PromptScreen
+from tierdeck.widgets.layout.compose_views import CandidateTable
 
 from tests.waiting import wait_until
 

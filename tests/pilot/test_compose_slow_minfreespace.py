@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from textual.widgets import Static
 from tierdeck.backends.host import RecordedHost
-from tierdeck.core.layout_rules import RuleId, RuleSeverity
+from tierdeck.core.layout.rules import RuleId, RuleSeverity
 
 from .test_compose import SIZE, demo_app, highlight, open_compose, type_into
 from .waiting import shown_text

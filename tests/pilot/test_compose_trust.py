@@ -10,18 +10,18 @@ from pathlib import Path
 import pytest
 from textual.widget import Widget
 from textual.widgets import Input
-from tierdeck.app.demo import demo_host_path
-from tierdeck.app.tui import TierdeckApp
+from tierdeck.app.machine.demo import demo_host_path
+from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import RecordedHost
-from tierdeck.core.layout import Branch, BranchMode, default_layout
-from tierdeck.core.layout_apply import FSTAB, UNIT_DIR, block_name, replace_block
-from tierdeck.core.layout_outputs import layout_outputs
-from tierdeck.core.layout_toml import layout_to_toml
+from tierdeck.core.layout.apply_plan import FSTAB, UNIT_DIR, block_name, replace_block
+from tierdeck.core.layout.model import Branch, BranchMode, default_layout
+from tierdeck.core.layout.outputs import layout_outputs
+from tierdeck.core.layout.toml_format import layout_to_toml
 from tierdeck.core.models import Inventory, MergerfsBranch, Mount
-from tierdeck.screens.compose import ComposeScreen
-from tierdeck.screens.confirm import ConfirmScreen, PromptScreen
-from tierdeck.widgets.compose_options import OptionsForm
-from tierdeck.widgets.compose_views import CandidateTable
+from tierdeck.screens.layout.compose import ComposeScreen
+from tierdeck.screens.modals.confirm import ConfirmScreen, PromptScreen
+from tierdeck.widgets.layout.compose_options import OptionsForm
+from tierdeck.widgets.layout.compose_views import CandidateTable
 
 from tests.waiting import wait_until
 

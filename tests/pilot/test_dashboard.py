@@ -6,13 +6,13 @@ import threading
 
 import pytest
 from textual.widgets import DataTable, LoadingIndicator, TabbedContent
-from tierdeck.app.tui import TierdeckApp
+from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.errors import ToolFailed
 from tierdeck.core.models import Inventory
-from tierdeck.widgets.disk_table import DiskTable
-from tierdeck.widgets.mergerfs_tables import BranchTable, MergerfsPoolTable
-from tierdeck.widgets.pool_tree import PoolTree, VdevRef
+from tierdeck.widgets.dashboard.disk_table import DiskTable
+from tierdeck.widgets.dashboard.mergerfs_tables import BranchTable, MergerfsPoolTable
+from tierdeck.widgets.dashboard.pool_tree import PoolTree, VdevRef
 
 from .conftest import CountingCollector
 from .waiting import screen_text, wait_for_failure, wait_for_inventory
@@ -219,10 +219,10 @@ async def test_non_root_marks_what_was_unreadable(degraded: CountingCollector) -
 async def test_failing_refresh_keeps_previous_inventory(
     demo_host: RecordedHost, demo_collector: CountingCollector, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tierdeck.app.inventory
+    import tierdeck.app.machine.inventory
 
     # The app's default collector, patched after a first good load.
-    monkeypatch.setattr(tierdeck.app.inventory, "collect_inventory", demo_collector)
+    monkeypatch.setattr(tierdeck.app.machine.inventory, "collect_inventory", demo_collector)
     app = demo_app(demo_host)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_inventory(pilot, app)
@@ -232,7 +232,7 @@ async def test_failing_refresh_keeps_previous_inventory(
         def broken(host: object) -> Inventory:
             raise ToolFailed(["lsblk"], 1, "lsblk: cannot open /dev: Permission denied\nmore")
 
-        monkeypatch.setattr(tierdeck.app.inventory, "collect_inventory", broken)
+        monkeypatch.setattr(tierdeck.app.machine.inventory, "collect_inventory", broken)
         await pilot.press("r")
         await wait_for_failure(pilot, app)
         assert app.inventory is before

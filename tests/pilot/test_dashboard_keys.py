@@ -7,9 +7,9 @@ from pathlib import Path
 
 from textual.widgets import Input, Static
 from textual.widgets._footer import FooterKey
-from tierdeck.app.tui import TierdeckApp
+from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import RecordedHost
-from tierdeck.screens.confirm import PromptScreen
+from tierdeck.screens.modals.confirm import PromptScreen
 
 from tests.waiting import wait_until
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable, Static
-from tierdeck.app.demo_history import DEMO_RUNS, use_demo_history
-from tierdeck.app.tui import TierdeckApp
+from tierdeck.app.history.demo import DEMO_RUNS, use_demo_history
+from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import RecordedHost
-from tierdeck.screens.run_detail import RunDetailScreen
+from tierdeck.screens.history.run_detail import RunDetailScreen
 
 from tests.pilot.test_bench_history import SIZE, open_history
 from tests.pilot.waiting import shown_text

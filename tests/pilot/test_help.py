@@ -14,14 +14,14 @@ import pytest
 from textual.binding import Binding
 from textual.pilot import Pilot
 from textual.screen import Screen
-from tierdeck.app.history import HistoryStore
-from tierdeck.app.tui import TierdeckApp
+from tierdeck.app.history.store import HistoryStore
+from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import RecordedHost
-from tierdeck.screens.bench_setup import BenchSetupScreen
-from tierdeck.screens.help import HelpScreen, binding_rows, key_label
-from tierdeck.screens.history import HistoryScreen
-from tierdeck.screens.run import RunScreen
-from tierdeck.screens.run_detail import RunDetailScreen
+from tierdeck.screens.bench.run import RunScreen
+from tierdeck.screens.bench.setup import BenchSetupScreen
+from tierdeck.screens.history.history import HistoryScreen
+from tierdeck.screens.history.run_detail import RunDetailScreen
+from tierdeck.screens.modals.help import HelpScreen, binding_rows, key_label
 
 from tests.pilot.conftest import CountingCollector
 from tests.pilot.waiting import screen_text, wait_for_inventory
@@ -144,7 +144,7 @@ async def test_run_help_is_the_run_screens_and_q_there_still_asks(
         await pilot.press("q")
         await wait_until(pilot, lambda: app.screen is not page, "the help closed")
         assert app.is_running and run.running
-        from tierdeck.screens.confirm import ConfirmScreen
+        from tierdeck.screens.modals.confirm import ConfirmScreen
 
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("n")
@@ -185,8 +185,8 @@ async def test_history_and_detail_help_are_theirs(
 async def test_sweep_and_ladder_help_are_theirs(
     demo_host: RecordedHost, demo_collector: CountingCollector
 ) -> None:
-    from tierdeck.screens.ladder import LadderScreen
-    from tierdeck.screens.sweep import SweepScreen
+    from tierdeck.screens.sequence.ladder import LadderScreen
+    from tierdeck.screens.sequence.sweep import SweepScreen
 
     from tests.snapshot_apps.ladder import LADDER, POOL
     from tests.snapshot_apps.sweep import SWEEP

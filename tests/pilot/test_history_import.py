@@ -9,10 +9,10 @@ from pathlib import Path
 from textual.notifications import Notification
 from textual.pilot import Pilot
 from textual.widgets import Input
-from tierdeck.app.history import HistoryStore
+from tierdeck.app.history.store import HistoryStore
 from tierdeck.core.bench_models import RunStatus
-from tierdeck.screens.confirm import PromptScreen
-from tierdeck.screens.history import HistoryScreen
+from tierdeck.screens.history.history import HistoryScreen
+from tierdeck.screens.modals.confirm import PromptScreen
 
 from tests.snapshot_apps.bench_data import HistoryApp
 from tests.support.fio_notes import LEFT_OUT, notes_leaving_options_out, notes_with_a_failed_run

@@ -7,8 +7,8 @@ import dataclasses
 from pathlib import Path
 
 from textual.widgets import DataTable, Static
-from tierdeck.app.history import HistoryStore
-from tierdeck.screens.history import PAGE, HistoryScreen
+from tierdeck.app.history.store import HistoryStore
+from tierdeck.screens.history.history import PAGE, HistoryScreen
 
 from tests.snapshot_apps.bench_data import HistoryApp, load_events, result_of
 from tests.waiting import wait_until

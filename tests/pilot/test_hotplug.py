@@ -8,9 +8,9 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from tierdeck.app import hotplug
-from tierdeck.app.messages import HotplugEvent
-from tierdeck.app.tui import TierdeckApp
+from tierdeck.app.machine import hotplug
+from tierdeck.app.tui.app import TierdeckApp
+from tierdeck.app.tui.messages import HotplugEvent
 from tierdeck.backends.host import HostCapabilities, LiveHost, RecordedHost
 
 from .conftest import CountingCollector
@@ -103,7 +103,7 @@ async def test_watcher_stops_on_exit(
         callbacks.append(on_event)
         return fake
 
-    monkeypatch.setattr("tierdeck.app.tui.start_hotplug", fake_start)
+    monkeypatch.setattr("tierdeck.app.tui.app.start_hotplug", fake_start)
     app = TierdeckApp(demo_host, demo=True, collect=demo_collector)
     app.HOTPLUG_DEBOUNCE = 0.01
     async with app.run_test(size=(80, 24)) as pilot:

@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tierdeck.app import ladder_run
-from tierdeck.app.tui import TierdeckApp
+from tierdeck.app.ladder import run as ladder_run
+from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import HostCapabilities, RecordedHost
-from tierdeck.screens.choice import ChoiceScreen
-from tierdeck.screens.confirm import ConfirmScreen
-from tierdeck.screens.dashboard import DashboardScreen
-from tierdeck.screens.ladder import LadderScreen
+from tierdeck.screens.dashboard.dashboard import DashboardScreen
+from tierdeck.screens.modals.choice import ChoiceScreen
+from tierdeck.screens.modals.confirm import ConfirmScreen
+from tierdeck.screens.sequence.ladder import LadderScreen
 
 from tests.pilot.conftest import CountingCollector
 from tests.pilot.waiting import screen_text, wait_for_inventory
@@ -193,7 +193,7 @@ async def test_the_plan_is_checked_off_the_ui_thread_and_escape_leaves(
     demo_collector: CountingCollector,
     scripted: tuple[Planned, ScriptedLadder],
 ) -> None:
-    from tierdeck.screens.help import HelpScreen
+    from tierdeck.screens.modals.help import HelpScreen
 
     planned, script = scripted
     planned.gate = threading.Event()
@@ -224,7 +224,7 @@ async def test_a_refusal_is_shown_by_its_kind_and_the_view_stays(
     demo_collector: CountingCollector,
     scripted: tuple[Planned, ScriptedLadder],
 ) -> None:
-    from tierdeck.app.ladder_plan import LadderRefusalKind, LadderRefused
+    from tierdeck.app.ladder.plan import LadderRefusalKind, LadderRefused
 
     planned, _ = scripted
     planned.refuse = LadderRefused(LadderRefusalKind.POOL_UNREADABLE, "xattr said EPERM")
@@ -247,9 +247,9 @@ async def test_the_menu_picks_the_job_all_branches_and_an_option_sweep(
     demo_collector: CountingCollector,
     scripted: tuple[Planned, ScriptedLadder],
 ) -> None:
-    from tierdeck.core.ladder_options import OptionSweep
+    from tierdeck.core.ladder.options import OptionSweep
     from tierdeck.core.presets import PRESETS
-    from tierdeck.screens.confirm import PromptScreen
+    from tierdeck.screens.modals.confirm import PromptScreen
 
     planned, _ = scripted
     app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)

@@ -11,17 +11,17 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, ProgressBar, Static, TabbedContent
-from tierdeck.app.layout_files import save_layout
-from tierdeck.app.mover import MoverRefused, RefusalKind
-from tierdeck.app.mover_history import MoverHistory
-from tierdeck.app.tui import TierdeckApp
+from tierdeck.app.layout.files import save_layout
+from tierdeck.app.mover.history import MoverHistory
+from tierdeck.app.mover.run import MoverRefused, RefusalKind
+from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.mergerfs_policy import CreateErrno
 from tierdeck.core.mover import StopReason
-from tierdeck.screens.confirm import ConfirmScreen, PromptScreen
-from tierdeck.screens.mover import MoverScreen, Phase
-from tierdeck.screens.mover_support import DEFAULT_LAYOUT_FILE, last_move
-from tierdeck.widgets.mover_views import PlanTable
+from tierdeck.screens.layout.mover import MoverScreen, Phase
+from tierdeck.screens.layout.mover_support import DEFAULT_LAYOUT_FILE, last_move
+from tierdeck.screens.modals.confirm import ConfirmScreen, PromptScreen
+from tierdeck.widgets.layout.mover_views import PlanTable
 
 from tests.snapshot_apps.mover import (
     FORECAST,
@@ -262,8 +262,8 @@ async def test_the_last_move_comes_from_the_records_not_the_forecasts(data_dir: 
 async def test_compose_v_saves_the_layout_then_opens_its_mover(
     demo_host: RecordedHost, tmp_path: Path
 ) -> None:
-    from tierdeck.app.layout_files import load_layout
-    from tierdeck.screens.compose import ComposeScreen
+    from tierdeck.app.layout.files import load_layout
+    from tierdeck.screens.layout.compose import ComposeScreen
 
     from .test_compose import highlight, open_compose
 

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import ProgressBar
-from tierdeck.app.layout_files import save_layout
+from tierdeck.app.layout.files import save_layout
 from tierdeck.backends.host import LiveHost
 from tierdeck.core.mover import MoveReason
-from tierdeck.screens.confirm import ConfirmScreen
-from tierdeck.screens.mover import MoverScreen, Phase
-from tierdeck.widgets.mover_views import PlanTable
+from tierdeck.screens.layout.mover import MoverScreen, Phase
+from tierdeck.screens.modals.confirm import ConfirmScreen
+from tierdeck.widgets.layout.mover_views import PlanTable
 
 from tests.conftest import MountDir
 from tests.snapshot_apps.mover import MoverApp

@@ -1,6 +1,6 @@
 """The stored sweeps and ladders from the history, by keyboard: W lists every set
 (newest first) and opens the one picked, a sweep's matrix as stored or a ladder's
-table rebuilt from its rungs' runs (app/ladder_store); w on a run tagged ladder:N
+table rebuilt from its rungs' runs (app/ladder/store); w on a run tagged ladder:N
 opens its ladder; with none stored, W says so."""
 
 from __future__ import annotations
@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from tierdeck.app.run_sets import RunSetKind, RunSetStore, set_tag
-from tierdeck.app.sweep_store import SweepSettings, definition_of
-from tierdeck.app.tui import TierdeckApp
+from tierdeck.app.history.run_sets import RunSetKind, RunSetStore, set_tag
+from tierdeck.app.sweep.store import SweepSettings, definition_of
+from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import RecordedHost
-from tierdeck.core.ladder import RungKind
-from tierdeck.core.sweep import Axis, SweepSpec
-from tierdeck.screens.choice import ChoiceScreen
-from tierdeck.screens.history import HistoryScreen
-from tierdeck.screens.ladder import LadderScreen
-from tierdeck.screens.sweep import SweepScreen
+from tierdeck.core.ladder.model import RungKind
+from tierdeck.core.sweep.model import Axis, SweepSpec
+from tierdeck.screens.history.history import HistoryScreen
+from tierdeck.screens.modals.choice import ChoiceScreen
+from tierdeck.screens.sequence.ladder import LadderScreen
+from tierdeck.screens.sequence.sweep import SweepScreen
 
 from tests.pilot.conftest import CountingCollector
 from tests.pilot.waiting import screen_text, wait_for_inventory

@@ -1,4 +1,4 @@
-"""The one chart component (widgets/series_chart.py), live and overlaid, on fixed data.
+"""The one chart component (widgets/charts/series_chart.py), live and overlaid, on fixed data.
 
 Asserted on the data, the legend and what was handed to the plot, not on pixels (the
 SVG of the overlay is in tests/snapshots/test_chart_snapshots.py).
@@ -15,9 +15,14 @@ from textual_hires_canvas import Canvas
 from tierdeck.core.bench_models import DirectionSummary
 from tierdeck.core.fio_models import DirectionSample, Sample
 from tierdeck.core.series import drawn
-from tierdeck.widgets.run_charts import feed_charts, make_charts, overlay_charts, show_figures
-from tierdeck.widgets.series_axes import COUNT, LATENCY, RATE, DecadeTicks, short_number
-from tierdeck.widgets.series_chart import (
+from tierdeck.widgets.charts.run_charts import (
+    feed_charts,
+    make_charts,
+    overlay_charts,
+    show_figures,
+)
+from tierdeck.widgets.charts.series_axes import COUNT, LATENCY, RATE, DecadeTicks, short_number
+from tierdeck.widgets.charts.series_chart import (
     EARLY_S,
     MIN_REDRAW_S,
     POINTS_PER_CELL,

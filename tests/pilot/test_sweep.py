@@ -13,17 +13,17 @@ from typing import Any
 
 import pytest
 from textual.widgets import DataTable
-from tierdeck.app.run_sets import RunSetKind, RunSetStore
-from tierdeck.app.sweep_store import SweepSettings, definition_of
-from tierdeck.app.tui import TierdeckApp
+from tierdeck.app.history.run_sets import RunSetKind, RunSetStore
+from tierdeck.app.sweep.store import SweepSettings, definition_of
+from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import RecordedHost
-from tierdeck.core.compare_noise import Metric
-from tierdeck.core.sweep_slice import CellState
-from tierdeck.screens.confirm import ConfirmScreen
-from tierdeck.screens.history import HistoryScreen
-from tierdeck.screens.sweep import SweepScreen, SweepStart
-from tierdeck.widgets.series_chart import SeriesChart
-from tierdeck.widgets.sweep_matrix import SweepMatrix
+from tierdeck.core.compare.noise import Metric
+from tierdeck.core.sweep.matrix import CellState
+from tierdeck.screens.history.history import HistoryScreen
+from tierdeck.screens.modals.confirm import ConfirmScreen
+from tierdeck.screens.sequence.sweep import SweepScreen, SweepStart
+from tierdeck.widgets.charts.series_chart import SeriesChart
+from tierdeck.widgets.sequence.sweep_matrix import SweepMatrix
 
 from tests.pilot.conftest import CountingCollector
 from tests.pilot.waiting import paste_text, screen_text, wait_for_inventory
@@ -31,6 +31,8 @@ from tests.snapshot_apps.bench_data import load_events, result_of
 from tests.snapshot_apps.sweep import FIGURES, SPEC, ScriptedSweep, SweepApp
 from tests.snapshot_apps.sweep import result_of as sweep_result_of
 from tests.waiting import wait_until
+
+from ..paths import SWEEP_EXAMPLES
 
 SIZE = (80, 24)
 
@@ -129,7 +131,7 @@ def stored_sweep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> int:
     """A two-cell sweep in a real history: the set, two recorded runs tagged with it."""
     monkeypatch.setenv("TIERDECK_DATA_DIR", str(tmp_path / "data"))
     store = RunSetStore()
-    from tierdeck.core.sweep import Axis, SweepSpec
+    from tierdeck.core.sweep.model import Axis, SweepSpec
 
     spec = SweepSpec(axes=(Axis("numjobs", (1, 2)),), base={"rw": "write"}, name="two jobs")
     set_id = store.create(RunSetKind.SWEEP, "two jobs", definition_of(spec, SweepSettings()))
@@ -175,14 +177,14 @@ def live_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(
         RecordedHost, "capabilities", property(lambda self: HostCapabilities(True, True, False))
     )
-    example = Path(__file__).parents[2] / "app" / "sweeps" / "compress-x-jobs-matrix.toml"
+    example = SWEEP_EXAMPLES / "compress-x-jobs-matrix.toml"
     copy = tmp_path / "compress.toml"
     copy.write_text(example.read_text())
     return copy
 
 
 async def ask_for_sweep(pilot: Any, app: TierdeckApp, sweep_file: Path) -> SweepScreen:
-    from tierdeck.screens.confirm import PromptScreen
+    from tierdeck.screens.modals.confirm import PromptScreen
 
     await wait_for_inventory(pilot, app)
     await pilot.press("w")
@@ -202,8 +204,8 @@ async def test_the_sweep_is_checked_off_the_ui_thread_then_a_refusal_shows_by_ki
     live_demo: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from tierdeck.app import sweep_run
-    from tierdeck.app.sweep_cells import SweepRefusalKind, SweepRefused
+    from tierdeck.app.sweep import run as sweep_run
+    from tierdeck.app.sweep.cells import SweepRefusalKind, SweepRefused
 
     gate = threading.Event()
     threads: list[str] = []
@@ -249,7 +251,7 @@ async def test_a_sweep_that_passes_its_check_runs_in_the_view(
     machine); the view then shows its id and runs the cells (scripted)."""
     from types import SimpleNamespace
 
-    from tierdeck.app import sweep_run
+    from tierdeck.app.sweep import run as sweep_run
 
     scripts: list[ScriptedSweep] = []
 
@@ -259,7 +261,7 @@ async def test_a_sweep_that_passes_its_check_runs_in_the_view(
         return SimpleNamespace(set_id=set_id, spec=spec)
 
     async def run_sweep(service: Any, inventory: Any, plan: Any, on_event: Any, cancel: Any) -> Any:
-        from tierdeck.app.sweep_store import load_result
+        from tierdeck.app.sweep.store import load_result
 
         script = ScriptedSweep(load_result(RunSetStore(), plan.set_id), {})
         scripts.append(script)
@@ -284,7 +286,7 @@ async def test_a_sweep_that_passes_its_check_runs_in_the_view(
 async def test_enter_on_a_cell_opens_its_run(
     demo_host: RecordedHost, demo_collector: CountingCollector, stored_sweep: int
 ) -> None:
-    from tierdeck.screens.run_detail import RunDetailScreen
+    from tierdeck.screens.history.run_detail import RunDetailScreen
 
     app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
     async with app.run_test(size=SIZE) as pilot:

@@ -11,7 +11,7 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Static
-from tierdeck.app.tui import TierdeckApp
+from tierdeck.app.tui.app import TierdeckApp
 
 from tests.waiting import wait_until
 

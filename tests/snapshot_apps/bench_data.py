@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from textual.app import App
-from tierdeck.app import bench_events as ev
-from tierdeck.app.bench_service import BenchRunner
+from tierdeck.app.bench import events as ev
+from tierdeck.app.bench.service import BenchRunner
 from tierdeck.core import bench_models as bm
 from tierdeck.core import fio_models as fm
 from tierdeck.core import jobspec as js
@@ -30,7 +30,7 @@ from tierdeck.core.bench_models import RunRequest, RunResult
 from tierdeck.core.models import Inventory, ZfsInfo
 from tierdeck.core.placement import BenchFile
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "bench_screens"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bench_screens"
 
 _CLASSES: dict[str, type] = {
     cls.__name__: cls
@@ -113,7 +113,7 @@ def load_events(name: str) -> list[ev.BenchEvent]:
 
 
 def _typed(warnings: Sequence[Any]) -> tuple[bm.RunWarning, ...]:
-    from tierdeck.app.history import legacy_warning_kind
+    from tierdeck.app.history.store import legacy_warning_kind
 
     return tuple(
         w if isinstance(w, bm.RunWarning) else bm.RunWarning(legacy_warning_kind(w), w)
@@ -125,7 +125,7 @@ def _upgraded(event: Any) -> Any:
     """Recordings made by an older tierdeck, brought up to date the way the history's
     migrations bring stored runs: per-job summaries from the run's own fio JSON (v2),
     warnings with their kind (v3), phases as RunPhase."""
-    from tierdeck.app.history import legacy_warning_kind
+    from tierdeck.app.history.store import legacy_warning_kind
 
     if isinstance(event, ev.Notice) and event.kind is None:
         kind = legacy_warning_kind(event.text)
@@ -139,7 +139,7 @@ def _upgraded(event: Any) -> Any:
         return event
     result = dataclasses.replace(event.result, warnings=_typed(event.result.warnings))
     if not result.job_summaries and result.fio_json is not None:
-        from tierdeck.backends.fio_stream import job_summaries, parse_report
+        from tierdeck.backends.fio.stream import job_summaries, parse_report
 
         summaries = job_summaries(parse_report(result.fio_json), result.jobs)
         result = dataclasses.replace(result, job_summaries=summaries)
@@ -249,7 +249,7 @@ class MemoryStore:
 class RunScreenApp(App[None]):
     """Just the run screen, fed a recording: for snapshots and fast Pilot tests."""
 
-    CSS_PATH = "../../app/tierdeck.tcss"
+    CSS_PATH = "../../app/tui/tierdeck.tcss"
     ENABLE_COMMAND_PALETTE = False  # as in TierdeckApp
 
     def __init__(
@@ -267,7 +267,7 @@ class RunScreenApp(App[None]):
         self.paused = True
 
     def on_mount(self) -> None:
-        from tierdeck.screens.run import RunScreen
+        from tierdeck.screens.bench.run import RunScreen
 
         request = request_of(self.events)
         runner = self.runner or ReplayRunner(
@@ -292,7 +292,7 @@ def as_stored_before_0_2(result: RunResult) -> RunResult:
 class HistoryApp(App[None]):
     """Just the history screen over a given store (a real HistoryStore in a tmp dir)."""
 
-    CSS_PATH = "../../app/tierdeck.tcss"
+    CSS_PATH = "../../app/tui/tierdeck.tcss"
     ENABLE_COMMAND_PALETTE = False  # as in TierdeckApp
 
     def __init__(self, store_path: Path) -> None:
@@ -301,7 +301,7 @@ class HistoryApp(App[None]):
         self.title = "tierdeck — nas"
 
     def on_mount(self) -> None:
-        from tierdeck.app.history import HistoryStore
-        from tierdeck.screens.history import HistoryScreen
+        from tierdeck.app.history.store import HistoryStore
+        from tierdeck.screens.history.history import HistoryScreen
 
         self.push_screen(HistoryScreen(store_factory=lambda: HistoryStore(self.store_path)))

@@ -5,9 +5,9 @@ filling up). Made up on purpose: series of numbers, not a tool's output format."
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
-from tierdeck.widgets.run_charts import DEFAULT_ROWS
-from tierdeck.widgets.series_axes import RATE
-from tierdeck.widgets.series_chart import LegendValue, NamedSeries, SeriesChart
+from tierdeck.widgets.charts.run_charts import DEFAULT_ROWS
+from tierdeck.widgets.charts.series_axes import RATE
+from tierdeck.widgets.charts.series_chart import LegendValue, NamedSeries, SeriesChart
 
 MiB = 1024 * 1024
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.app import App
-from tierdeck.app.history import HistoryStore
+from tierdeck.app.history.store import HistoryStore
 
 from tests.snapshot_apps.bench_data import fill_history
 
@@ -26,7 +26,7 @@ def fill_compare_history(path: Path) -> list[int]:
 class CompareApp(App[None]):
     """Just the compare screen, for the runs ``run_ids`` of the history at ``store_path``."""
 
-    CSS_PATH = "../../app/tierdeck.tcss"
+    CSS_PATH = "../../app/tui/tierdeck.tcss"
     ENABLE_COMMAND_PALETTE = False  # as in TierdeckApp
 
     def __init__(self, store_path: Path, run_ids: list[int]) -> None:
@@ -36,7 +36,7 @@ class CompareApp(App[None]):
         self.title = "tierdeck — nas"
 
     def on_mount(self) -> None:
-        from tierdeck.screens.compare import CompareScreen
+        from tierdeck.screens.history.compare import CompareScreen
 
         self.push_screen(
             CompareScreen(self.run_ids, store_factory=lambda: HistoryStore(self.store_path))

@@ -253,7 +253,7 @@ LAB = "/srv/lab"
 
 
 def lab_inventory() -> Inventory:
-    """The lab NAS of app/lab.py (btrfs raid1 "cache" on loop0+loop1, ext4 hdd0 on
+    """The lab NAS of app/machine/lab.py (btrfs raid1 "cache" on loop0+loop1, ext4 hdd0 on
     loop2, xfs hdd1 on loop3, mergerfs pool/slow = hdd0:hdd1 and pool/cached =
     cache:hdd0:hdd1), plus what a disk row can also be: loop4 unused, sdg a member of
     md127 (mounted on /mnt/backup), sdc a leaf of ZFS pool tank (mounted on /tank)."""

@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Callable
 
 from textual.app import App
-from tierdeck.core.ladder import LadderResult, Rung, RungKind, with_penalties
+from tierdeck.core.ladder.model import LadderResult, Rung, RungKind, with_penalties
 
 from tests.snapshot_apps.sweep import Gate, replay_run, write_summary
 
@@ -44,7 +44,7 @@ class ScriptedLadder(Gate):
     async def __call__(
         self, on_event: Callable[[object], None], cancel: asyncio.Event
     ) -> LadderResult:
-        from tierdeck.app.ladder_events import RungDone, RungStarted
+        from tierdeck.app.ladder.events import RungDone, RungStarted
 
         done: list[Rung] = []
         for index, rung in enumerate(self.rungs):
@@ -61,7 +61,7 @@ class ScriptedLadder(Gate):
 class LadderApp(App[None]):
     """Just the ladder view: the finished ``LADDER``, or with ``run`` a scripted one."""
 
-    CSS_PATH = "../../app/tierdeck.tcss"
+    CSS_PATH = "../../app/tui/tierdeck.tcss"
     ENABLE_COMMAND_PALETTE = False  # as in TierdeckApp
 
     def __init__(self, run: ScriptedLadder | None = None) -> None:
@@ -70,7 +70,7 @@ class LadderApp(App[None]):
         self.title = "tierdeck — nas"
 
     def on_mount(self) -> None:
-        from tierdeck.screens.ladder import LadderScreen
+        from tierdeck.screens.sequence.ladder import LadderScreen
 
         result = None if self.scripted is not None else LADDER
         self.push_screen(LadderScreen(POOL, self.scripted, result=result))

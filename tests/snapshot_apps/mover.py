@@ -1,6 +1,6 @@
 """The mover view with fixed data, for snapshots and Pilot tests: a layout like seed 000's
 (one SSD cache, two slow disks behind a slow pool), a dry-run forecast and a last run,
-all typed values (app/mover's MoverReport, app/mover_history's MoverRecord), nothing from the clock or the machine.
+all typed values (app/mover/run's MoverReport, app/mover/history's MoverRecord), nothing from the clock or the machine.
 
 ``ScriptedRun`` stands in for app.mover.run_mover: the dry run returns ``FORECAST``;
 a real run reports progress file by file, waiting for the test to ``step()`` between
@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from textual.app import App
-from tierdeck.app.mover import MoverOptions, MoverProgress, MoverReport
-from tierdeck.app.mover_history import MoverRecord, SkippedFile
-from tierdeck.core.layout import Branch, Layout, default_layout
+from tierdeck.app.mover.history import MoverRecord, SkippedFile
+from tierdeck.app.mover.run import MoverOptions, MoverProgress, MoverReport
+from tierdeck.core.layout.model import Branch, Layout, default_layout
 from tierdeck.core.mover import (
     CachedFile,
     MoveOutcome,
@@ -144,7 +144,7 @@ class MoverApp(App[None]):
     """Just the mover view on ``layout``: fed by ``run`` and the last run ``last`` by
     default; with ``live=True`` by the real run_mover, the mover history and ``host``."""
 
-    CSS_PATH = "../../app/tierdeck.tcss"
+    CSS_PATH = "../../app/tui/tierdeck.tcss"
     ENABLE_COMMAND_PALETTE = False  # as in TierdeckApp
 
     def __init__(
@@ -167,7 +167,7 @@ class MoverApp(App[None]):
         self.title = "tierdeck — nas"
 
     def on_mount(self) -> None:
-        from tierdeck.screens.mover import MoverScreen
+        from tierdeck.screens.layout.mover import MoverScreen
 
         if self.live:
             self.push_screen(MoverScreen(self.tier_layout, self.layout_path))

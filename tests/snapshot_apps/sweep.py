@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from textual.app import App
 from tierdeck.core.bench_models import DirectionSummary
-from tierdeck.core.sweep import Axis, CellResult, SweepResult, SweepSpec
+from tierdeck.core.sweep.model import Axis, CellResult, SweepResult, SweepSpec
 
 MiB = 1024 * 1024
 
@@ -99,7 +99,7 @@ class Gate:
 
 async def replay_run(on_event: Callable[[object], None], run_id: int) -> None:
     """The recorded run ``pool_write``'s events, then RunStored as the service says it."""
-    from tierdeck.app import bench_events as ev
+    from tierdeck.app.bench import events as ev
 
     from tests.snapshot_apps.bench_data import load_events
 
@@ -132,7 +132,7 @@ class ScriptedSweep(Gate):
     async def __call__(
         self, on_event: Callable[[object], None], cancel: asyncio.Event
     ) -> SweepResult:
-        from tierdeck.app.sweep_events import SweepCellDone, SweepCellStarted
+        from tierdeck.app.sweep.events import SweepCellDone, SweepCellStarted
 
         cells = list(self.result.cells)
         to_run = [i for i, c in enumerate(cells) if c.run_id is None]
@@ -157,7 +157,7 @@ class ScriptedSweep(Gate):
 class SweepApp(App[None]):
     """Just the sweep view: a stored sweep (``SWEEP``), or with ``run`` a scripted one."""
 
-    CSS_PATH = "../../app/tierdeck.tcss"
+    CSS_PATH = "../../app/tui/tierdeck.tcss"
     ENABLE_COMMAND_PALETTE = False  # as in TierdeckApp
 
     def __init__(self, result: SweepResult = SWEEP, run: ScriptedSweep | None = None) -> None:
@@ -167,7 +167,7 @@ class SweepApp(App[None]):
         self.title = "tierdeck — nas"
 
     def on_mount(self) -> None:
-        from tierdeck.screens.sweep import SweepScreen, SweepStart
+        from tierdeck.screens.sequence.sweep import SweepScreen, SweepStart
 
         scripted = self.scripted
         resume = None if scripted is None else (lambda: SweepStart(scripted.result, scripted))

@@ -4,7 +4,7 @@ charts): fixed series, fixed size, plain sync function (see test_run_snapshots.p
 from __future__ import annotations
 
 from textual.pilot import Pilot
-from tierdeck.widgets.series_chart import SeriesChart
+from tierdeck.widgets.charts.series_chart import SeriesChart
 
 from tests.snapshot_apps.charts import OverlayApp
 from tests.waiting import wait_until

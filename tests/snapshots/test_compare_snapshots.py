@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from tierdeck.screens.compare import CompareScreen
-from tierdeck.screens.history import HistoryScreen
+from tierdeck.screens.history.compare import CompareScreen
+from tierdeck.screens.history.history import HistoryScreen
 
 from tests.snapshot_apps.bench_data import HistoryApp
 from tests.snapshot_apps.compare import CompareApp, fill_compare_history

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 from textual.pilot import Pilot
-from tierdeck.app.demo import load_demo_host
-from tierdeck.app.tui import TierdeckApp
-from tierdeck.screens.compose import ComposeScreen
-from tierdeck.widgets.compose_views import CandidateTable
+from tierdeck.app.machine.demo import load_demo_host
+from tierdeck.app.tui.app import TierdeckApp
+from tierdeck.screens.layout.compose import ComposeScreen
+from tierdeck.widgets.layout.compose_views import CandidateTable
 
 from tests.pilot.waiting import wait_for_inventory
 from tests.waiting import wait_until

@@ -8,8 +8,8 @@ UI change with ``pytest tests/snapshots --snapshot-update`` and look at the SVGs
 from __future__ import annotations
 
 from textual.pilot import Pilot
-from tierdeck.app.demo import load_demo_host
-from tierdeck.app.tui import TierdeckApp
+from tierdeck.app.machine.demo import load_demo_host
+from tierdeck.app.tui.app import TierdeckApp
 
 from tests.pilot.waiting import wait_for_inventory
 from tests.snapshot_apps.inventories import degraded_inventory

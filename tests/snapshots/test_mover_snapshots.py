@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 from textual.pilot import Pilot
-from tierdeck.screens.confirm import ConfirmScreen
-from tierdeck.screens.mover import MoverScreen, Phase
+from tierdeck.screens.modals.confirm import ConfirmScreen
+from tierdeck.screens.layout.mover import MoverScreen, Phase
 
 from tests.snapshot_apps.mover import MoverApp
 from tests.waiting import wait_until

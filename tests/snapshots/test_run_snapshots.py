@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from tierdeck.app.demo import load_demo_host
-from tierdeck.app.history import HistoryStore
-from tierdeck.app.tui import TierdeckApp
-from tierdeck.screens.history import HistoryScreen
-from tierdeck.screens.run import RunScreen
-from tierdeck.screens.run_detail import RunDetailScreen
-from tierdeck.widgets.series_chart import SeriesChart
+from tierdeck.app.machine.demo import load_demo_host
+from tierdeck.app.history.store import HistoryStore
+from tierdeck.app.tui.app import TierdeckApp
+from tierdeck.screens.history.history import HistoryScreen
+from tierdeck.screens.bench.run import RunScreen
+from tierdeck.screens.history.run_detail import RunDetailScreen
+from tierdeck.widgets.charts.series_chart import SeriesChart
 
 from tests.pilot.waiting import wait_for_inventory
 from tests.snapshot_apps.bench_data import (
@@ -123,7 +123,7 @@ def test_run_help_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
     the page; RunScreenApp has none, so the page is pushed the way it does)."""
 
     async def helped(pilot: Pilot[None]) -> None:
-        from tierdeck.screens.help import HelpScreen
+        from tierdeck.screens.modals.help import HelpScreen
 
         await paused(pilot)
         screen = run_screen(pilot)
@@ -258,7 +258,7 @@ def test_setup_from_mergerfs_pool_80x24(snap_compare) -> None:  # type: ignore[n
     refuses recorded hosts, so the screen is pushed the way action_bench pushes it.)"""
 
     async def setup(pilot: Pilot[None]) -> None:
-        from tierdeck.screens.bench_setup import BenchSetupScreen
+        from tierdeck.screens.bench.setup import BenchSetupScreen
 
         app = pilot.app
         assert isinstance(app, TierdeckApp)
@@ -277,8 +277,8 @@ def test_setup_unused_disk_raw_80x24(snap_compare) -> None:  # type: ignore[no-u
     destroy, in words."""
 
     async def setup(pilot: Pilot[None]) -> None:
-        from tierdeck.app.bench_targets import suggest_target
-        from tierdeck.screens.bench_setup import BenchSetupScreen
+        from tierdeck.app.bench.targets import suggest_target
+        from tierdeck.screens.bench.setup import BenchSetupScreen
 
         app = pilot.app
         assert isinstance(app, TierdeckApp)
@@ -296,8 +296,8 @@ def test_setup_member_disk_80x24(snap_compare) -> None:  # type: ignore[no-untyp
     """b on a btrfs member: no target, and what holds it and what to benchmark."""
 
     async def setup(pilot: Pilot[None]) -> None:
-        from tierdeck.app.bench_targets import suggest_target
-        from tierdeck.screens.bench_setup import BenchSetupScreen
+        from tierdeck.app.bench.targets import suggest_target
+        from tierdeck.screens.bench.setup import BenchSetupScreen
 
         app = pilot.app
         assert isinstance(app, TierdeckApp)

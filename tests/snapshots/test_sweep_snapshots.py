@@ -9,11 +9,11 @@ functions, nothing from the clock. Update after a deliberate UI change with
 from __future__ import annotations
 
 from textual.pilot import Pilot
-from tierdeck.screens.ladder import LadderScreen
-from tierdeck.screens.sweep import SweepScreen
-from tierdeck.widgets.ladder_table import LadderTable
-from tierdeck.widgets.series_chart import SeriesChart
-from tierdeck.widgets.sweep_matrix import SweepMatrix
+from tierdeck.screens.sequence.ladder import LadderScreen
+from tierdeck.screens.sequence.sweep import SweepScreen
+from tierdeck.widgets.sequence.ladder_table import LadderTable
+from tierdeck.widgets.charts.series_chart import SeriesChart
+from tierdeck.widgets.sequence.sweep_matrix import SweepMatrix
 
 from tests.snapshot_apps.ladder import LadderApp
 from tests.snapshot_apps.sweep import SweepApp

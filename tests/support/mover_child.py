@@ -23,7 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tierdeck.backends import mover_files, mover_recovery  # imports the engine's modules
+from tierdeck.backends.mover import engine as mover_files
+from tierdeck.backends.mover import recovery as mover_recovery  # imports the engine's modules
 
 from tests.support.mover_tree import planned
 

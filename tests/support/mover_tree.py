@@ -18,7 +18,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from tierdeck.core.layout import Branch, Layout, default_layout
+from tierdeck.core.layout.model import Branch, Layout, default_layout
 from tierdeck.core.mover import CachedFile, MoveReason, PlannedMove
 
 OLD_NS = 1_600_000_000_123_456_789  # 2020-09-13: long before any test runs

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from tierdeck.backends import zfs
+from tierdeck.backends.zfs import inventory as zfs
 
 from .recording import HostRecording
 
@@ -97,7 +97,7 @@ def zpool_status_text(
 # ------------------------------------------------------------------ mergerfs 2.33.5
 
 # `getfattr -d -m - <mount>/.mergerfs` of mergerfs 2.33.5 on the dev VM, mounted with
-# `-o fsname=mergerfs,nonempty,allow_other,use_ino` (app/demo_host/captured/ has the raw
+# `-o fsname=mergerfs,nonempty,allow_other,use_ino` (app/machine/demo_host/captured/ has the raw
 # dumps). Branches, srcmounts, mount and pid depend on the mount and are filled in.
 MERGERFS_2_33_5_DEFAULTS: dict[str, str] = {
     "async_read": "true",

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-ROOT = Path(__file__).parent.parent.parent
+from ..paths import REPO
+
+ROOT = REPO
 DOC = ROOT / "docs" / "architecture.md"
 FOLDERS = ("app", "core", "backends", "screens", "widgets", "tests", "bench", "scripts", "docs")
 MODULE_FOLDERS = ("app", "core", "backends", "screens", "widgets")
@@ -39,7 +40,7 @@ def test_every_path_the_architecture_names_exists() -> None:
 
 def test_the_check_sees_a_wrong_path() -> None:
     found = named_paths(
-        "see `app/no_such_module.py` and core/nothing_here, app/sweeps/NAME.toml, `app/x_<y>.py`"
+        "see `app/no_such_module.py` and core/nothing_here, app/sweep/examples/NAME.toml, `app/x_<y>.py`"
     )
     assert missing(found) == ["app/no_such_module.py", "core/nothing_here"]
 
@@ -67,7 +68,7 @@ def test_the_host_table_has_every_call_of_the_host_contract() -> None:
 
 
 def test_every_history_schema_version_is_described() -> None:
-    from tierdeck.app.history import MIGRATIONS
+    from tierdeck.app.history.store import MIGRATIONS
 
     text = DOC.read_text(encoding="utf-8").split("## Persistence", 1)[1].split("\n## ", 1)[0]
     assert [v for v in range(2, len(MIGRATIONS) + 1) if not re.search(rf"\bv{v}\b", text)] == []
@@ -92,7 +93,7 @@ def test_code_blocks_fit_a_terminal() -> None:
 
 
 def test_the_ladder_paragraph_names_how_noise_is_read() -> None:
-    from tierdeck.core import ladder
+    from tierdeck.core.ladder import model as ladder
 
     text = DOC.read_text(encoding="utf-8")
     for name in ("bandwidth_spread", "noise_band", "diagnose"):
@@ -101,7 +102,7 @@ def test_the_ladder_paragraph_names_how_noise_is_read() -> None:
 
 
 def test_where_to_add_a_screen_names_the_help_and_footer_attributes() -> None:
-    from tierdeck.screens.dashboard import DashboardScreen
+    from tierdeck.screens.dashboard.dashboard import DashboardScreen
 
     text = DOC.read_text(encoding="utf-8").split("- a screen:", 1)[1].split("\n- ", 1)[0]
     for attribute in ("HELP_TITLE", "HELP_NOTES", "HELP_LEGEND", "FOOTER_IF_ROOM"):

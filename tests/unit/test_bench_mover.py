@@ -9,15 +9,17 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from tierdeck.app.layout_files import load_layout
+from tierdeck.app.layout.files import load_layout
 from tierdeck.core.mover import destination_of
+
+from ..paths import REPO
 
 GIB = 2**30
 LARGEST_SET = 3 * 128 * 2**20  # bench/mover.py's 3 large files
 
 
 def bench_mover() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "bench" / "mover.py"
+    path = REPO / "bench" / "mover.py"
     spec = importlib.util.spec_from_file_location("bench_mover", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -15,14 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tierdeck.app import bench_runner
-from tierdeck.app.bench_preflight import (
-    PROBE_NAME,
-    list_targets,
-    plan_run,
-    resolve_target,
-)
-from tierdeck.backends.fio_jobfile import parse_jobfile
+from tierdeck.app.bench import runner as bench_runner
+from tierdeck.app.bench.preflight import PROBE_NAME, list_targets, plan_run, resolve_target
+from tierdeck.backends.fio.jobfile import parse_jobfile
 from tierdeck.backends.host import LiveHost, RecordedHost
 from tierdeck.core.bench_models import (
     BenchRefused,
@@ -34,7 +29,7 @@ from tierdeck.core.bench_models import (
     WarningKind,
 )
 from tierdeck.core.jobspec import JobSpec
-from tierdeck.core.models import (
+from tierdeck.core.models import (  # fmt: skip
     BranchMode,
     Disk,
     DiskKind,
@@ -48,11 +43,13 @@ from tierdeck.core.models import (
     ZfsDataset,
     ZfsInfo,
     ZPool,
-)  # fmt: skip
+)
 from tierdeck.core.placement import BenchFile, planned_files
 from tierdeck.core.presets import preset
 
-PREFLIGHT = Path(__file__).resolve().parent.parent / "fixtures" / "diskstats" / "preflight"
+from ..paths import FIXTURES
+
+PREFLIGHT = FIXTURES / "diskstats" / "preflight"
 GiB = 1 << 30
 MiB = 1 << 20
 
@@ -605,7 +602,7 @@ def test_another_process_holding_the_target_is_refused(tmp_path: Path) -> None:
     request = plan_run(recorded(tmp_path), nas(), "/mnt/disk1", [WRITE], name="mine")
     holder = (
         "import sys\n"
-        "from tierdeck.app import bench_runner\n"
+        "from tierdeck.app.bench import runner as bench_runner\n"
         "from tierdeck.backends.host import LiveHost\n"
         "from tierdeck.core.bench_models import BenchTarget, RunRequest, TargetKind\n"
         "target = BenchTarget('/mnt/disk1', TargetKind.BRANCH, 'branch /mnt/disk1', ('sdb',))\n"
@@ -633,11 +630,11 @@ def test_another_process_holding_the_target_is_refused(tmp_path: Path) -> None:
 # The runner's pure helpers, fed recorded fio output (tests/fixtures/fio); the runner
 # itself runs real fio in tests/integration/test_bench_engine.py.
 
-FIO = Path(__file__).resolve().parent.parent / "fixtures" / "fio"
+FIO = FIXTURES / "fio"
 
 
 def test_failure_message_is_fios_own_words() -> None:
-    from tierdeck.backends.fio_stream import parse_report, split_documents
+    from tierdeck.backends.fio.stream import parse_report, split_documents
 
     docs, stdout_lines = split_documents((FIO / "fio333_odirect_ramfs.stdout").read_text())
     stderr_lines = (FIO / "fio333_odirect_ramfs.stderr").read_text().splitlines()
@@ -662,7 +659,7 @@ def test_failure_message_is_fios_own_words() -> None:
 
 
 def test_progress_follows_groups_and_bytes() -> None:
-    from tierdeck.backends.fio_stream import parse_report, split_documents
+    from tierdeck.backends.fio.stream import parse_report, split_documents
 
     jobs = parse_jobfile((FIO / "stonewall_rate_limited.fio").read_text())
     docs, _ = split_documents((FIO / "fio333_status_stonewall.json").read_text())
@@ -705,7 +702,7 @@ def test_a_hung_branch_is_skipped_in_the_space_check_not_waited_for(
     # under a branch does the same); the pool's other branch still holds the file.
     import threading
 
-    from tierdeck.app import bench_preflight
+    from tierdeck.app.bench import preflight as bench_preflight
 
     inv = nas()
     mounts = tuple(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from tierdeck.app import bench_runner
+from tierdeck.app.bench import runner as bench_runner
 from tierdeck.backends.host import LiveHost
 from tierdeck.backends.processes import group_alive
 

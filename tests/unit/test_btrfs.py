@@ -13,7 +13,9 @@ from tierdeck.backends.host import RecordedHost
 from tierdeck.backends.mounts import parse_mountinfo
 from tierdeck.core.models import BtrfsAllocation, BtrfsDevice, Mount
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "btrfs"
+from ..paths import FIXTURES as ALL_FIXTURES
+
+FIXTURES = ALL_FIXTURES / "btrfs"
 RAID1_UUID = "d625d35f-335f-4079-97d6-372eb1c9f92e"
 SINGLE_UUID = "61af770f-c4a2-4334-9ad2-4881fe255275"
 MIB = 1024**2

@@ -20,10 +20,10 @@ from typing import Any
 
 import click
 import pytest
-from tierdeck.app import bench_events as ev
-from tierdeck.app import cli_bench
-from tierdeck.app.history import HistoryStore
-from tierdeck.backends.fio_jobfile import parse_jobfile
+from tierdeck.app.bench import events as ev
+from tierdeck.app.cli.bench import run as cli_bench
+from tierdeck.app.history.store import HistoryStore
+from tierdeck.backends.fio.jobfile import parse_jobfile
 from tierdeck.core.bench_models import (
     BenchRefused,
     DirectionSummary,
@@ -195,13 +195,13 @@ class FakeEngine:
 
 @pytest.fixture
 def engine(monkeypatch: pytest.MonkeyPatch) -> FakeEngine:
-    from tierdeck.app import bench_service
+    from tierdeck.app.bench import service as bench_service
 
     fake = FakeEngine(recorded_result(tags=()))
     # The service's steps: what it plans and runs with, stands in for the engine.
     monkeypatch.setattr(bench_service, "plan_run", fake.plan_run)
     monkeypatch.setattr(bench_service, "run_benchmark", fake.run_benchmark)
-    monkeypatch.setattr("tierdeck.app.inventory.collect_inventory", lambda host: INVENTORY)
+    monkeypatch.setattr("tierdeck.app.machine.inventory.collect_inventory", lambda host: INVENTORY)
     return fake
 
 
@@ -523,7 +523,7 @@ def test_an_option_given_twice_is_refused(
 
 def test_every_value_option_of_bench_is_checked_for_repeats() -> None:
     # A new option added without once() would silently take its last value again.
-    from tierdeck.app.cli_bench import presets_cmd, run_cmd
+    from tierdeck.app.cli.bench.run import presets_cmd, run_cmd
 
     for command in (run_cmd, presets_cmd):
         for param in command.params:

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from tierdeck.app.history import HistoryStore
+from tierdeck.app.history.store import HistoryStore
 from tierdeck.core.bench_models import RunStatus
 
 from tests.snapshot_apps.bench_data import fill_history

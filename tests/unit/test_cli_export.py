@@ -13,7 +13,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from tierdeck.app.history import HistoryStore
+from tierdeck.app.history.store import HistoryStore
 
 from tests.snapshot_apps.bench_data import fill_history
 from tests.unit.cli_support import run

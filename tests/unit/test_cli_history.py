@@ -13,9 +13,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from tierdeck.app import cli_history
-from tierdeck.app.cli_history import Column, list_lines, render, when_short
-from tierdeck.app.history import HistoryStore
+from tierdeck.app.cli.history import runs as cli_history
+from tierdeck.app.cli.history.runs import Column, list_lines, render, when_short
+from tierdeck.app.history.store import HistoryStore
 from tierdeck.core.bench_models import (
     DirectionSummary,
     FileLayout,

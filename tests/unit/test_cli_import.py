@@ -6,14 +6,16 @@ import json
 import shutil
 from pathlib import Path
 
-from tierdeck.app.history import HistoryStore
+from tierdeck.app.history.store import HistoryStore
 
 from tests.support.fio_notes import LEFT_OUT, notes_leaving_options_out, notes_with_a_failed_run
 
+from ..paths import DEMO_RUNS
+from ..paths import FIXTURES as ALL_FIXTURES
 from .cli_support import run
 
-FIXTURES = Path(__file__).parent.parent / "fixtures" / "fio_import"
-DEMO = Path(__file__).parent.parent.parent / "app" / "demo_runs"
+FIXTURES = ALL_FIXTURES / "fio_import"
+DEMO = DEMO_RUNS
 
 
 def test_import_prints_one_line_per_file_and_stores_runs(data_dir: Path) -> None:
@@ -108,7 +110,7 @@ def test_help_names_the_formats(data_dir: Path) -> None:
 
 def test_a_failed_run_says_so_and_how_to_list_it(data_dir: Path) -> None:
     # fio 3.33's JSON of a real O_DIRECT open refused by ramfs: job error 22 (EINVAL)
-    failed = Path(__file__).parent.parent / "fixtures" / "fio" / "fio333_odirect_ramfs.stdout"
+    failed = ALL_FIXTURES / "fio" / "fio333_odirect_ramfs.stdout"
     result = run("history", "import", str(failed))
     assert result.exit_code == 0, result.output
     assert result.output.splitlines() == [  # still one line per file
@@ -140,7 +142,7 @@ def test_the_same_report_with_other_line_ends_is_refused_as_imported(
 def test_a_run_imported_by_its_bytes_hash_is_still_found(data_dir: Path) -> None:
     from dataclasses import replace
 
-    from tierdeck.backends.fio_import import bytes_hash, imported_run
+    from tierdeck.backends.fio.imports import bytes_hash, imported_run
 
     data = (FIXTURES / "fio333_seqread.txt").read_bytes()
     run_ = imported_run(data, "old.txt", now=0.0)
@@ -253,7 +255,7 @@ def test_a_notes_file_whose_first_run_holds_its_bytes_hash_is_still_found(
 ) -> None:
     from dataclasses import replace
 
-    from tierdeck.backends.fio_import import bytes_hash, imported_runs
+    from tierdeck.backends.fio.imports import bytes_hash, imported_runs
 
     data = (FIXTURES / "fio31_dyu_write_read_notes.txt").read_bytes()
     first = imported_runs(data, "old.txt", now=0.0)[0]

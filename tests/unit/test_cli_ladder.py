@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from tierdeck.app import cli_ladder
 from tierdeck.app.cli import EXIT_REFUSED
+from tierdeck.app.cli.bench import ladder as cli_ladder
 
 
 def test_unknown_option_refused(tmp_path: Path) -> None:
@@ -19,8 +19,9 @@ def test_unknown_option_refused(tmp_path: Path) -> None:
 
 
 def test_not_a_mergerfs_pool_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tierdeck.app import inventory, throwaway_mounts
-    from tierdeck.app.demo import load_demo_host
+    from tierdeck.app.ladder import throwaway_mounts
+    from tierdeck.app.machine import inventory
+    from tierdeck.app.machine.demo import load_demo_host
 
     recorded = inventory.collect_inventory(load_demo_host())
     monkeypatch.setattr(inventory, "collect_inventory", lambda _host: recorded)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tierdeck.app.layout_files import load_layout
+from tierdeck.app.layout.files import load_layout
 
 from .cli_support import run
 

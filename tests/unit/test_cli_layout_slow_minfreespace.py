@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from tierdeck.app.layout_draft import Draft, evaluate
-from tierdeck.core.layout_rules import RuleId, RuleSeverity
+from tierdeck.app.layout.draft import Draft, evaluate
+from tierdeck.core.layout.rules import RuleId, RuleSeverity
 
 from .cli_support import run
 from .test_cli_layout import GOOD

@@ -94,8 +94,8 @@ def test_history_empty(data_dir: Path) -> None:
 
 
 def test_the_layout_service_command_is_this_cli(tmp_path: Path, data_dir: Path) -> None:
-    from tierdeck.core.layout import Branch, default_layout
-    from tierdeck.core.layout_outputs import layout_outputs
+    from tierdeck.core.layout.model import Branch, default_layout
+    from tierdeck.core.layout.outputs import layout_outputs
 
     lay = default_layout(("/cache",), (Branch("/mnt/d1"),), "/mnt/pool")
     missing = tmp_path / "media.toml"

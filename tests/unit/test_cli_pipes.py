@@ -23,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from tierdeck.app.history import HistoryStore
+from tierdeck.app.history.store import HistoryStore
 from tierdeck.core.bench_models import FileLayout, RunStatus
 
 from tests.unit.test_history import recorded_result

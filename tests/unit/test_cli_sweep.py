@@ -10,11 +10,11 @@ import json
 from pathlib import Path
 
 import pytest
-from tierdeck.app import inventory as inventory_module
-from tierdeck.app.cli_sweep import example_names, example_text
-from tierdeck.app.history import ENV_DATA_DIR
+from tierdeck.app.cli.bench.sweep import example_names, example_text
+from tierdeck.app.history.store import ENV_DATA_DIR
+from tierdeck.app.machine import inventory as inventory_module
 from tierdeck.core.models import Inventory, ZfsInfo
-from tierdeck.core.sweep import parse_sweep
+from tierdeck.core.sweep.model import parse_sweep
 
 from tests.unit.cli_support import run
 

@@ -1,4 +1,4 @@
-"""core/compare: deltas, the noise rule, job matching, differences and refusals.
+"""core/compare/comparison: deltas, the noise rule, job matching, differences and refusals.
 
 Runs come from real recordings: the lab captures of tests/fixtures/bench_screens (seed
 002's four-job suite, a stonewalled pair, a cached pool write) and the recorded fio
@@ -21,7 +21,7 @@ from tierdeck.core.bench_models import (
     RunStatus,
     WarningKind,
 )
-from tierdeck.core.compare import (
+from tierdeck.core.compare.comparison import (
     CompareRefused,
     DifferenceKind,
     Match,
@@ -31,7 +31,7 @@ from tierdeck.core.compare import (
     baseline_index,
     compare_runs,
 )
-from tierdeck.core.compare_noise import noise_pct, spread_pct
+from tierdeck.core.compare.noise import noise_pct, spread_pct
 from tierdeck.core.fio_models import EMPTY_SAMPLE_DIRECTION, DirectionSample, Sample
 
 from tests.snapshot_apps.bench_data import load_events, result_of
@@ -120,7 +120,7 @@ def test_spread_is_the_coefficient_of_variation_of_full_seconds() -> None:
     partial = (
         replace(series[0], interval_s=0.5, write=replace(series[0].write, bw_bytes_per_s=1.0)),
     )
-    from tierdeck.core.compare_noise import job_seconds
+    from tierdeck.core.compare.noise import job_seconds
 
     assert job_seconds(partial + series, "seqwrite") == series
     assert spread_pct(series[:2], "write", Metric.BW) is None  # too few seconds

@@ -1,5 +1,5 @@
-"""Marks for a comparison (app/compare_marks), the compare view's panel texts
-(widgets/compare_panel), on recorded runs."""
+"""Marks for a comparison (app/compare/marks), the compare view's panel texts
+(widgets/compare/panel), on recorded runs."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from dataclasses import replace
 
 import pytest
 from rich.console import Console
-from tierdeck.app.compare_marks import CompareMarks
-from tierdeck.app.compare_render import COMPARABLE
+from tierdeck.app.compare.marks import CompareMarks
+from tierdeck.app.compare.render import COMPARABLE
 from tierdeck.core.bench_models import RunStatus
-from tierdeck.core.compare import MAX_RUNS, CompareRefused, RefusalKind, compare_runs
-from tierdeck.widgets.compare_panel import baseline_line, chart_note, panel_renderable
+from tierdeck.core.compare.comparison import MAX_RUNS, CompareRefused, RefusalKind, compare_runs
+from tierdeck.widgets.compare.panel import baseline_line, chart_note, panel_renderable
 
 from tests.unit.test_compare import one_write_job, plain, recording, write_series
 

@@ -1,4 +1,4 @@
-"""app/compare_render: the tierdeck.compare/1 JSON, CSV, Markdown and the rich table.
+"""app/compare/render: the tierdeck.compare/1 JSON, CSV, Markdown and the rich table.
 
 Comparisons are built from the recorded lab runs (tests/fixtures/bench_screens) and the
 recorded fio stream of tests.unit.test_history, as in test_compare.py.
@@ -13,7 +13,7 @@ import json
 import re
 
 from rich.console import Console
-from tierdeck.app.compare_render import (
+from tierdeck.app.compare.render import (
     CSV_FIELDS,
     SCHEMA,
     distinct_label,
@@ -23,7 +23,7 @@ from tierdeck.app.compare_render import (
     to_markdown,
     to_rich,
 )
-from tierdeck.core.compare import Cell, Comparison, Verdict, compare_runs
+from tierdeck.core.compare.comparison import Cell, Comparison, Verdict, compare_runs
 from tierdeck.core.imports import ImportFormat, ImportSource
 
 from tests.unit.test_compare import one_write_job, plain, recording, write_series

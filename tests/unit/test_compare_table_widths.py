@@ -1,11 +1,11 @@
-"""widgets/compare_table.column_widths: a cell is never cut, the width there is goes to
+"""widgets/compare/table.column_widths: a cell is never cut, the width there is goes to
 the headers. Runs are the recorded lab runs of tests/fixtures/bench_screens."""
 
 from __future__ import annotations
 
-from tierdeck.app.compare_render import rich_cell, run_label
-from tierdeck.core.compare import compare_runs
-from tierdeck.widgets.compare_table import PADDING, column_widths
+from tierdeck.app.compare.render import rich_cell, run_label
+from tierdeck.core.compare.comparison import compare_runs
+from tierdeck.widgets.compare.table import PADDING, column_widths
 
 from tests.unit.test_compare import recording
 

@@ -7,8 +7,8 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from tierdeck.app.demo_history import DEMO_RUNS, RUNS_DIR, demo_history_folder, demo_runs
-from tierdeck.app.history import HistoryStore
+from tierdeck.app.history.demo import DEMO_RUNS, RUNS_DIR, demo_history_folder, demo_runs
+from tierdeck.app.history.store import HistoryStore
 from tierdeck.core.imports import ImportNotice, RunOrigin
 
 from .cli_support import run

@@ -1,4 +1,4 @@
-"""The demo NAS (app/demo_host) is seed 000's machine: checked against the seed's text."""
+"""The demo NAS (app/machine/demo_host) is seed 000's machine: checked against the seed's text."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 from pathlib import Path
 
 import pytest
-from tierdeck.app.demo import demo_host_path, load_demo_host
+from tierdeck.app.machine.demo import demo_host_path, load_demo_host
 from tierdeck.backends.disks import read_disks
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.models import DiskKind
@@ -19,6 +19,8 @@ from tests.support.recording_tools import (
     ZPOOL_STATUS_JSON_ARGV,
 )
 
+from ..paths import REPO
+
 GIB = 1024**3
 PROMPT = "root@nas:/home/gfm# "
 
@@ -30,7 +32,7 @@ def host() -> RecordedHost:
 
 @pytest.fixture(scope="module")
 def seed() -> str:
-    repo = Path(__file__).resolve().parents[2]
+    repo = REPO
     for folder in (repo.parent / "shared" / "seeds", Path("/work/shared/seeds")):
         for path in sorted(folder.glob("000_*.txt")):
             return path.read_text(encoding="utf-8")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tierdeck.app.demo import load_demo_host
-from tierdeck.app.inventory import collect_inventory
+from tierdeck.app.machine.demo import load_demo_host
+from tierdeck.app.machine.inventory import collect_inventory
 from tierdeck.core.models import Mount
-from tierdeck.widgets.disk_table import mergerfs_pools_of
+from tierdeck.widgets.dashboard.disk_table import mergerfs_pools_of
 
 
 def test_the_disk_holding_root_does_not_hold_branches_mounted_below_it() -> None:

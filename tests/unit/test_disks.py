@@ -14,7 +14,9 @@ from tierdeck.core.models import Disk, DiskKind, Partition, SourceNote
 
 from tests.support.recording import HostRecording, PartitionSpec
 
-VM = Path(__file__).resolve().parent.parent / "fixtures" / "disks" / "vm-virtio-loop"
+from ..paths import FIXTURES
+
+VM = FIXTURES / "disks" / "vm-virtio-loop"
 
 
 def _by_name(disks: tuple[Disk, ...]) -> dict[str, Disk]:

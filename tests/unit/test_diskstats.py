@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,7 +10,9 @@ from tierdeck.backends.diskstats import DiskCounters, DiskstatsSampler, parse_di
 from tierdeck.core.bench_models import DeviceSample
 from tierdeck.core.errors import ParseError
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "diskstats"
+from ..paths import FIXTURES as ALL_FIXTURES
+
+FIXTURES = ALL_FIXTURES / "diskstats"
 MiB = 1024 * 1024
 
 

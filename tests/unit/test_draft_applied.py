@@ -1,6 +1,6 @@
-"""app/draft_applied: a pool's cache and slow tiers read back from the block `layout
-apply` writes in fstab (written here by the same code, core/layout_outputs and
-core/layout_apply.replace_block), and garbage that never raises."""
+"""app/layout/applied: a pool's cache and slow tiers read back from the block `layout
+apply` writes in fstab (written here by the same code, core/layout/outputs and
+core/layout/apply_plan.replace_block), and garbage that never raises."""
 
 from __future__ import annotations
 
@@ -9,18 +9,18 @@ from typing import cast
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tierdeck.app.draft_applied import (
+from tierdeck.app.layout.applied import (
     AppliedTiers,
     applied_tiers,
     read_applied_tiers,
     service_layout_path,
 )
-from tierdeck.app.layout_draft import draft_from_pool
+from tierdeck.app.layout.draft import draft_from_pool
 from tierdeck.backends.host import Host
-from tierdeck.core.layout import Branch, BranchMode, Layout, default_layout
-from tierdeck.core.layout_apply import FSTAB, UNIT_DIR, block_name, replace_block
-from tierdeck.core.layout_outputs import layout_outputs
-from tierdeck.core.layout_toml import layout_to_toml
+from tierdeck.core.layout.apply_plan import FSTAB, UNIT_DIR, block_name, replace_block
+from tierdeck.core.layout.model import Branch, BranchMode, Layout, default_layout
+from tierdeck.core.layout.outputs import layout_outputs
+from tierdeck.core.layout.toml_format import layout_to_toml
 from tierdeck.core.models import BranchMode as LiveMode
 from tierdeck.core.models import MergerfsBranch, MergerfsPool
 

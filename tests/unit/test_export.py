@@ -1,4 +1,4 @@
-"""app/export.py: each format for one run and for a comparison, the HTML report's
+"""app/export/formats.py: each format for one run and for a comparison, the HTML report's
 self-containment, escaping (property tests), and where files are written.
 
 Runs are the recorded lab runs of tests/fixtures/bench_screens (as test_compare.py).
@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tierdeck.app.compare_render import CSV_FIELDS, md_escape
-from tierdeck.app.export import (
+from tierdeck.app.compare.render import CSV_FIELDS, md_escape
+from tierdeck.app.export.formats import (
     ENV_FIELDS,
     RUN_CSV_FIELDS,
     ExportFormat,
@@ -29,7 +29,7 @@ from tierdeck.app.export import (
     write_export,
 )
 from tierdeck.core.bench_models import RunResult, RunStatus
-from tierdeck.core.compare import Metric
+from tierdeck.core.compare.comparison import Metric
 
 from tests.unit.test_compare import recording
 

@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tierdeck.app.bench_preflight import resolve_target
-from tierdeck.app.fingerprint import fingerprint, fio_version, parse_zfs_get, zfs_properties
+from tierdeck.app.bench.fingerprint import fingerprint, fio_version, parse_zfs_get, zfs_properties
+from tierdeck.app.bench.preflight import resolve_target
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.bench_models import EnvFingerprint
-from tierdeck.core.models import (
+from tierdeck.core.models import (  # fmt: skip
     BranchMode,
     Disk,
     DiskKind,
@@ -24,9 +24,11 @@ from tierdeck.core.models import (
     ZfsDataset,
     ZfsInfo,
     ZPool,
-)  # fmt: skip
+)
 
-PREFLIGHT = Path(__file__).resolve().parent.parent / "fixtures" / "diskstats" / "preflight"
+from ..paths import FIXTURES
+
+PREFLIGHT = FIXTURES / "diskstats" / "preflight"
 ZFS_GET = (PREFLIGHT / "zfs-get-Hp-derived-iem277.txt").read_text()
 
 

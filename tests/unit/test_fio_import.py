@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tierdeck.backends.fio_import import (
+from tierdeck.backends.fio.imports import (
     content_hash,
     imported_run,
     imported_runs,
@@ -18,10 +18,11 @@ from tierdeck.backends.fio_import import (
 from tierdeck.core.bench_models import RunStatus
 from tierdeck.core.imports import ImportFormat, ImportNotice, ImportRefusalKind, ImportRefused
 
-FIXTURES = Path(__file__).parent.parent / "fixtures"
+from ..paths import DEMO_RUNS, FIXTURES
+
 IMPORT = FIXTURES / "fio_import"
 FIO = FIXTURES / "fio"
-DEMO = Path(__file__).parent.parent.parent / "app" / "demo_runs"
+DEMO = DEMO_RUNS
 MIB = 1024**2
 
 

@@ -9,16 +9,18 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from tierdeck.app.compare_render import note_lines, to_json
-from tierdeck.app.history import HistoryStore, result_to_json
-from tierdeck.backends.fio_import import imported_run, jobs_of_command, parse_fio_output
-from tierdeck.backends.fio_import_json import JSON_UNLISTED
-from tierdeck.backends.fio_import_specs import JobOptions, imported_jobs
+from tierdeck.app.compare.render import note_lines, to_json
+from tierdeck.app.history.store import HistoryStore, result_to_json
+from tierdeck.backends.fio.import_json import JSON_UNLISTED
+from tierdeck.backends.fio.import_specs import JobOptions, imported_jobs
+from tierdeck.backends.fio.imports import imported_run, jobs_of_command, parse_fio_output
 from tierdeck.core.bench_models import WarningKind
-from tierdeck.core.compare import DifferenceKind, compare_runs
+from tierdeck.core.compare.comparison import DifferenceKind, compare_runs
 from tierdeck.core.imports import ImportRefusalKind, ImportRefused, UnreadOption
 
-IMPORT = Path(__file__).parent.parent / "fixtures" / "fio_import"
+from ..paths import FIXTURES
+
+IMPORT = FIXTURES / "fio_import"
 # fio 3.33's text report after the command that made it, "$ fio --name=seqwrite ...
 # --direct=1 ..." (README.md there)
 TRANSCRIPT = (IMPORT / "fio333_direct_transcript.txt").read_text()

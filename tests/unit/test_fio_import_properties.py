@@ -9,24 +9,24 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tierdeck.app.fio_import import import_files
-from tierdeck.app.history import HistoryStore
-from tierdeck.backends.fio_import import (
+from tierdeck.app.history.fio_import import import_files
+from tierdeck.app.history.store import HistoryStore
+from tierdeck.backends.fio.import_json import job_options
+from tierdeck.backends.fio.import_specs import JobOptions, imported_jobs
+from tierdeck.backends.fio.imports import (
     ParsedImport,
     content_hash,
     jobs_of_command,
     parse_fio_output,
     parse_fio_outputs,
 )
-from tierdeck.backends.fio_import_json import job_options
-from tierdeck.backends.fio_import_specs import JobOptions, imported_jobs
-from tierdeck.backends.text_sniff import HEAD_BYTES, looks_binary
+from tierdeck.backends.fio.text_sniff import HEAD_BYTES, looks_binary
 from tierdeck.core.imports import ImportRefusalKind, ImportRefused
 
 from ..mutations import apply_edits, edits
+from ..paths import DEMO_RUNS, FIXTURES
 
-FIXTURES = Path(__file__).parent.parent / "fixtures"
-DEMO = Path(__file__).parent.parent.parent / "app" / "demo_runs"
+DEMO = DEMO_RUNS
 SEEDS = Path("/work/shared/seeds")
 REAL = [
     *sorted((FIXTURES / "fio_import").glob("*.json")),

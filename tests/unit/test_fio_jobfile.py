@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tierdeck.backends.fio_jobfile import parse_jobfile
+from tierdeck.backends.fio.jobfile import parse_jobfile
 from tierdeck.core.errors import ParseError
 from tierdeck.core.jobspec import RW_MODES, JobSpec
 from tierdeck.core.presets import PRESETS
 
-FIXTURES = Path(__file__).parent.parent / "fixtures" / "fio"
+from ..paths import FIXTURES as ALL_FIXTURES
+
+FIXTURES = ALL_FIXTURES / "fio"
 
 
 def test_seed003_job_file() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 from tierdeck.core.errors import TierdeckError
 from tierdeck.core.fio_models import (
@@ -17,7 +16,9 @@ from tierdeck.core.fio_models import (
     Sample,
 )
 
-FIXTURES = Path(__file__).parent.parent / "fixtures" / "fio"
+from ..paths import FIXTURES as ALL_FIXTURES
+
+FIXTURES = ALL_FIXTURES / "fio"
 
 
 def report(version: str) -> FioReport:

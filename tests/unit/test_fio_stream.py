@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tierdeck.backends.fio_stream import (
+from tierdeck.backends.fio.stream import (
     STREAM_ARGS,
     IntervalSampler,
     JsonDocumentSplitter,
@@ -26,7 +25,9 @@ from tierdeck.backends.fio_stream import (
 from tierdeck.core.errors import ParseError
 from tierdeck.core.fio_models import Direction, FioError, FioReport, Sample
 
-FIXTURES = Path(__file__).parent.parent / "fixtures" / "fio"
+from ..paths import FIXTURES as ALL_FIXTURES
+
+FIXTURES = ALL_FIXTURES / "fio"
 MiB = 1024 * 1024
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tierdeck.core.health import find_problems
-from tierdeck.core.models import (
+from tierdeck.core.models import (  # fmt: skip
     BranchMode,
     Inventory,
     MdArray,
@@ -19,7 +19,7 @@ from tierdeck.core.models import (
     VdevKind,
     ZfsInfo,
     ZPool,
-)  # fmt: skip
+)
 
 G = 1024**3
 

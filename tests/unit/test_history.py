@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tierdeck.app import history as history_mod
-from tierdeck.app.history import (
+from tierdeck.app.history import store as history_mod
+from tierdeck.app.history.store import (
     MIGRATIONS,
     SCHEMA,
     HistoryError,
@@ -26,7 +26,7 @@ from tierdeck.app.history import (
     result_to_json,
     schema_version,
 )
-from tierdeck.backends.fio_stream import (
+from tierdeck.backends.fio.stream import (
     IntervalSampler,
     job_summaries,
     parse_report,
@@ -47,7 +47,9 @@ from tierdeck.core.bench_models import (
 from tierdeck.core.jobspec import JobSpec
 from tierdeck.core.presets import preset
 
-FIO = Path(__file__).parent.parent / "fixtures" / "fio"
+from ..paths import FIXTURES
+
+FIO = FIXTURES / "fio"
 
 
 def recorded_result(fixture: str = "fio333_status_randrw.json", **changes: Any) -> RunResult:
@@ -350,7 +352,7 @@ def _v1_store_with_run(path: Path, spec: list[JobSpec], fio_json: dict[str, Any]
     """A history file as tierdeck 0.1 wrote it (schema 1), holding one run."""
     conn = sqlite3.connect(path, isolation_level=None)
     migrate(conn, path, upto=1)
-    from tierdeck.app.history import _spec_to_dict
+    from tierdeck.app.history.store import _spec_to_dict
 
     conn.execute(
         "INSERT INTO runs (name, status, target_path, target_kind, target_label,"
@@ -482,7 +484,7 @@ def test_a_migration_another_process_made_meanwhile_is_not_made_again(
     # Two tierdecks open a new history at once: both read version 0, one migrates first.
     import sqlite3
 
-    from tierdeck.app import history
+    from tierdeck.app.history import store as history
 
     path = tmp_path / "h.sqlite3"
     HistoryStore(path)  # the other process, done

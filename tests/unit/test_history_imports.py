@@ -9,14 +9,15 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from tierdeck.app.fio_import import import_runs
-from tierdeck.app.history import HistoryError, HistoryStore, migrate, result_to_json
+from tierdeck.app.history.fio_import import import_runs
+from tierdeck.app.history.store import HistoryError, HistoryStore, migrate, result_to_json
 from tierdeck.core.bench_models import DirectionSummary, RunResult
 from tierdeck.core.imports import ImportFormat, ImportNotice, ImportSource, RunOrigin
 
+from ..paths import FIXTURES as ALL_FIXTURES
 from .test_history import recorded_result
 
-FIXTURES = Path(__file__).parent.parent / "fixtures/fio_import"
+FIXTURES = ALL_FIXTURES / "fio_import"
 
 SOURCE = ImportSource(
     file_name="raw-pool.txt",

@@ -1,4 +1,4 @@
-"""The ladder's arithmetic and its one-line diagnosis (core/ladder.py)."""
+"""The ladder's arithmetic and its one-line diagnosis (core/ladder/model.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 from tierdeck.core.bench_models import DirectionSummary
 from tierdeck.core.fio_models import EMPTY_SAMPLE_DIRECTION, DirectionSample, Sample
-from tierdeck.core.ladder import (
+from tierdeck.core.ladder.model import (
     BranchRole,
     Rung,
     RungKind,

@@ -1,4 +1,4 @@
-"""The tierdeck.ladder/1 object and the plain table of ``bench ladder`` (app/ladder_json):
+"""The tierdeck.ladder/1 object and the plain table of ``bench ladder`` (app/ladder/render):
 keys are added, never renamed; a tiered ladder says each branch rung's role, what the
 job was (O_DIRECT or buffered, and why) and the pool's answer to O_DIRECT."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tierdeck.app.ladder_json import ladder_lines, ladder_to_json
+from tierdeck.app.ladder.render import ladder_lines, ladder_to_json
 from tierdeck.core.bench_models import DirectionSummary
-from tierdeck.core.ladder import BranchRole, LadderResult, Rung, RungKind, with_penalties
+from tierdeck.core.ladder.model import BranchRole, LadderResult, Rung, RungKind, with_penalties
 
 MIB = 1024 * 1024
 JOB = "sequential 1 MiB writes, buffered on every rung because the pool refuses O_DIRECT"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tierdeck.core.ladder_options import (
+from tierdeck.core.ladder.options import (
     THROWAWAY_FSNAME,
     OptionSweep,
     OptionSweepError,

@@ -8,10 +8,10 @@ import json
 
 from hypothesis import given
 from hypothesis import strategies as st
-from tierdeck.app.ladder_store import stored_role, stored_text
-from tierdeck.app.throwaway_mounts import Owner, parse_owner, parse_stat_start
-from tierdeck.core.ladder import BranchRole
-from tierdeck.core.ladder_options import (
+from tierdeck.app.ladder.store import stored_role, stored_text
+from tierdeck.app.ladder.throwaway_mounts import Owner, parse_owner, parse_stat_start
+from tierdeck.core.ladder.model import BranchRole
+from tierdeck.core.ladder.options import (
     SWEEPABLE,
     OptionSweep,
     OptionSweepError,

@@ -1,4 +1,4 @@
-"""What the ladder plans before anything runs (app/ladder_plan.plan_ladder), on the demo
+"""What the ladder plans before anything runs (app/ladder/plan.plan_ladder), on the demo
 machine with one pool made a classic tiered cache (ff: a cache branch, then two slow
 ones): the default job lasts long enough to mean something, O_DIRECT or buffered as
 the pool really answers (and the plan says which before running), and a tiered pool
@@ -11,18 +11,18 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
-from tierdeck.app.demo import load_demo_host
-from tierdeck.app.inventory import collect_inventory
-from tierdeck.app.ladder_plan import (
+from tierdeck.app.ladder.plan import (
     BUFFERED_SYNC_EVERY,
     DEFAULT_RUNTIME,
     LadderPlan,
     default_job_text,
     plan_ladder,
 )
+from tierdeck.app.machine.demo import load_demo_host
+from tierdeck.app.machine.inventory import collect_inventory
 from tierdeck.backends.host import HostCapabilities, RecordedHost
 from tierdeck.core.jobspec import with_overrides
-from tierdeck.core.ladder import BranchRole, RungKind
+from tierdeck.core.ladder.model import BranchRole, RungKind
 from tierdeck.core.models import BranchMode, Inventory, MergerfsBranch
 
 GIB = 1024**3

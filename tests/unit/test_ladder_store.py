@@ -1,4 +1,4 @@
-"""A stored ladder rebuilt from the history (app/ladder_store): its rungs in ladder
+"""A stored ladder rebuilt from the history (app/ladder/store): its rungs in ladder
 order from the run set's cells, the penalties computed again, rungs without a run
 skipped with what the store can say, failed and cancelled runs skipped by status."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tierdeck.app.ladder_store import NOT_STORED, LadderNotFound, load_ladder, rung_of_key
-from tierdeck.app.run_sets import RunSetKind, RunSetStore, set_tag
+from tierdeck.app.history.run_sets import RunSetKind, RunSetStore, set_tag
+from tierdeck.app.ladder.store import NOT_STORED, LadderNotFound, load_ladder, rung_of_key
 from tierdeck.core.bench_models import (
     BenchTarget,
     DirectionSummary,
@@ -16,7 +16,7 @@ from tierdeck.core.bench_models import (
     RunStatus,
     TargetKind,
 )
-from tierdeck.core.ladder import BranchRole, RungKind
+from tierdeck.core.ladder.model import BranchRole, RungKind
 
 MiB = 1024 * 1024
 

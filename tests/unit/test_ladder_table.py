@@ -1,4 +1,4 @@
-"""The ladder table's penalty cell (widgets/ladder_table.penalty_text): a penalty the
+"""The ladder table's penalty cell (widgets/sequence/ladder_table.penalty_text): a penalty the
 two rungs' own second-by-second spread covers is drawn dim, as the diagnosis calls it
 noise; one outside it keeps its colour."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tierdeck.core.bench_models import DirectionSummary
-from tierdeck.core.ladder import BranchRole, Rung, RungKind, with_penalties
-from tierdeck.widgets.ladder_table import penalty_text
+from tierdeck.core.ladder.model import BranchRole, Rung, RungKind, with_penalties
+from tierdeck.widgets.sequence.ladder_table import penalty_text
 
 MIB = 1024 * 1024
 

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from ..paths import REPO
+
+ROOT = REPO
 LINT = Path(sys.executable).parent / "lint-imports"
 PACKAGE_PARTS = ("__init__.py", "app", "core", "backends", "screens", "widgets")
 

@@ -1,4 +1,4 @@
-"""core/layout_apply: the marked fstab block (every other line kept byte for byte, also on
+"""core/layout/apply_plan: the marked fstab block (every other line kept byte for byte, also on
 random fstab texts) and the plan for a fresh root, an fstab that already has the block,
 a mountpoint in use, and a layout that breaks a rule."""
 
@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tierdeck.core.layout import Branch, default_layout
-from tierdeck.core.layout_apply import (
+from tierdeck.core.layout.apply_plan import (
     ActionKind,
     ApplyRefused,
     CurrentState,
@@ -16,8 +15,9 @@ from tierdeck.core.layout_apply import (
     plan_apply,
     replace_block,
 )
-from tierdeck.core.layout_outputs import layout_outputs
-from tierdeck.core.layout_rules import RuleId, RuleResult, RuleSeverity
+from tierdeck.core.layout.model import Branch, default_layout
+from tierdeck.core.layout.outputs import layout_outputs
+from tierdeck.core.layout.rules import RuleId, RuleResult, RuleSeverity
 
 LAYOUT = default_layout(("/cache",), (Branch("/mnt/disk1"), Branch("/mnt/disk2")),
                         "/mnt/tiered", "/mnt/slow")  # fmt: skip

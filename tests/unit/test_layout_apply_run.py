@@ -1,4 +1,4 @@
-"""app/layout_apply on the machine itself (no --root), through a Host that keeps files
+"""app/layout/apply on the machine itself (no --root), through a Host that keeps files
 in memory, records commands and keeps mountinfo as mount/umount change it: the commands
 run in the plan's order, the pool in use is unmounted only where the plan says, a
 failing command stops the apply with the undo record already written; undo unmounts
@@ -12,13 +12,13 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
-from tierdeck.app.layout_apply import ApplyFailed, current_state, execute
-from tierdeck.app.layout_undo import plan_undo, undo
+from tierdeck.app.layout.apply import ApplyFailed, current_state, execute
+from tierdeck.app.layout.undo import plan_undo, undo
 from tierdeck.backends.host import CommandResult
 from tierdeck.backends.mount_users import MountUser, MountUsers
-from tierdeck.core.layout import Branch, default_layout
-from tierdeck.core.layout_apply import ActionKind, ApplyAction, plan_apply
-from tierdeck.core.layout_outputs import layout_outputs
+from tierdeck.core.layout.apply_plan import ActionKind, ApplyAction, plan_apply
+from tierdeck.core.layout.model import Branch, default_layout
+from tierdeck.core.layout.outputs import layout_outputs
 
 LAYOUT = default_layout(("/cache",), (Branch("/mnt/disk1"),), "/mnt/tiered")
 OUTPUTS = layout_outputs(LAYOUT)

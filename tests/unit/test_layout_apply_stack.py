@@ -10,7 +10,7 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tierdeck.app.layout_state import STATE_FORMAT, BadState, parse_stack, stack_text
+from tierdeck.app.layout.state import STATE_FORMAT, BadState, parse_stack, stack_text
 
 from tests.mutations import json_values
 

@@ -9,8 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tierdeck.app.layout_apply import MountBusy
-from tierdeck.app.layout_undo import plan_undo, undo
+from tierdeck.app.layout.apply import MountBusy
+from tierdeck.app.layout.undo import plan_undo, undo
 from tierdeck.backends.mount_users import MountUser, UseKind, mount_users
 
 from ..waiting import wait_until_sync

@@ -1,16 +1,16 @@
-"""The compose screen's draft (app/layout_draft): candidate branches from the demo NAS
+"""The compose screen's draft (app/layout/draft): candidate branches from the demo NAS
 (seed 000, recorded), picking tiers and modes, a draft from a live pool, and what
 ``evaluate`` says for a draft that is not a layout yet, a bad size, and a good one."""
 
 from __future__ import annotations
 
 import pytest
-from tierdeck.app.demo import load_demo_host
-from tierdeck.app.inventory import collect_inventory
-from tierdeck.app.layout_draft import Draft, candidates, draft_from_pool, evaluate
+from tierdeck.app.layout.draft import Draft, candidates, draft_from_pool, evaluate
+from tierdeck.app.machine.demo import load_demo_host
+from tierdeck.app.machine.inventory import collect_inventory
 from tierdeck.backends.host import RecordedHost
-from tierdeck.core.layout import Branch, BranchMode, CacheFiles, CreatePolicy
-from tierdeck.core.layout_rules import RuleId, RuleSeverity
+from tierdeck.core.layout.model import Branch, BranchMode, CacheFiles, CreatePolicy
+from tierdeck.core.layout.rules import RuleId, RuleSeverity
 from tierdeck.core.mergerfs_policy import CreatePolicy as SimPolicy
 from tierdeck.core.models import Inventory
 

@@ -1,4 +1,4 @@
-"""The compose screen's mover settings (app/layout_draft, app/layout_fill): typed values
+"""The compose screen's mover settings (app/layout/draft, app/layout/fill): typed values
 reach the Layout's MoverPolicy; a wrong one names its field (for the inline error) by
 the LayoutError's key; the cache's fill against the watermarks and a noatime cache, on
 the demo NAS (seed 000, recorded) with its /cache mount's figures changed."""
@@ -8,14 +8,14 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from tierdeck.app.demo import load_demo_host
-from tierdeck.app.inventory import collect_inventory
-from tierdeck.app.layout_draft import Draft, evaluate
-from tierdeck.app.layout_fill import CacheFill, FillState, cache_fills
+from tierdeck.app.layout.draft import Draft, evaluate
+from tierdeck.app.layout.fill import CacheFill, FillState, cache_fills
+from tierdeck.app.machine.demo import load_demo_host
+from tierdeck.app.machine.inventory import collect_inventory
 from tierdeck.backends.host import RecordedHost
-from tierdeck.core.layout import AgeBasis
+from tierdeck.core.layout.model import AgeBasis
 from tierdeck.core.models import Inventory
-from tierdeck.widgets.compose_views import age_basis_explanation, fill_renderable
+from tierdeck.widgets.layout.compose_views import age_basis_explanation, fill_renderable
 
 
 @pytest.fixture(scope="module")

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tierdeck.app.layout_output_files import output_files, write_output
-from tierdeck.app.self_command import tierdeck_command
-from tierdeck.core.layout import Branch, default_layout
-from tierdeck.core.layout_outputs import layout_outputs
-from tierdeck.core.layout_toml import layout_from_toml
+from tierdeck.app.layout.output_files import output_files, write_output
+from tierdeck.app.layout.self_command import tierdeck_command
+from tierdeck.core.layout.model import Branch, default_layout
+from tierdeck.core.layout.outputs import layout_outputs
+from tierdeck.core.layout.toml_format import layout_from_toml
 
 
 def _layout():  # type: ignore[no-untyped-def]

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tierdeck.core.layout import (
+from tierdeck.core.layout.model import (
     Branch,
     BranchMode,
     CreatePolicy,
@@ -18,7 +18,7 @@ from tierdeck.core.layout import (
     default_layout,
     parse_pool_options,
 )
-from tierdeck.core.layout_outputs import (
+from tierdeck.core.layout.outputs import (
     OutputError,
     branches_text,
     escape_path,

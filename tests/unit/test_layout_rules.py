@@ -6,11 +6,18 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from tierdeck.app.demo import load_demo_host
-from tierdeck.app.inventory import collect_inventory
-from tierdeck.app.layout_facts import branch_facts
-from tierdeck.core.layout import Branch, BranchMode, CreatePolicy, Layout, PoolOptions, PoolSpec
-from tierdeck.core.layout_rules import (
+from tierdeck.app.layout.facts import branch_facts
+from tierdeck.app.machine.demo import load_demo_host
+from tierdeck.app.machine.inventory import collect_inventory
+from tierdeck.core.layout.model import (
+    Branch,
+    BranchMode,
+    CreatePolicy,
+    Layout,
+    PoolOptions,
+    PoolSpec,
+)
+from tierdeck.core.layout.rules import (
     BranchFacts,
     Redundancy,
     RuleId,

@@ -1,4 +1,4 @@
-"""core/layout_runtime: what differs between a running pool and the layout, split by
+"""core/layout/runtime: what differs between a running pool and the layout, split by
 whether mergerfs 2.33 takes it at runtime; and the plan built from it (set through the
 control file, remount with a warning, or wait with --no-remount)."""
 
@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tierdeck.core.layout import Branch, CreatePolicy, PoolOptions, PoolSpec, default_layout
-from tierdeck.core.layout_apply import ActionKind, CurrentState, plan_apply
-from tierdeck.core.layout_outputs import layout_outputs
-from tierdeck.core.layout_runtime import (
+from tierdeck.core.layout.apply_plan import ActionKind, CurrentState, plan_apply
+from tierdeck.core.layout.model import Branch, CreatePolicy, PoolOptions, PoolSpec, default_layout
+from tierdeck.core.layout.outputs import layout_outputs
+from tierdeck.core.layout.runtime import (
     COMPARED_KEYS,
     RUNTIME_READ_ONLY,
     RUNTIME_SETTABLE,

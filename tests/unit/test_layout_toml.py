@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tierdeck.app.layout_files import load_layout, save_layout
-from tierdeck.core.layout import (
+from tierdeck.app.layout.files import load_layout, save_layout
+from tierdeck.core.layout.model import (
     AgeBasis,
     Branch,
     BranchMode,
@@ -25,7 +25,7 @@ from tierdeck.core.layout import (
     default_layout,
     parse_pool_options,
 )
-from tierdeck.core.layout_toml import FORMAT, layout_from_toml, layout_to_toml
+from tierdeck.core.layout.toml_format import FORMAT, layout_from_toml, layout_to_toml
 
 from ..mutations import apply_edits, edits
 

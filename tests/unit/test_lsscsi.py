@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from tierdeck.backends.lsscsi import LsscsiRow, parse_lsscsi
 from tierdeck.core.errors import ParseError
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "disks"
+from ..paths import FIXTURES as ALL_FIXTURES
+
+FIXTURES = ALL_FIXTURES / "disks"
 
 
 def test_seed_000_rows_exactly() -> None:

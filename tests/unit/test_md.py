@@ -17,7 +17,9 @@ from tierdeck.core.models import MdArray, MdMember
 
 from tests.mutations import Edit, apply_edits, edits
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "md"
+from ..paths import FIXTURES as ALL_FIXTURES
+
+FIXTURES = ALL_FIXTURES / "md"
 TEXTS = {p.name: p.read_text() for p in sorted(FIXTURES.glob("*.mdstat"))}
 
 

@@ -19,7 +19,9 @@ from tierdeck.core.models import BranchMode, MergerfsBranch, Mount
 
 from tests.mutations import Edit, apply_edits, edits
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "mergerfs"
+from ..paths import FIXTURES as ALL_FIXTURES
+
+FIXTURES = ALL_FIXTURES / "mergerfs"
 LAB = FIXTURES / "lab-2.33.5"
 LAB_BRANCHES = json.loads((LAB / "host.json").read_text())["xattrs"]["/srv/tdlab/mnt/.mergerfs"][
     "user.mergerfs.branches"

@@ -24,7 +24,9 @@ from tierdeck.core.models import Mount
 
 from tests.mutations import Edit, apply_edits, edits
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "mounts"
+from ..paths import FIXTURES as ALL_FIXTURES
+
+FIXTURES = ALL_FIXTURES / "mounts"
 TEXTS = {p.name: p.read_text() for p in sorted(FIXTURES.glob("*.mountinfo"))}
 
 

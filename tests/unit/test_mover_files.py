@@ -12,9 +12,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from tierdeck.app.mover_progress import MoverProgress, ProgressMeter, step_text
-from tierdeck.backends import mover_files
-from tierdeck.backends.mover_files import LocalFileMover, MoveStopped
+from tierdeck.app.mover.progress import MoverProgress, ProgressMeter, step_text
+from tierdeck.backends.mover import engine as mover_files
+from tierdeck.backends.mover.engine import LocalFileMover, MoveStopped
 from tierdeck.core.mover import (
     TEMP_PREFIX,
     MoveOutcome,

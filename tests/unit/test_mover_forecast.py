@@ -1,8 +1,8 @@
-"""app/mover_plan's bandwidth: the best write of runs on a slow branch's filesystem."""
+"""app/mover/plan's bandwidth: the best write of runs on a slow branch's filesystem."""
 
 from __future__ import annotations
 
-from tierdeck.app.mover_plan import best_write_bandwidth
+from tierdeck.app.mover.plan import best_write_bandwidth
 from tierdeck.core.bench_models import (
     BenchTarget,
     DirectionSummary,
@@ -10,7 +10,7 @@ from tierdeck.core.bench_models import (
     RunStatus,
     TargetKind,
 )
-from tierdeck.core.layout_rules import BranchFacts, Redundancy
+from tierdeck.core.layout.rules import BranchFacts, Redundancy
 
 
 def run(path: str, mountpoint: str | None, write_bps: int | None) -> RunResult:

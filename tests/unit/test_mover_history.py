@@ -1,4 +1,4 @@
-"""app/mover_history.py: every mover run recorded and listed back."""
+"""app/mover/history.py: every mover run recorded and listed back."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from tierdeck.app.mover_history import (
+from tierdeck.app.mover.history import (
     MoverHistory,
     MoverHistoryError,
     MoverRecord,

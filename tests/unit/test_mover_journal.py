@@ -1,4 +1,4 @@
-"""backends/mover_journal: what a journal keeps (each source's atime, for recovery),
+"""backends/mover/journal: what a journal keeps (each source's atime, for recovery),
 journals of the version before, and garbage refused with one clear error."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tierdeck.backends.mover_copy import SourceIdentity
-from tierdeck.backends.mover_journal import FORMAT, Journal, JournalEntry, JournalUnreadable
+from tierdeck.backends.mover.file_copy import SourceIdentity
+from tierdeck.backends.mover.journal import FORMAT, Journal, JournalEntry, JournalUnreadable
 
 from tests.mutations import json_values
 

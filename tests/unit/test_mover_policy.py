@@ -8,7 +8,7 @@ import random
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from tierdeck.core.layout import AgeBasis, Branch, CreatePolicy, MoverPolicy, default_layout
+from tierdeck.core.layout.model import AgeBasis, Branch, CreatePolicy, MoverPolicy, default_layout
 from tierdeck.core.mergerfs_policy import CreateErrno
 from tierdeck.core.models import BranchMode
 from tierdeck.core.mover import (

@@ -1,4 +1,4 @@
-"""app/mover_progress.ProgressMeter: reports on a ticker while a slow file copies."""
+"""app/mover/progress.ProgressMeter: reports on a ticker while a slow file copies."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import time
 from dataclasses import replace
 
 import pytest
-from tierdeck.app.cli_mover import _TtyProgress
-from tierdeck.app.mover_progress import MoverProgress, ProgressMeter
+from tierdeck.app.cli.mover import _TtyProgress
+from tierdeck.app.mover.progress import MoverProgress, ProgressMeter
 from tierdeck.core.mover import (
     CachedFile,
     MoveOutcome,
@@ -18,7 +18,7 @@ from tierdeck.core.mover import (
     PlannedMove,
     SkipReason,
 )
-from tierdeck.widgets.mover_views import progress_text
+from tierdeck.widgets.layout.mover_views import progress_text
 
 from tests.waiting import wait_until_sync
 

@@ -1,4 +1,4 @@
-"""app/mover.run_mover on real branches: small tmpfs mounts standing in for a cache and
+"""app/mover/run.run_mover on real branches: small tmpfs mounts standing in for a cache and
 two slow disks (root only; skipped elsewhere). The lab NAS tests
 (tests/integration/test_mover_lab.py) do the same on btrfs and the slow pool's disks."""
 
@@ -13,18 +13,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tierdeck.app.layout_files import save_layout
-from tierdeck.app.mover import (
-    MoverOptions,
-    MoverProgress,
-    MoverRefused,
-    RefusalKind,
-    run_mover,
-)
-from tierdeck.app.mover_history import MoverHistory
+from tierdeck.app.layout.files import save_layout
+from tierdeck.app.mover.history import MoverHistory
+from tierdeck.app.mover.run import MoverOptions, MoverProgress, MoverRefused, RefusalKind, run_mover
 from tierdeck.backends.host import LiveHost
-from tierdeck.core.layout import Branch, Layout
-from tierdeck.core.layout_rules import RuleId, RuleSeverity, check_layout
+from tierdeck.core.layout.model import Branch, Layout
+from tierdeck.core.layout.rules import RuleId, RuleSeverity, check_layout
 from tierdeck.core.mover import MoveReason, SkipReason, StopReason
 
 from tests.support.mover_tree import small_disk_layout
@@ -200,7 +194,7 @@ class FillingHost(LiveHost):
 def test_slow_tier_filling_up_mid_run_stops_with_nothing_lost(
     tiers: Tiers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("tierdeck.app.mover.BATCH_FILES", 2)
+    monkeypatch.setattr("tierdeck.app.mover.run.BATCH_FILES", 2)
     sums = {f"f{i}": put(tiers, f"f{i}", 256 * 1024) for i in range(6)}
     report = run_mover(FillingHost(tiers), tiers.layout, tiers.layout_path, MoverOptions(),
                        on_progress=lambda p: None, cancel=threading.Event())  # fmt: skip

@@ -1,4 +1,4 @@
-"""backends/mover_scan.py: the walk of a cache branch and the open files, on real files."""
+"""backends/mover/scan.py: the walk of a cache branch and the open files, on real files."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from tierdeck.backends.host import LiveHost
-from tierdeck.backends.mover_scan import (
+from tierdeck.backends.mover.scan import (
     copy_allocation,
     is_noatime,
     open_files,

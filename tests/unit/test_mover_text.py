@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tierdeck.app.mover import MoverReport
-from tierdeck.app.mover_text import TABLE_ROWS, UNPLACED_ROWS, forecast_lines
+from tierdeck.app.mover.render_text import TABLE_ROWS, UNPLACED_ROWS, forecast_lines
+from tierdeck.app.mover.run import MoverReport
 from tierdeck.core.mover import CachedFile, MoveReason, PlannedMove, Unplaced
 
 

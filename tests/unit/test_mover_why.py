@@ -1,11 +1,11 @@
-"""app/mover_why: why selected files fit on no slow branch, said once for the run."""
+"""app/mover/why: why selected files fit on no slow branch, said once for the run."""
 
 from __future__ import annotations
 
 import subprocess
 
-from tierdeck.app.mover_why import unplaced_reason
-from tierdeck.core.layout import CreatePolicy
+from tierdeck.app.mover.why import unplaced_reason
+from tierdeck.core.layout.model import CreatePolicy
 from tierdeck.core.mergerfs_policy import CreateErrno
 from tierdeck.core.mover import (
     CachedFile,

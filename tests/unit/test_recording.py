@@ -21,8 +21,9 @@ from tests.support.recording_tools import (
     zpool_status_text,
 )
 
-REPO = Path(__file__).resolve().parents[2]
-CAPTURED = REPO / "app" / "demo_host" / "captured"
+from ..paths import DEMO_HOST, REPO
+
+CAPTURED = DEMO_HOST / "captured"
 
 
 def test_kernel_shaped_sysfs(tmp_path: Path) -> None:

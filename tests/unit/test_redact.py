@@ -1,7 +1,7 @@
 """core/redact.py and ``--redact`` in every export format.
 
 The identifiers are in the forms real machines print them: by-id names and WWNs from
-the recorded hosts (tests/fixtures/disks, app/demo_host), an OpenMediaVault-style
+the recorded hosts (tests/fixtures/disks, app/machine/demo_host), an OpenMediaVault-style
 ``/srv/dev-disk-by-uuid-...`` mount, fio's client/server ``hostname`` key, NFS's
 ``addr=`` mount option. They are added to a recorded lab run (tests/fixtures/bench_screens).
 """
@@ -16,7 +16,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tierdeck.app.export import ExportFormat, render_export
+from tierdeck.app.export.formats import ExportFormat, render_export
 from tierdeck.core.bench_models import EnvFingerprint, RunResult
 from tierdeck.core.redact import KnownIdentifiers, Redactor, redact_runs
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tierdeck.core.models import (
+from tierdeck.core.models import (  # fmt: skip
     BranchMode,
     BtrfsAllocation,
     BtrfsDevice,
@@ -21,7 +21,7 @@ from tierdeck.core.models import (
     ZfsDataset,
     ZfsInfo,
     ZPool,
-)  # fmt: skip
+)
 from tierdeck.core.relations import disks_under, relation_map
 
 

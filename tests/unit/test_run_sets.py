@@ -6,8 +6,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from tierdeck.app.history import MIGRATIONS, HistoryError, schema_version
-from tierdeck.app.run_sets import RunSetKind, RunSetStore, set_tag
+from tierdeck.app.history.run_sets import RunSetKind, RunSetStore, set_tag
+from tierdeck.app.history.store import MIGRATIONS, HistoryError, schema_version
 from tierdeck.core.bench_models import BenchTarget, RunResult, RunStatus, TargetKind
 
 

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from tierdeck.app import self_command
-from tierdeck.app.self_command import tierdeck_command
+from tierdeck.app.layout import self_command
+from tierdeck.app.layout.self_command import tierdeck_command
 
 from .cli_support import run
 from .test_cli_layout_apply import layout_file  # noqa: F401  (a fixture)

@@ -8,9 +8,9 @@ import math
 
 from hypothesis import given
 from hypothesis import strategies as st
-from tierdeck.app.compare_render import format_value
-from tierdeck.app.export_charts import lines
-from tierdeck.core.compare import Metric, compare_runs
+from tierdeck.app.compare.render import format_value
+from tierdeck.app.export.charts import lines
+from tierdeck.core.compare.comparison import Metric, compare_runs
 from tierdeck.core.series import direction_series, weighted_mean
 
 from tests.unit.test_compare import recording

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tierdeck.app.demo import load_demo_host
-from tierdeck.app.inventory import collect_inventory
+from tierdeck.app.machine.demo import load_demo_host
+from tierdeck.app.machine.inventory import collect_inventory
 from tierdeck.backends.host import RecordedHost
 from tierdeck.backends.sources import (
     DISKS,

@@ -1,4 +1,4 @@
-"""Sweeps: the file (core/sweep.py), the plan and the run (app/sweep_run.py) with the
+"""Sweeps: the file (core/sweep/model.py), the plan and the run (app/sweep/run.py) with the
 real fio's --parse-only and a run that stores without starting fio, and resume."""
 
 from __future__ import annotations
@@ -13,18 +13,18 @@ import pytest
 import tomli_w
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tierdeck.app.bench_events import RunStored
-from tierdeck.app.bench_service import BenchService
-from tierdeck.app.run_sets import RunSetKind, RunSetStore
-from tierdeck.app.sweep_cells import SWEEP_JOB_NAME, cell_jobs
-from tierdeck.app.sweep_events import SweepCellDone, SweepCellStarted
-from tierdeck.app.sweep_run import SweepRefusalKind, SweepRefused, plan_sweep, run_sweep
-from tierdeck.app.sweep_run import with_targets as with_targets_
-from tierdeck.app.sweep_store import load_result
+from tierdeck.app.bench.events import RunStored
+from tierdeck.app.bench.service import BenchService
+from tierdeck.app.history.run_sets import RunSetKind, RunSetStore
+from tierdeck.app.sweep.cells import SWEEP_JOB_NAME, cell_jobs
+from tierdeck.app.sweep.events import SweepCellDone, SweepCellStarted
+from tierdeck.app.sweep.run import SweepRefusalKind, SweepRefused, plan_sweep, run_sweep
+from tierdeck.app.sweep.run import with_targets as with_targets_
+from tierdeck.app.sweep.store import load_result
 from tierdeck.backends.host import LiveHost
 from tierdeck.core.bench_models import DirectionSummary, RunRequest, RunResult, RunStatus
 from tierdeck.core.models import Inventory, ZfsInfo
-from tierdeck.core.sweep import MAX_CELLS, SweepError, SweepErrorKind, parse_sweep
+from tierdeck.core.sweep.model import MAX_CELLS, SweepError, SweepErrorKind, parse_sweep
 
 MiB = 1 << 20
 INV = Inventory(hostname="t", disks=(), mounts=(), mergerfs=(), zfs=ZfsInfo(available=False),
@@ -401,8 +401,8 @@ def test_saves_follow_the_cells_in_order_and_all_finish_before_the_end(
 
 
 async def test_a_given_fingerprint_is_not_read_again(tmp_path: Path, monkeypatch: Any) -> None:
-    from tierdeck.app import bench_runner
-    from tierdeck.app.bench_preflight import plan_run
+    from tierdeck.app.bench import runner as bench_runner
+    from tierdeck.app.bench.preflight import plan_run
     from tierdeck.core.bench_models import EnvFingerprint
 
     def unread(*args: Any) -> Any:

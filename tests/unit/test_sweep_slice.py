@@ -1,13 +1,12 @@
-"""The sweep view's matrix (core/sweep_slice): which cell lands where for any choice of
+"""The sweep view's matrix (core/sweep/matrix): which cell lands where for any choice of
 axes, the values held for the others, the units, the running and missing cells and the
 colour scale (latency: lower is better)."""
 
 from __future__ import annotations
 
 import pytest
-from tierdeck.core.compare_noise import Metric
-from tierdeck.core.sweep import Axis, SweepSpec
-from tierdeck.core.sweep_slice import (
+from tierdeck.core.compare.noise import Metric
+from tierdeck.core.sweep.matrix import (
     CellState,
     Direction,
     build_matrix,
@@ -21,6 +20,7 @@ from tierdeck.core.sweep_slice import (
     next_row_axis,
     swap_axes,
 )
+from tierdeck.core.sweep.model import Axis, SweepSpec
 
 from tests.snapshot_apps.sweep import SPEC, SWEEP, result_of, write_summary
 

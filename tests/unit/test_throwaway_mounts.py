@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tierdeck.app.throwaway_mounts import (
+from tierdeck.app.ladder.throwaway_mounts import (
     OWNER_FILE,
     Owner,
     Throwaway,
@@ -113,8 +113,8 @@ def test_leaving_removes_the_root_also_on_error(tmp_path: Path) -> None:
 def test_a_pool_over_its_own_branch_is_refused_before_mounting(tmp_path: Path, inside: str) -> None:
     # mergerfs mounted on (or inside, or over) its own branch answers its own requests:
     # it deadlocks and every statfs of the mount hangs (seen here while building it).
-    from tierdeck.app.throwaway_mounts import ThrowawayError
-    from tierdeck.core.ladder_options import MountOptions
+    from tierdeck.app.ladder.throwaway_mounts import ThrowawayError
+    from tierdeck.core.ladder.options import MountOptions
 
     with Throwaway(LiveHost(), str(tmp_path)) as throwaway:
         branch = os.path.normpath(os.path.join(throwaway.root, inside))

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 import tomllib
-from pathlib import Path
 
-ROOT = Path(__file__).parent.parent.parent
+from ..paths import REPO
+
+ROOT = REPO
 SOURCE_DIRS = ("app", "core", "backends", "screens", "widgets", "bench")
 
 

@@ -8,9 +8,10 @@ from pathlib import Path
 
 from click.testing import CliRunner
 from tierdeck.app.cli import main
-from tierdeck.app.compare_render import UNKNOWN_MARK
+from tierdeck.app.compare.render import UNKNOWN_MARK
 
-ROOT = Path(__file__).parent.parent.parent
+from ..paths import REPO as ROOT
+
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
@@ -59,15 +60,15 @@ def test_the_mover_json_examples_hold_every_key_the_code_prints() -> None:
     run_example, history_example = (
         json.loads(block) for block in re.findall(r"```json\n(.*?)```", doc, re.S)
     )
-    source = ROOT / "app" / "mover_json.py"
+    source = ROOT / "app" / "mover" / "render_json.py"
     assert set(run_example) == _returned_keys(source, "report_to_dict")
     assert set(history_example["runs"][0]) == _returned_keys(source, "record_to_dict")
 
 
 def test_the_help_legends_name_what_their_screens_show() -> None:
-    from tierdeck.screens.history import HistoryScreen
-    from tierdeck.screens.ladder import LadderScreen
-    from tierdeck.widgets.run_view import IMPORTED_MARK
+    from tierdeck.screens.history.history import HistoryScreen
+    from tierdeck.screens.sequence.ladder import LadderScreen
+    from tierdeck.widgets.bench.run_view import IMPORTED_MARK
 
     assert f"{IMPORTED_MARK} imported" in HistoryScreen.HELP_LEGEND  # the list marks them
     assert "slow branch" in LadderScreen.HELP_LEGEND  # the rung of a tiered pool
@@ -95,7 +96,7 @@ def test_the_ladder_json_example_shows_every_rung_key_the_code_writes() -> None:
     doc = (ROOT / "docs" / "ladder-json.md").read_text(encoding="utf-8")
     example = json.loads(re.findall(r"```json\n(.*?)```", doc, re.S)[0])
     shown = {key for rung in example["rungs"] for key in rung}
-    tree = ast.parse((ROOT / "app" / "ladder_json.py").read_text(encoding="utf-8"))
+    tree = ast.parse((ROOT / "app" / "ladder" / "render.py").read_text(encoding="utf-8"))
     func = next(
         n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "rung_to_json"
     )
@@ -123,12 +124,12 @@ def test_bench_json_names_every_import_notice_and_format() -> None:
 
 def test_the_readme_opening_names_what_starting_the_dashboard_changes() -> None:
     opening = README.split("\n## ", 1)[0]
-    assert "clean_stale(" in (ROOT / "app" / "tui.py").read_text(encoding="utf-8")
+    assert "clean_stale(" in (ROOT / "app" / "tui" / "app.py").read_text(encoding="utf-8")
     assert "/run/tierdeck/throwaway" in opening  # the dashboard's start unmounts them
 
 
 def test_the_readme_names_every_key_of_the_compose_screen() -> None:
-    from tierdeck.screens.compose_keys import BINDINGS
+    from tierdeck.screens.layout.compose_keys import BINDINGS
 
     part = _section("Planning a cache/slow tier layout").split("In the TUI, `l`", 1)[1]
     keys = [b.key for b in BINDINGS if not isinstance(b, tuple) and b.key not in ("escape", "q")]
@@ -142,7 +143,7 @@ def test_the_readme_says_what_happens_to_files_no_slow_branch_takes() -> None:
 
 
 def test_the_readme_says_which_dashboard_keys_wait_for_room_in_the_footer() -> None:
-    from tierdeck.screens.dashboard import DashboardScreen
+    from tierdeck.screens.dashboard.dashboard import DashboardScreen
 
     keys = " ".join(README.split("Dashboard keys:", 1)[1].split("\n\n", 1)[0].split())
     actions = DashboardScreen.FOOTER_IF_ROOM
@@ -163,15 +164,15 @@ def test_layout_json_says_what_slow_minfreespace_needs() -> None:
 
 
 def test_the_mover_help_explains_the_unplaced_line() -> None:
-    from tierdeck.screens.mover import MoverScreen
+    from tierdeck.screens.layout.mover import MoverScreen
 
-    views = (ROOT / "widgets" / "mover_views.py").read_text(encoding="utf-8")
+    views = (ROOT / "widgets" / "layout" / "mover_views.py").read_text(encoding="utf-8")
     assert "fit on no slow branch" in views  # the line the view draws
     assert "fit on no slow branch" in MoverScreen.HELP_LEGEND
 
 
 def test_the_readme_says_an_id_given_twice_is_refused() -> None:
-    from tierdeck.core.compare import RefusalKind
+    from tierdeck.core.compare.comparison import RefusalKind
 
     assert RefusalKind.DUPLICATE  # compare and export refuse "run #N is given twice"
     assert "an id given twice" in " ".join(_section("Exporting and sharing").split())

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from tierdeck.backends.zfs import (
+from tierdeck.backends.zfs.inventory import (
     PoolCapacity,
     parse_zfs_list_json,
     parse_zfs_list_text,
@@ -18,7 +17,9 @@ from tierdeck.backends.zfs import (
 from tierdeck.core.errors import ParseError
 from tierdeck.core.models import VdevClass, VdevKind, ZfsDataset
 
-ZFS = Path(__file__).resolve().parent.parent / "fixtures" / "zfs"
+from ..paths import FIXTURES
+
+ZFS = FIXTURES / "zfs"
 STATUS_JSON = ZFS / "status-json" / "man-zpool-status8-example2.json"
 K, G, T = 1024, 1024**3, 1024**4
 

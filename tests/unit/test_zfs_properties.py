@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tierdeck.backends.zfs import (
+from tierdeck.backends.zfs.inventory import (
     PoolCapacity,
     parse_zfs_list_json,
     parse_zfs_list_text,
@@ -25,7 +24,9 @@ from tierdeck.core.models import Vdev, ZfsDataset, ZPool
 
 from tests.mutations import json_values
 
-ZFS = Path(__file__).resolve().parent.parent / "fixtures" / "zfs"
+from ..paths import FIXTURES
+
+ZFS = FIXTURES / "zfs"
 STATUS_TEXTS = [p.read_text() for p in sorted((ZFS / "status-text").iterdir())]
 LIST = ZFS / "list"
 JSONS: dict[Callable[[str], Any], list[str]] = {

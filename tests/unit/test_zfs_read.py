@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from tierdeck.backends.host import CommandResult, LiveHost, RecordedHost
-from tierdeck.backends.zfs import (
+from tierdeck.backends.zfs.inventory import (
     SYSFS_VERSION,
     ZFS_LIST_JSON_ARGV,
     ZFS_LIST_TEXT_ARGV,
@@ -25,7 +25,9 @@ from tierdeck.core.models import VdevKind, ZfsInfo
 
 from tests.zfs_shims import scenarios, shim_path, use_path_without_zfs, use_zfs_scenario
 
-ZFS = Path(__file__).resolve().parent.parent / "fixtures" / "zfs"
+from ..paths import FIXTURES
+
+ZFS = FIXTURES / "zfs"
 NOT_RECORDED = "exited 99: zfs_replay: nothing recorded for"
 
 

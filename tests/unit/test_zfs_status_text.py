@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
-from tierdeck.backends.zfs import parse_zpool_status_text
+from tierdeck.backends.zfs.inventory import parse_zpool_status_text
 from tierdeck.core.errors import ParseError
 from tierdeck.core.models import ScanStatus, Vdev, VdevClass, VdevKind, ZPool
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "zfs" / "status-text"
+from ..paths import FIXTURES as ALL_FIXTURES
+
+FIXTURES = ALL_FIXTURES / "zfs" / "status-text"
 
 D, F, M = VdevKind.DISK, VdevKind.FILE, VdevKind.MISSING
 

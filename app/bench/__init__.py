@@ -1,0 +1,1 @@
+"""Benchmarks: where a run goes (targets, preflight), running fio, and storing the result."""

@@ -1,0 +1,1 @@
+"""``tierdeck bench ...``: run, sweep and ladder."""

@@ -1,0 +1,104 @@
+"""``tierdeck compare ID ID...``: stored runs side by side (core/compare/comparison.py), printed by
+the renderers of app/compare/render.py."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+
+import click
+
+from ...core.bench_models import RunResult
+from ...core.compare.comparison import MAX_RUNS, CompareRefused, baseline_index, compare_runs
+from . import EXIT_REFUSED, fail, once
+
+FORMATS = ("table", "json", "markdown", "csv")
+PIPE_WIDTH = 1000  # in a pipe nothing is cut or wrapped: the table's own width
+
+
+def _load(run_ids: Sequence[int]) -> list[RunResult]:
+    from .history.runs import _get, _store
+
+    store = _store()
+    return [_get(store, run_id, missing=EXIT_REFUSED) for run_id in run_ids]
+
+
+def _print_table(renderable: object) -> None:
+    from rich.console import Console
+
+    if sys.stdout.isatty():
+        Console(file=sys.stdout, highlight=False).print(renderable)
+        return
+    # plain text for pipes: no colour, nothing wrapped, no padding after the last column
+    console = Console(width=PIPE_WIDTH, no_color=True, highlight=False, color_system=None)
+    with console.capture() as captured:
+        console.print(renderable)
+    click.echo("\n".join(line.rstrip() for line in captured.get().splitlines()))
+
+
+@click.command()
+@click.argument("run_ids", nargs=-1, type=int, metavar="ID ID...")
+@once(
+    "--baseline",
+    type=int,
+    metavar="ID",
+    help="The run the others are measured against (default: the first ID).",
+)
+@once(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    help="table (default; coloured on a terminal, plain in a pipe), json, markdown or csv.",
+)
+@click.option("--json", "as_json", is_flag=True, help="The same as --format json.")
+def compare(run_ids: tuple[int, ...], baseline: int | None, fmt: str | None, as_json: bool) -> None:
+    """Compare 2 to 8 stored runs side by side (ids from `tierdeck history list`).
+
+    One row group per job: jobs are matched by name, then by position (the output says
+    which). Per direction: bandwidth (MiB/s), IOPS, mean and p99 latency, and in every
+    other column the % delta against the baseline run (--baseline, default the first).
+
+    Noise: a delta no larger than the runs' own second-to-second spread (the
+    coefficient of variation of each run's per-second series, both runs combined) is
+    within noise: shown dim with "≈" and not counted as better or worse. Runs without a
+    per-second series (imported ones) leave the noise unknown: the delta is shown with
+    "?" and counted as neither, and the legend says why. Higher bandwidth and IOPS are
+    better (green), lower latency is better.
+
+    Below the table: every parameter that differs between the runs (fio job options,
+    fio version, kernel, filesystem and mount options, mergerfs options, ZFS properties,
+    disk models, and the target, which is information, not a warning; "?" for an option
+    an imported run's file does not state, not compared), and runs whose results a cache
+    may have inflated. Nothing of that: "comparable".
+
+    Formats: table; json (also --json; schema tierdeck.compare/1, docs/compare-json.md);
+    markdown (a table to paste on a forum as it is); csv (one row per run, job and
+    direction, in bytes/s and ns).
+
+    Exits 2 for unknown ids, fewer than 2 or more than 8 runs, an id given twice, a run
+    that failed or was cancelled, or a baseline that is not one of the ids.
+    """
+    if as_json and fmt not in (None, "json"):
+        raise click.UsageError(f"--json and --format {fmt} exclude each other")
+    fmt = "json" if as_json else fmt
+    if len(run_ids) < 2:
+        fail(f"compare needs at least 2 run ids, got {len(run_ids)}", EXIT_REFUSED)
+    if len(run_ids) > MAX_RUNS:
+        fail(f"compare takes at most {MAX_RUNS} runs, got {len(run_ids)}", EXIT_REFUSED)
+    runs = _load(run_ids)
+    try:
+        comparison = compare_runs(runs, baseline_index(runs, baseline))
+    except CompareRefused as exc:
+        fail(exc.reason, EXIT_REFUSED)
+
+    from ..compare import render
+
+    if fmt == "json":
+        click.echo(json.dumps(render.to_json(comparison), indent=2, ensure_ascii=False))
+    elif fmt == "markdown":
+        click.echo(render.to_markdown(comparison), nl=False)
+    elif fmt == "csv":
+        click.echo(render.to_csv(comparison), nl=False)
+    else:
+        _print_table(render.to_rich(comparison))

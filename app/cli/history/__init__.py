@@ -1,0 +1,1 @@
+"""``tierdeck history ...``: the stored runs, their import and their export."""

@@ -1,0 +1,1 @@
+"""The layer-penalty ladder of a mergerfs pool: its plan, its run on throwaway mounts, its output."""

@@ -1,0 +1,1 @@
+"""The machine itself: its inventory and its text report, the demo NAS, the lab NAS, hotplug."""

@@ -1,0 +1,185 @@
+"""The mover's forecast from the machine: scan the cache branches, measure how full
+they are and how much room the slow branches have, select and place the files
+(core/mover.py), and say how long it should take from the benchmark history.
+
+Everything is read through the Host; nothing is changed.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+
+from ...backends.host import FsUsage, Host
+from ...backends.mover.scan import BranchScan, is_noatime
+from ...core.bench_models import RunResult
+from ...core.errors import HostError
+from ...core.layout.model import AgeBasis, Layout
+from ...core.layout.rules import BranchFacts
+from ...core.models import Inventory, Mount
+from ...core.mover import (
+    CacheUsage,
+    MissingDirs,
+    Plan,
+    SlowSpace,
+    destination_of,
+    forecast_seconds,
+    place,
+    select_files,
+)
+from ...core.units import format_bytes
+from ..history.store import HistoryError, HistoryStore
+from .why import unplaced_reason
+
+
+@dataclass(frozen=True)
+class Forecast:
+    plan: Plan
+    scans: tuple[BranchScan, ...]
+    seconds: float | None
+    note: str  # where the bandwidth came from, or why there is none
+    noatime_branches: tuple[str, ...]
+    unplaced_reason: str = ""  # why selected files fit on no slow branch (app/mover/why)
+
+
+def _mount(inv: Inventory, facts: Mapping[str, BranchFacts], path: str) -> Mount | None:
+    fact = facts.get(path)
+    top = fact.mount_point if fact else None
+    return next((m for m in reversed(inv.mounts) if m.mountpoint == top), None)
+
+
+def _missing_dirs(host: Host, layout: Layout) -> MissingDirs:
+    @cache
+    def exists(path: str) -> bool:
+        try:
+            return host.is_dir(path)
+        except HostError:
+            return False
+
+    def missing(dest: str, parent: str) -> int:
+        count, d = 0, parent
+        while d and not exists(posixpath.join(dest, d)):
+            count, d = count + 1, posixpath.dirname(d)
+        if not d:
+            # Up to the destination folder (a folder of the slow pool): mergerfs sees
+            # its levels missing on a branch too, up to the branch itself.
+            root, d = _branch_of(layout, dest), dest
+            while d != root and d != "/" and not exists(d):
+                count, d = count + 1, posixpath.dirname(d)
+        return count
+
+    return missing
+
+
+def _space(host: Host, path: str) -> FsUsage:
+    try:
+        return host.statvfs(path)
+    except OSError as exc:  # host errors are TierdeckErrors already: the run stops on either
+        raise HostError(f"cannot read the free space of {path}: {exc}") from exc
+
+
+def forecast(
+    host: Host,
+    layout: Layout,
+    inv: Inventory,
+    facts: Mapping[str, BranchFacts],
+    now: float,
+    *,
+    min_age_days: int | None,
+    history: HistoryStore | None,
+) -> Forecast:
+    """What a run would move now, where, and how long it should take. HostError when a
+    cache branch cannot be walked or a branch's space cannot be read."""
+    scans = tuple(host.scan_branch(b) for b in layout.mover.source)
+    usage = {}
+    for b in layout.mover.source:
+        fs = _space(host, b)
+        usage[b] = CacheUsage(b, fs.used_bytes, fs.avail_bytes)
+    files = [f for s in scans for f in s.files]
+    selected = select_files(files, layout.mover, usage, now, min_age_days=min_age_days)
+    dest = destination_of(layout)
+    space = {}
+    for p in dest.branches:
+        # The branch itself: the destination may be a folder not made on it yet.
+        branch = _branch_of(layout, p)
+        fs = _space(host, branch)
+        mount = _mount(inv, facts, branch)
+        ro = mount is not None and "ro" in mount.options
+        space[p] = SlowSpace(
+            p, fs.avail_bytes, fs.used_bytes, readonly_fs=ro, block_size=fs.block_size
+        )
+    plan = place(
+        selected,
+        dest,
+        space,
+        missing_dirs=_missing_dirs(host, layout),
+        rng=random.Random(int(now)),
+    )
+    seconds, note = _duration(plan, layout, facts, history)
+    noatime: tuple[str, ...] = ()
+    if layout.mover.age_basis is AgeBasis.ATIME:
+        noatime = tuple(
+            b for b in layout.mover.source if (m := _mount(inv, facts, b)) and is_noatime(m)
+        )
+    why = unplaced_reason(plan.unplaced, dest, tuple(space.values()))
+    return Forecast(plan, scans, seconds, note, noatime, why)
+
+
+def _branch_of(layout: Layout, path: str) -> str:
+    """The slow branch a destination path (a branch, or a folder of one) is on."""
+    for b in layout.slow:
+        if path == b.path or path.startswith(b.path.rstrip("/") + "/"):
+            return b.path
+    return path
+
+
+def _write_bps(run: RunResult) -> int | None:
+    write = run.summary.get("write")
+    return write.bw_bytes if write is not None and write.bw_bytes > 0 else None
+
+
+def best_write_bandwidth(runs: list[RunResult], fact: BranchFacts | None) -> int | None:
+    """The best write bandwidth of the runs on this branch's filesystem."""
+    if fact is None or fact.mount_point is None:
+        return None
+    top = fact.mount_point
+    best: int | None = None
+    for run in runs:
+        where = run.target.mountpoint or run.target.path
+        if where != top and not where.startswith(top.rstrip("/") + "/"):
+            continue
+        bps = _write_bps(run)
+        if bps is not None and (best is None or bps > best):
+            best = bps
+    return best
+
+
+def _duration(
+    plan: Plan, layout: Layout, facts: Mapping[str, BranchFacts], history: HistoryStore | None
+) -> tuple[float | None, str]:
+    """Moves run one after another: the sum over the slow branches of their bytes at
+    their best measured write bandwidth; None unless every branch used was measured."""
+    per_branch: dict[str, int] = {}
+    for m in plan.moves:
+        branch = _branch_of(layout, m.destination)
+        per_branch[branch] = per_branch.get(branch, 0) + m.file.size
+    if not per_branch:
+        return 0.0, "nothing to move"
+    if history is None:
+        return None, "no benchmark history"
+    try:
+        runs = history.list(series=False)
+    except HistoryError as exc:
+        return None, f"the benchmark history cannot be read: {exc}"
+    seconds = 0.0
+    used: list[str] = []
+    for branch, size in sorted(per_branch.items()):
+        bps = best_write_bandwidth(runs, facts.get(branch))
+        if bps is None:
+            return None, f"no benchmark of {branch}'s filesystem in the history"
+        seconds += forecast_seconds(size, bps) or 0.0
+        used.append(f"{branch} {format_bytes(bps)}/s")
+    return seconds, "best write bandwidth measured: " + ", ".join(used)

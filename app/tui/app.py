@@ -1,0 +1,216 @@
+"""The tierdeck Textual app: loads the inventory in a worker and shows the dashboard.
+
+``TierdeckApp(host, demo=...)`` is all the CLI needs: ``TierdeckApp(LiveHost()).run()``
+or ``TierdeckApp(load_demo_host(), demo=True).run()``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.reactive import var
+from textual.timer import Timer
+from textual.worker import get_current_worker
+
+from ...backends.host import Host
+from ...core import health
+from ...core.errors import one_line
+from ...core.models import Inventory, Problem, Severity
+from ...screens.dashboard.dashboard import DashboardScreen
+from ...screens.modals.help import HelpScreen
+from ..machine.hotplug import HotplugWatcher, start_hotplug
+from .messages import HotplugEvent, InventoryFailed, InventoryLoaded
+
+if TYPE_CHECKING:
+    from ..bench.service import BenchService
+    from ..history.store import RunStore
+
+Collector = Callable[[Host], Inventory]
+
+
+def collect_default(host: Host) -> Inventory:
+    # Imported here so that importing the TUI does not load every backend, and so tests
+    # can monkeypatch tierdeck.app.machine.inventory.collect_inventory.
+    from ..machine import inventory as inventory_service
+
+    return inventory_service.collect_inventory(host)
+
+
+def _open_history() -> RunStore:
+    from ..history.store import HistoryStore
+
+    return HistoryStore()
+
+
+def safe_problems(inv: Inventory) -> tuple[Problem, ...]:
+    """find_problems, but a bug in a health rule shows up as a problem, not a crash."""
+    try:
+        return health.find_problems(inv)
+    except Exception as exc:  # noqa: BLE001
+        return (Problem(Severity.WARNING, "tierdeck", f"health checks failed: {one_line(exc)}"),)
+
+
+class TierdeckApp(App[None]):
+    # The compose screen's CSS read at start: a screen's first push that brings new CSS
+    # re-parses every stylesheet and restyles every screen (30 ms on the 240-disk host).
+    CSS_PATH = ["tierdeck.tcss", "../../screens/layout/compose.tcss"]
+    ENABLE_COMMAND_PALETTE = False
+
+    # Tooltips are the help page's words (screens/modals/help.py): one source for both.
+    BINDINGS = [
+        Binding("r", "refresh", "Refresh", tooltip="refresh the inventory now"),
+        Binding(
+            "question_mark", "help", "Help", key_display="?", tooltip="the keys of this screen"
+        ),
+        # ? is a character: in a text field it is typed, F1 still opens the help.
+        Binding("f1", "help", "Help", show=False, tooltip="the keys of this screen"),
+        Binding("q", "quit", "Quit", tooltip="quit tierdeck"),
+    ]
+
+    HOTPLUG_DEBOUNCE = 1.0  # seconds: a new disk brings a burst of add events
+
+    inventory: var[Inventory | None] = var(None)
+    """The last inventory that loaded; kept when a refresh fails."""
+    problems: var[tuple[Problem, ...]] = var(())
+    """find_problems() of ``inventory``."""
+    last_error: var[str | None] = var(None)
+    """Why the last refresh failed, or None after a good one."""
+    refreshes: var[int] = var(0)
+    """How many inventories have loaded (tests wait on it)."""
+
+    def __init__(
+        self,
+        host: Host,
+        demo: bool = False,
+        *,
+        collect: Collector | None = None,
+        hotplug: bool = True,
+    ) -> None:
+        super().__init__()
+        self.host = host
+        self.demo = demo
+        self._bench: BenchService | None = None
+        self._collect = collect
+        self._hotplug_wanted = hotplug
+        self._hotplug: HotplugWatcher | None = None
+        self._hotplug_timer: Timer | None = None
+        self._set_title(host.hostname)
+
+    def _set_title(self, hostname: str) -> None:
+        self.title = f"tierdeck — {hostname}" + (" [demo]" if self.demo else "")
+
+    @property
+    def bench(self) -> BenchService:
+        """One service for every benchmark started from the app, keeping them in the
+        history. Made on first use: the dashboard alone loads no benchmark engine and
+        opens no SQLite."""
+        if self._bench is None:
+            from ..bench.service import BenchService
+
+            self._bench = BenchService(self.host, store=_open_history)
+        return self._bench
+
+    @property
+    def dashboard(self) -> DashboardScreen:
+        screen = self.get_screen("dashboard")
+        assert isinstance(screen, DashboardScreen)
+        return screen
+
+    def on_mount(self) -> None:
+        self.install_screen(DashboardScreen(), name="dashboard")
+        self.push_screen("dashboard")
+        self.sub_title = "loading…"
+        self.refresh_inventory()
+        self._clean_throwaway_mounts()
+        if self._hotplug_wanted:
+            self._hotplug = start_hotplug(self.host, self._on_udev_event)
+
+    def on_unmount(self) -> None:
+        if self._hotplug is not None:
+            self._hotplug.stop()
+            self._hotplug = None
+
+    # -- loading ------------------------------------------------------------------------
+
+    def refresh_inventory(self) -> None:
+        self._load_inventory()
+
+    @work(thread=True, group="throwaway", exit_on_error=False)
+    def _clean_throwaway_mounts(self) -> None:
+        """The ladder's mounts left by a tierdeck that was killed (app/ladder/throwaway_mounts)."""
+        from ..ladder.throwaway_mounts import clean_stale
+
+        if self.host.capabilities.run_benchmarks:  # a recording has none
+            clean_stale(self.host)
+
+    @work(thread=True, exclusive=True, group="inventory", exit_on_error=False)
+    def _load_inventory(self) -> None:
+        worker = get_current_worker()
+        collect = self._collect or collect_default
+        started = time.monotonic()
+        try:
+            inv = collect(self.host)
+        except Exception as exc:  # noqa: BLE001 - every failure is shown, never fatal
+            if not worker.is_cancelled:
+                self.post_message(InventoryFailed(one_line(exc)))
+            return
+        problems = safe_problems(inv)
+        if not worker.is_cancelled:  # a newer refresh (r pressed again) supersedes us
+            self.post_message(InventoryLoaded(inv, problems, time.monotonic() - started))
+
+    def on_inventory_loaded(self, message: InventoryLoaded) -> None:
+        self.inventory = message.inventory
+        self.problems = message.problems
+        self.last_error = None
+        self.refreshes += 1
+        self._set_title(message.inventory.hostname)
+        self.sub_title = self._status_line()
+        self.dashboard.show_inventory(message.inventory, message.problems)
+
+    def on_inventory_failed(self, message: InventoryFailed) -> None:
+        self.last_error = message.error
+        kept = " (showing the previous inventory)" if self.inventory is not None else ""
+        self.notify(f"Inventory failed: {message.error}{kept}", severity="error", timeout=10)
+        self.sub_title = self._status_line()
+        self.dashboard.show_failure(message.error)
+
+    def _status_line(self) -> str:
+        inv = self.inventory
+        if inv is None:
+            return "no inventory" + (" (refresh failed)" if self.last_error else "")
+        count = len(self.problems)
+        parts = [f"{count} problem{'s' if count != 1 else ''}" if count else "no problems"]
+        if not inv.is_root:
+            parts.append("not root: partial")
+        if self.last_error:
+            parts.append("refresh failed")
+        return " · ".join(parts)
+
+    # -- hotplug ------------------------------------------------------------------------
+
+    def _on_udev_event(self, action: str, device: str) -> None:
+        # Called on the udev observer thread: post_message is thread-safe.
+        self.post_message(HotplugEvent(action, device))
+
+    def on_hotplug_event(self, event: HotplugEvent) -> None:
+        if self._hotplug_timer is not None:
+            self._hotplug_timer.stop()
+        self._hotplug_timer = self.set_timer(self.HOTPLUG_DEBOUNCE, self._hotplug_refresh)
+
+    def _hotplug_refresh(self) -> None:
+        self._hotplug_timer = None
+        self.refresh_inventory()
+
+    # -- actions ------------------------------------------------------------------------
+
+    def action_refresh(self) -> None:
+        self.refresh_inventory()
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen.for_screen(self.screen, self.BINDINGS))

@@ -1,0 +1,41 @@
+"""Messages between tierdeck's background workers/threads and the UI.
+
+Workers never touch widgets: they post one of these and the app reacts on its own
+thread. They are small dataclasses (the Toolong/Posting habit) so tests can build them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from ...core.models import Inventory, Problem
+
+
+@dataclass
+class InventoryLoaded(Message):
+    """A fresh inventory, with the problems found in it (computed off the UI thread)."""
+
+    inventory: Inventory
+    problems: tuple[Problem, ...]
+    seconds: float  # how long collect_inventory took: shown nowhere yet, kept for the log
+
+
+@dataclass
+class InventoryFailed(Message):
+    """collect_inventory raised: the app keeps the previous inventory and says why."""
+
+    error: str  # one line, ready for a notification
+
+
+@dataclass
+class HotplugEvent(Message):
+    """udev saw a block device come or go. Bursts are debounced by the app."""
+
+    action: str  # "add" or "remove"
+    device: str  # kernel name: "sdf", "sdf1"
+
+    def can_replace(self, message: Message) -> bool:
+        # A burst of add events (a disk and its partitions) needs one refresh, not ten.
+        return isinstance(message, HotplugEvent)

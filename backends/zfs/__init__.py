@@ -1,0 +1,1 @@
+"""ZFS through the zpool and zfs commands: JSON and text forms."""

@@ -1,0 +1,1 @@
+"""Comparisons as data: runs side by side, what differs, the noise rule."""

@@ -1,0 +1,1 @@
+"""Sweeps as data: the definition and its result matrix."""

@@ -1,0 +1,1 @@
+"""Setting up a benchmark and watching it run."""

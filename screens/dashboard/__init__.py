@@ -1,0 +1,1 @@
+"""The dashboard and its ways into the other features."""

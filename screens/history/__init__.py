@@ -1,0 +1,1 @@
+"""The history list, one stored run, run sets, imports, comparisons and exports."""

@@ -1,0 +1,1 @@
+"""The compose screen and the mover view."""

@@ -1,0 +1,1 @@
+"""Small modal screens shared by every feature: choices, confirmations, help."""

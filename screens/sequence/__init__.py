@@ -1,0 +1,1 @@
+"""Sweeps and ladders: runs in sequence, and the ways into them."""

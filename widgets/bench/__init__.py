@@ -1,0 +1,1 @@
+"""A benchmark run's widgets: live numbers, per-disk activity, options, the result."""

@@ -1,0 +1,1 @@
+"""The one chart widget and the run charts drawn with it."""

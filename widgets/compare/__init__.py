@@ -1,0 +1,1 @@
+"""The compare view's table and comparability panel."""

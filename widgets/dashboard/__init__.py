@@ -1,0 +1,1 @@
+"""The dashboard's tables, tree and problem list."""

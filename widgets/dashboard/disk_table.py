@@ -1,0 +1,260 @@
+"""The Disks table: one row per whole block device, physical first, virtual last."""
+
+from __future__ import annotations
+
+import re
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import DataTable
+
+from ...backends.mounts import mount_for_path
+from ...core.models import Disk, DiskKind, Inventory, Mount
+from ...core.relations import disk_users
+from ...core.units import format_bytes
+from .bars import FULL_FRACTION, usage_bar
+
+KIND_LABEL = {
+    DiskKind.HDD: "hdd",
+    DiskKind.SSD: "ssd",
+    DiskKind.NVME: "nvme",
+    DiskKind.VIRTUAL: "virt",
+    DiskKind.OPTICAL: "cd",
+    DiskKind.UNKNOWN: "?",
+}
+
+
+def natural_key(name: str) -> tuple[object, ...]:
+    """sda < sdb < sdaa, nvme0n1 < nvme0n10, loop2 < loop10."""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
+
+
+def disk_sort_key(disk: Disk) -> tuple[object, ...]:
+    # Virtual devices (loop, zram) go last: on a NAS with snaps they outnumber the disks.
+    return (disk.virtual, disk.kind is DiskKind.OPTICAL, natural_key(disk.name))
+
+
+def _basename(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1]
+
+
+def used_by(
+    inv: Inventory, disk: Disk, users: dict[str, tuple[str, ...]] | None = None
+) -> tuple[str, ...]:
+    """What sits on this disk or its partitions: zpools, md, btrfs, mounts. Pass
+    ``users`` (core.relations.disk_users) when asking for many disks."""
+    uses = (users if users is not None else disk_users(inv)).get(disk.name, ())
+    if uses:
+        return uses
+    # Nothing mounted or pooled: the filesystem signatures at least say what it holds.
+    fs_types = [t for t in (disk.fs_type, *(p.fs_type for p in disk.partitions)) if t]
+    return tuple(dict.fromkeys(fs_types))
+
+
+def disk_mounts(inv: Inventory, disk: Disk) -> list[Mount]:
+    """Mounts of the disk itself or of its partitions (by device number, or source)."""
+    names = {disk.name} | {p.name for p in disk.partitions}
+    devnums = {disk.major_minor} | {p.major_minor for p in disk.partitions}
+    return [m for m in inv.mounts if m.major_minor in devnums or _basename(m.source) in names]
+
+
+def mergerfs_pools_of(inv: Inventory, disk: Disk) -> list[str]:
+    """mergerfs pools with a branch on this disk ("/mnt/slow-storage (branch 2)")."""
+    points = {m.mountpoint for m in disk_mounts(inv, disk)}
+    found = []
+    for pool in inv.mergerfs:
+        for index, branch in enumerate(pool.branches, start=1):
+            # the mount that holds the branch, not any above it: a branch mounted under
+            # /mnt is on its own disk, not on the one holding /
+            holder = mount_for_path(inv.mounts, branch.path.rstrip("/") or "/")
+            if holder is not None and holder.mountpoint in points:
+                found.append(f"{pool.mountpoint} (branch {index})")
+    return found
+
+
+def _cut(text: str | None, width: int) -> str:
+    if not text:
+        return ""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+WIDE = 110  # from this width on, the table also shows serial numbers
+
+
+class DiskTable(DataTable[Text | str]):
+    """Disks of an inventory. Column widths follow the table's width: below ``WIDE``
+    columns the serial moves to the detail pane so 80x24 shows everything else."""
+
+    DEFAULT_CSS = """
+    DiskTable { height: 1fr; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=False)
+        self._inventory: Inventory | None = None
+        self._built_width = -1
+
+    @property
+    def compact(self) -> bool:
+        return self.size.width < WIDE
+
+    def on_resize(self) -> None:
+        if self.size.width != self._built_width:
+            self._rebuild()
+
+    def show_inventory(self, inv: Inventory) -> None:
+        self._inventory = inv
+        self._rebuild()
+
+    def _widths(self, disks: list[Disk], uses: dict[str, str]) -> tuple[int, int]:
+        """Model and Used-by widths: what the other columns leave, without truncating
+        the short columns (name, kind, size, bus, HCTL)."""
+        width = self.size.width or 80
+        fixed = [
+            max([len(d.name) + 1 for d in disks] + [4]),
+            4,
+            5,
+            max([len(d.transport or "") for d in disks] + [3]),
+            max([len(d.hctl or "") for d in disks] + [4]),
+        ]
+        if not self.compact:
+            fixed.append(max([len(d.serial or "") for d in disks] + [6]))
+        columns = len(fixed) + 2
+        room = width - 2 - 2 * self.cell_padding * columns - sum(fixed)  # 2: scrollbar
+        want_model = max([len(d.model or "") for d in disks] + [5])
+        want_uses = max([len(u) for u in uses.values()] + [7])
+        if room >= want_model + want_uses:
+            return want_model, want_uses
+        # "Used by" matters more than the model (which the detail pane shows in full).
+        model_w = min(want_model, max(14, room - want_uses))
+        return model_w, max(10, room - model_w)
+
+    def _rebuild(self) -> None:
+        # Rebuild instead of diffing rows: remove_row is O(n) and a NAS has few disks.
+        self._built_width = self.size.width
+        selected = self._selected_key()
+        self.clear(columns=True)
+        inv = self._inventory
+        disks = sorted(inv.disks, key=disk_sort_key) if inv is not None else []
+        users = disk_users(inv) if inv is not None else {}
+        uses = {d.name: ", ".join(used_by(inv, d, users)) for d in disks} if inv is not None else {}
+        model_w, uses_w = self._widths(disks, uses)
+        self.add_column("Disk", key="name")
+        self.add_column("Kind", key="kind")
+        self.add_column("Size", key="size")
+        self.add_column("Model", key="model", width=model_w)
+        if not self.compact:
+            self.add_column("Serial", key="serial")
+        self.add_column("Bus", key="bus")
+        self.add_column("HCTL", key="hctl")
+        self.add_column("Used by", key="used", width=uses_w)
+        for disk in disks:
+            style = "dim italic" if disk.virtual else ""
+            name = Text(disk.name, style=style)
+            if disk.notes:
+                name.append("!", style="bold yellow")
+            cells: list[Text | str] = [
+                name,
+                Text(KIND_LABEL[disk.kind], style=style or "cyan"),
+                Text(format_bytes(disk.size_bytes), style=style, justify="right"),
+                Text(_cut(disk.model, model_w), style=style),
+            ]
+            if not self.compact:
+                cells.append(Text(disk.serial or "", style=style))
+            cells += [
+                Text(disk.transport or "", style=style),
+                Text(disk.hctl or "", style=style),
+                Text(_cut(uses[disk.name], uses_w), style=style),
+            ]
+            self.add_row(*cells, key=disk.name)
+        if selected is not None and inv is not None and inv.disk(selected) is not None:
+            self.move_cursor(row=self.get_row_index(selected), animate=False)
+
+    def _selected_key(self) -> str | None:
+        if self.row_count == 0:
+            return None
+        try:
+            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
+        except Exception:  # noqa: BLE001 - cursor outside a just-cleared table
+            return None
+        return key
+
+    @property
+    def selected_disk(self) -> Disk | None:
+        key = self._selected_key()
+        if key is None or self._inventory is None:
+            return None
+        return self._inventory.disk(key)
+
+
+def _kv(grid: Table, key: str, value: RenderableType | str | None) -> None:
+    if value is None or value == "":
+        return
+    grid.add_row(Text(key, style="bold"), value)
+
+
+def disk_detail(inv: Inventory, disk: Disk) -> RenderableType:
+    """Everything known about one disk: identity, partitions, holders, by-id paths."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column()
+    title = Text(f"{disk.path}", style="bold")
+    title.append(f"  {KIND_LABEL[disk.kind]}, {format_bytes(disk.size_bytes)}", style="cyan")
+    if disk.virtual:
+        title.append("  (virtual device)", style="dim italic")
+    model = " ".join(x for x in (disk.vendor, disk.model) if x)
+    _kv(grid, "Used by", ", ".join(used_by(inv, disk)) or "nothing")
+    pools = mergerfs_pools_of(inv, disk)
+    _kv(grid, "mergerfs", ", ".join(pools))
+    _kv(grid, "Model", model)
+    _kv(grid, "Serial", disk.serial)
+    _kv(grid, "WWN", disk.wwn)
+    _kv(grid, "Firmware", disk.firmware)
+    bus = ", ".join(x for x in (disk.transport, f"HCTL {disk.hctl}" if disk.hctl else None) if x)
+    _kv(grid, "Bus", bus)
+    flags = [
+        "rotational" if disk.rotational else "non-rotational" if disk.rotational is False else "",
+        "removable" if disk.removable else "",
+        "read-only" if disk.read_only else "",
+        f"dev {disk.major_minor}",
+    ]
+    _kv(grid, "Flags", ", ".join(f for f in flags if f))
+    _kv(grid, "Backing", disk.backing_file)
+    if disk.fs_type:
+        fs = disk.fs_type + (f' "{disk.fs_label}"' if disk.fs_label else "")
+        _kv(grid, "Filesystem", fs)
+    _kv(grid, "Holders", ", ".join(disk.holders))
+    parts: list[RenderableType] = [title, grid]
+    if disk.partitions:
+        ptable = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+        for col in ("Partition", "Size", "FS", "Label", "Holders"):
+            ptable.add_column(col, justify="right" if col == "Size" else "left")
+        for p in disk.partitions:
+            ptable.add_row(
+                p.name,
+                format_bytes(p.size_bytes),
+                p.fs_type or "",
+                p.fs_label or "",
+                ", ".join(p.holders),
+            )
+        parts.append(ptable)
+    mounts = disk_mounts(inv, disk)
+    if mounts:
+        mtable = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+        for col in ("Mounted at", "FS", "Used", "", "Size"):
+            mtable.add_column(col, justify="right" if col in ("Size", "") else "left")
+        for m in mounts:
+            frac = m.use_fraction
+            pct = Text(f"{frac:.0%}" if frac is not None else "?")
+            if frac is not None and frac > FULL_FRACTION:
+                pct.stylize("bold red")
+            mtable.add_row(m.mountpoint, m.fs_type, usage_bar(frac, 10), pct,
+                           format_bytes(m.size_bytes))  # fmt: skip
+        parts.append(mtable)
+    if disk.by_id:
+        parts.append(Text("by-id:", style="bold"))
+        parts.extend(Text("  " + b, no_wrap=True, overflow="ellipsis") for b in disk.by_id)
+    for note in disk.notes:
+        parts.append(Text(f"not read: {note}", style="yellow"))
+    return Group(*parts)

@@ -1,0 +1,51 @@
+"""The Problems section: find_problems() first, then what could not be read."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from ...core.models import Inventory, Problem, Severity
+from .bars import severity_style
+
+_ORDER = {Severity.CRITICAL: 0, Severity.WARNING: 1, Severity.INFO: 2}
+_MARK = {Severity.CRITICAL: "✗", Severity.WARNING: "!", Severity.INFO: "i"}
+
+
+def unreadable(inv: Inventory) -> list[tuple[str, str]]:
+    """(source, why) for everything tierdeck could not read, from every place it is kept."""
+    items = [(n.source, n.message) for n in inv.notes]
+    if inv.zfs.message and inv.zfs.available:  # "not installed" is no failure to read
+        items.append(("zfs", inv.zfs.message))
+    for disk in inv.disks:
+        items.extend((disk.name, note) for note in disk.notes)
+    for pool in inv.mergerfs:
+        if pool.error:
+            items.append((f"mergerfs {pool.mountpoint}", pool.error))
+    return list(dict.fromkeys(items))
+
+
+def problems_renderable(inv: Inventory, problems: tuple[Problem, ...]) -> RenderableType:
+    parts: list[RenderableType] = []
+    if problems:
+        # A grid, so a long message wraps under the message, not under the severity.
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(no_wrap=True)
+        grid.add_column()
+        for p in sorted(problems, key=lambda p: _ORDER.get(p.severity, 3)):
+            style = severity_style(p.severity.value)
+            mark = Text(f"{_MARK.get(p.severity, '?')} {p.severity.value.upper():<8}", style=style)
+            grid.add_row(mark, Text.assemble((p.subject, "bold"), f": {p.message}"))
+        parts.append(grid)
+    else:
+        parts.append(Text("✓ No problems found.", style="green"))
+    missing = unreadable(inv)
+    if missing or not inv.is_root:
+        parts.append(Text(""))
+        parts.append(Text("Could not read fully (the rest is shown):", style="bold yellow"))
+        if not inv.is_root:
+            parts.append(Text("  not running as root: some details may be missing", style="yellow"))
+        for source, why in missing:
+            parts.append(Text.assemble("  ", (source, "yellow"), f": {why}"))
+    return Group(*parts)

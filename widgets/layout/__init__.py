@@ -1,0 +1,1 @@
+"""What the compose screen and the mover view draw."""

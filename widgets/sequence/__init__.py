@@ -1,0 +1,1 @@
+"""The ladder table and the sweep matrix."""
