@@ -12,7 +12,7 @@ dm/md/bcache stacking) through a ``Host`` and returns its typed part of the
   ``lsscsi``). ``app/machine/inventory.collect_inventory`` runs such sources in worker threads
   beside the sysfs/procfs readers, so a slow tool never holds up the rest.
 * ``part_type``: the type ``read`` returns, as a type expression (``tuple[Disk, ...]``).
-  The contract test (tests/unit/test_sources.py) checks every result against it.
+  The contract test (tests/unit/backends/test_sources.py) checks every result against it.
 * ``fills``: the ``Inventory`` fields the part goes to. One field: the part is the value
   (``"disks"`` <- ``tuple[Disk, ...]``). Several: the part has an attribute of each name
   (the stacking source's ``Stacking`` -> ``dev_names`` and ``slaves``).

@@ -72,7 +72,7 @@ def _stretched(result, seconds: int):  # type: ignore[no-untyped-def]
 def build_history(path: Path) -> None:
     from tierdeck.app.history.store import HistoryStore
 
-    from tests.snapshot_apps.bench_data import load_events, result_of
+    from tests.snapshots.apps.bench_data import load_events, result_of
 
     store = HistoryStore(path)
     bases = [_stretched(result_of(load_events(name)), SECONDS) for name in RECORDED]

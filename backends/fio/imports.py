@@ -10,7 +10,7 @@ holding several fio runs (notes, a script's output) gives one run each
 (``imported_runs``), never one run adding unrelated figures together.
 
 Anything else is refused with ``ImportRefused`` and a kind; nothing here raises
-another error for any input (tests/unit/test_fio_import_properties.py).
+another error for any input (tests/unit/backends/fio/test_fio_import_properties.py).
 
 To add a format: a module with ``looks_like_<format>(text)`` and a reader, tried in
 ``parse_fio_outputs`` before the text reader (the most lenient).

@@ -5,7 +5,7 @@ spelled as mergerfs 2.33 reads them (``category.create=``, ``minfreespace=300G``
 branches as ``path=MODE`` joined with ``:``. Unit file names follow
 ``systemd-escape --path --suffix=mount`` (systemd 252's unit_name_path_escape), because
 systemd ignores a mount unit whose name does not match its ``Where=``;
-tests/unit/test_layout_outputs.py compares with the real binary.
+tests/unit/core/layout/test_layout_outputs.py compares with the real binary.
 """
 
 from __future__ import annotations

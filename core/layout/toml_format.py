@@ -2,7 +2,7 @@
 
 Read with the standard library's tomllib, written with tomli-w (its writer, same
 author). Every failure to read is a LayoutError naming the key at fault; nothing else
-escapes, whatever the bytes (tests/unit/test_layout_toml.py feeds it garbage).
+escapes, whatever the bytes (tests/unit/core/layout/test_layout_toml.py feeds it garbage).
 
 The file, with the defaults a hand-written one may leave out::
 

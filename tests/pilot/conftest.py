@@ -9,7 +9,7 @@ import pytest
 from tierdeck.backends.host import Host, RecordedHost
 from tierdeck.core.models import Inventory
 
-from tests.snapshot_apps.inventories import degraded_inventory
+from tests.snapshots.apps.inventories import degraded_inventory
 
 
 class CountingCollector:

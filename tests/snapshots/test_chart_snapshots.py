@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.pilot import Pilot
 from tierdeck.widgets.charts.series_chart import SeriesChart
 
-from tests.snapshot_apps.charts import OverlayApp
+from tests.snapshots.apps.charts import OverlayApp
 from tests.waiting import wait_until
 
 

@@ -1,5 +1,5 @@
 """SVG snapshots of the compare view, on runs recorded on the lab NAS
-(tests/snapshot_apps/compare.py): the table at 80x24 (three runs, a job matched by
+(tests/snapshots/apps/compare.py): the table at 80x24 (three runs, a job matched by
 position, both directions) and 160x50 (five runs, seed 002's four jobs), the
 comparability panel, the overlay charts, and the history list with runs marked.
 Plain sync functions, fixed sizes, nothing from the clock. Update after a deliberate UI
@@ -15,8 +15,8 @@ from textual.pilot import Pilot
 from tierdeck.screens.history.compare import CompareScreen
 from tierdeck.screens.history.history import HistoryScreen
 
-from tests.snapshot_apps.bench_data import HistoryApp
-from tests.snapshot_apps.compare import CompareApp, fill_compare_history
+from tests.snapshots.apps.bench_data import HistoryApp
+from tests.snapshots.apps.compare import CompareApp, fill_compare_history
 from tests.waiting import wait_until
 
 SMALL = (80, 24)

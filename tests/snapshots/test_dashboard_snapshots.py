@@ -12,7 +12,7 @@ from tierdeck.app.machine.demo import load_demo_host
 from tierdeck.app.tui.app import TierdeckApp
 
 from tests.pilot.waiting import wait_for_inventory
-from tests.snapshot_apps.inventories import degraded_inventory
+from tests.snapshots.apps.inventories import degraded_inventory
 
 SMALL = (80, 24)
 LARGE = (160, 50)

@@ -1,4 +1,4 @@
-"""SVG snapshots of the mover view at 80x24 with fixed data (tests/snapshot_apps/mover):
+"""SVG snapshots of the mover view at 80x24 with fixed data (tests/snapshots/apps/mover):
 the forecast (six files by age and fill, a time from the history, the noatime note),
 the last run's report (moved, skipped with reasons, a recovered move) and a move in
 progress (two files of six, the bar, the figures, the current file). Plain sync
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 from textual.pilot import Pilot
-from tierdeck.screens.modals.confirm import ConfirmScreen
 from tierdeck.screens.layout.mover import MoverScreen, Phase
+from tierdeck.screens.modals.confirm import ConfirmScreen
 
-from tests.snapshot_apps.mover import MoverApp
+from tests.snapshots.apps.mover import MoverApp
 from tests.waiting import wait_until
 
 SMALL = (80, 24)

@@ -13,16 +13,16 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from tierdeck.app.machine.demo import load_demo_host
 from tierdeck.app.history.store import HistoryStore
+from tierdeck.app.machine.demo import load_demo_host
 from tierdeck.app.tui.app import TierdeckApp
-from tierdeck.screens.history.history import HistoryScreen
 from tierdeck.screens.bench.run import RunScreen
+from tierdeck.screens.history.history import HistoryScreen
 from tierdeck.screens.history.run_detail import RunDetailScreen
 from tierdeck.widgets.charts.series_chart import SeriesChart
 
 from tests.pilot.waiting import wait_for_inventory
-from tests.snapshot_apps.bench_data import (
+from tests.snapshots.apps.bench_data import (
     HistoryApp,
     RunScreenApp,
     as_stored_before_0_2,
@@ -30,7 +30,7 @@ from tests.snapshot_apps.bench_data import (
     load_events,
     result_of,
 )
-from tests.snapshot_apps.inventories import lab_inventory
+from tests.snapshots.apps.inventories import lab_inventory
 from tests.waiting import wait_until
 
 SMALL = (80, 24)
@@ -198,7 +198,11 @@ def test_history_detail_80x24(snap_compare, history_path: Path) -> None:  # type
 
         def loaded() -> bool:
             screen = pilot.app.screen
-            return isinstance(screen, RunDetailScreen) and screen.run is not None and charts_drawn(pilot)
+            return (
+                isinstance(screen, RunDetailScreen)
+                and screen.run is not None
+                and charts_drawn(pilot)
+            )
 
         await wait_until(pilot, loaded, "the run detail")
 
@@ -212,7 +216,11 @@ def test_history_detail_160x50(snap_compare, history_path: Path) -> None:  # typ
 
         def loaded() -> bool:
             screen = pilot.app.screen
-            return isinstance(screen, RunDetailScreen) and screen.run is not None and charts_drawn(pilot)
+            return (
+                isinstance(screen, RunDetailScreen)
+                and screen.run is not None
+                and charts_drawn(pilot)
+            )
 
         await wait_until(pilot, loaded, "the run detail")
 
@@ -226,7 +234,11 @@ def open_run(*keys: str):  # type: ignore[no-untyped-def]
 
         def loaded() -> bool:
             screen = pilot.app.screen
-            return isinstance(screen, RunDetailScreen) and screen.run is not None and charts_drawn(pilot)
+            return (
+                isinstance(screen, RunDetailScreen)
+                and screen.run is not None
+                and charts_drawn(pilot)
+            )
 
         await wait_until(pilot, loaded, "the run detail")
 

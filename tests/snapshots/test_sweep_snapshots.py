@@ -1,5 +1,5 @@
 """SVG snapshots of the sweep matrix and the ladder table with fixed data
-(tests/snapshot_apps/sweep and ladder), at 80x24 and 160x50: seed 003's 3x3 sweep with
+(tests/snapshots/apps/sweep and ladder), at 80x24 and 160x50: seed 003's 3x3 sweep with
 one cell not run (coloured cells, the chart against the compressibility), and seed
 000's ladder (penalties, a skipped branch with its reason, the diagnosis). Plain sync
 functions, nothing from the clock. Update after a deliberate UI change with
@@ -11,12 +11,12 @@ from __future__ import annotations
 from textual.pilot import Pilot
 from tierdeck.screens.sequence.ladder import LadderScreen
 from tierdeck.screens.sequence.sweep import SweepScreen
-from tierdeck.widgets.sequence.ladder_table import LadderTable
 from tierdeck.widgets.charts.series_chart import SeriesChart
+from tierdeck.widgets.sequence.ladder_table import LadderTable
 from tierdeck.widgets.sequence.sweep_matrix import SweepMatrix
 
-from tests.snapshot_apps.ladder import LadderApp
-from tests.snapshot_apps.sweep import SweepApp
+from tests.snapshots.apps.ladder import LadderApp
+from tests.snapshots.apps.sweep import SweepApp
 from tests.waiting import wait_until
 
 SMALL = (80, 24)
