@@ -15,11 +15,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .layout.model import GIB, AgeBasis, BranchMode, CreatePolicy, Layout, MoverPolicy
+from .layout.destination import Destination
+from .layout.model import AgeBasis, BranchMode, CreatePolicy, MoverPolicy
 from .mergerfs_policy import CreateErrno, Placement, PolicyBranch, simulate
-
-# mergerfs's minfreespace when a layout has no slow pool to say otherwise.
-DEFAULT_MINFREESPACE = 4 * GIB
 
 # The engine's temporary names on a destination branch start with this; the scan of a
 # cache branch skips such names too (a crash's leftover is the engine's to recover).
@@ -213,34 +211,6 @@ def _freed(f: CachedFile) -> int:
 
 
 # -- destination -------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Destination:
-    """Where the mover writes: the slow branches (each with the destination's
-    sub-folder appended), the create policy choosing among them and its minfreespace."""
-
-    branches: tuple[str, ...]
-    policy: CreatePolicy
-    minfreespace_bytes: int
-
-
-def destination_of(layout: Layout) -> Destination:
-    """The slow pool's branches and create policy when the mover moves into the slow
-    pool (or a folder of it); the one branch, taking any file that fits, when it moves
-    into a slow branch. The layout rules refuse every other destination. Either way
-    the slow pool's minfreespace (mergerfs's 4G without a slow pool) is kept free."""
-    dest = posixpath.normpath(layout.mover.destination)
-    pool = layout.slow_pool
-    minfree = pool.options.minfreespace_bytes if pool is not None else DEFAULT_MINFREESPACE
-    if pool is not None:
-        top = posixpath.normpath(pool.mountpoint)
-        if dest == top or dest.startswith(top.rstrip("/") + "/"):
-            sub = posixpath.relpath(dest, top)
-            writable = [b.path for b in layout.slow_branches() if b.mode is BranchMode.RW]
-            paths = tuple(posixpath.normpath(posixpath.join(p, sub)) for p in writable)
-            return Destination(paths, pool.options.create, pool.options.minfreespace_bytes)
-    return Destination((dest,), CreatePolicy.FF, minfree)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Any
 
 from ...core.bench_models import RunResult
 from ...core.compare.comparison import Metric
-from ...core.series import direction_series, directions_with_io
+from ...core.compare.series import direction_series, directions_with_io
 from ..compare.render import format_figure, run_label
 
 MIB = 2**20

@@ -17,6 +17,7 @@ from ...backends.host import FsUsage, Host
 from ...backends.mover.scan import BranchScan, is_noatime
 from ...core.bench_models import RunResult
 from ...core.errors import HostError
+from ...core.layout.destination import destination_of
 from ...core.layout.model import AgeBasis, Layout
 from ...core.layout.rules import BranchFacts
 from ...core.models import Inventory, Mount
@@ -25,7 +26,6 @@ from ...core.mover import (
     MissingDirs,
     Plan,
     SlowSpace,
-    destination_of,
     forecast_seconds,
     place,
     select_files,

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ...core.layout.destination import Destination
 from ...core.layout.model import CreatePolicy
 from ...core.mergerfs_policy import CreateErrno
-from ...core.mover import Destination, SlowSpace, Unplaced
+from ...core.mover import SlowSpace, Unplaced
 from ...core.units import format_bytes
 
 

@@ -37,9 +37,9 @@ from enum import StrEnum
 from ..bench_models import DirectionSummary, RunResult, RunStatus, RunWarning
 from ..errors import TierdeckError
 from ..jobspec import JobSpec
-from ..series import summary_value as _value
 from .differences import Difference, DifferenceKind, env_differences, job_differences
 from .noise import Metric, job_seconds, noise_pct, spread_pct
+from .series import summary_value as _value
 
 __all__ = [
     "MAX_RUNS",

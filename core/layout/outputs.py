@@ -14,7 +14,7 @@ import posixpath
 from dataclasses import dataclass
 
 from ..errors import TierdeckError
-from ..mover import destination_of
+from .destination import destination_of
 from .model import Branch, Layout, PoolOptions, PoolSpec
 
 __all__ = [

@@ -10,7 +10,7 @@ from types import ModuleType
 
 import pytest
 from tierdeck.app.layout.files import load_layout
-from tierdeck.core.mover import destination_of
+from tierdeck.core.layout.destination import destination_of
 
 from ..paths import REPO
 

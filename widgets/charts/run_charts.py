@@ -13,8 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from ...app.compare.render import format_figure
 from ...core.bench_models import DeviceSample, DirectionSummary
 from ...core.compare.noise import Metric
-from ...core.fio_models import Direction, Sample
-from ...core.series import (
+from ...core.compare.series import (
     direction_series,
     directions_with_io,
     drawn,
@@ -22,6 +21,7 @@ from ...core.series import (
     summary_value,
     weight,
 )
+from ...core.fio_models import Direction, Sample
 from .series_axes import COUNT, LATENCY, RATE, AxisUnit
 from .series_chart import DEFAULT_ROWS, Interval, LegendValue, NamedSeries, SeriesChart
 

@@ -63,7 +63,7 @@ from textual_hires_canvas import Canvas
 from textual_plot import HiResMode, PlotWidget
 from textual_plot.axis_formatter import AxisFormatter
 
-from ...core.series import RunningMean
+from ...core.compare.series import RunningMean
 from .series_axes import LABEL_CHARS, RATE, AxisUnit, DecadeTicks, SecondsTicks, ValueTicks
 
 DEFAULT_CAPACITY = 3600  # one hour of 1 Hz samples

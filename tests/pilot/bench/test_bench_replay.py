@@ -13,7 +13,7 @@ import pytest
 from textual.widgets import Static
 from tierdeck.app.bench import events as ev
 from tierdeck.core.bench_models import DeviceSample, RunRequest, RunResult, RunStatus
-from tierdeck.core.series import drawn
+from tierdeck.core.compare.series import drawn
 from tierdeck.core.units import fmt_rate
 from tierdeck.screens.bench.run import RunScreen
 from tierdeck.screens.modals.confirm import ConfirmScreen
@@ -122,7 +122,7 @@ async def test_failed_run_shows_fios_words_and_no_charts() -> None:
 async def test_a_burst_of_samples_coalesces_without_losing_any() -> None:
     """A UI that falls behind gets fewer, bigger messages, never fewer points."""
     events = load_events("branch_randrw")
-    # A full second: a partial one is counted in the average, not drawn (core/series)
+    # A full second: a partial one is counted in the average, not drawn (core/compare/series)
     template = next(e.sample for e in events if isinstance(e, ev.SampleReady) and drawn(e.sample))
 
     class Burst:

@@ -18,8 +18,8 @@ from tierdeck.app.history.store import HistoryStore
 from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import LiveHost
 from tierdeck.core.bench_models import RunStatus, WarningKind
+from tierdeck.core.compare.series import drawn
 from tierdeck.core.presets import find_preset
-from tierdeck.core.series import drawn
 from tierdeck.screens.bench.run import RunScreen
 from tierdeck.screens.bench.setup import CUSTOM, BenchSetupScreen
 from tierdeck.screens.history.history import HistoryScreen
@@ -160,7 +160,7 @@ async def test_custom_job_from_dashboard_to_result_and_history(tmpfs: Path, data
         # Per-second samples, not a cumulative average: the capped seconds stay near
         # 4 MiB/s and the uncapped ones are far above.
         writes = screen.query_one("#chart-bw", SeriesChart).values("write")
-        # every full second (a partial last one is not drawn: core/series)
+        # every full second (a partial last one is not drawn: core/compare/series)
         assert len(writes) == len([s for s in result.series if drawn(s)]) >= 3
         assert min(w or 0 for w in writes[:1]) < 8 * MiB
         assert max(w or 0 for w in writes) > 40 * MiB

@@ -14,7 +14,7 @@ from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.app.tui.bench_messages import HistoryLoaded
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.bench_models import RunStatus
-from tierdeck.core.series import drawn
+from tierdeck.core.compare.series import drawn
 from tierdeck.core.units import fmt_rate
 from tierdeck.screens.history.history import HistoryScreen
 from tierdeck.screens.history.run_detail import RunDetailScreen

@@ -13,8 +13,8 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual_hires_canvas import Canvas
 from tierdeck.core.bench_models import DirectionSummary
+from tierdeck.core.compare.series import drawn
 from tierdeck.core.fio_models import DirectionSample, Sample
-from tierdeck.core.series import drawn
 from tierdeck.widgets.charts.run_charts import (
     feed_charts,
     make_charts,

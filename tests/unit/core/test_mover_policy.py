@@ -8,6 +8,7 @@ import random
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from tierdeck.core.layout.destination import Destination, destination_of
 from tierdeck.core.layout.model import AgeBasis, Branch, CreatePolicy, MoverPolicy, default_layout
 from tierdeck.core.mergerfs_policy import CreateErrno
 from tierdeck.core.models import BranchMode
@@ -15,11 +16,9 @@ from tierdeck.core.mover import (
     DAY,
     CachedFile,
     CacheUsage,
-    Destination,
     MoveReason,
     Selected,
     SlowSpace,
-    destination_of,
     excluded,
     forecast_seconds,
     place,

@@ -1,4 +1,4 @@
-"""core/series.py: the one rule of every chart (drawn seconds, what "avg" means), and
+"""core/compare/series.py: the one rule of every chart (drawn seconds, what "avg" means), and
 the HTML export's charts following it. Runs are the recorded lab runs of
 tests/fixtures/bench_screens."""
 
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from tierdeck.app.compare.render import format_value
 from tierdeck.app.export.charts import lines
 from tierdeck.core.compare.comparison import Metric, compare_runs
-from tierdeck.core.series import direction_series, weighted_mean
+from tierdeck.core.compare.series import direction_series, weighted_mean
 
 from tests.unit.core.compare.test_compare import recording
 

@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .bench_models import DirectionSummary
-from .compare.noise import FULL_INTERVAL_S, Metric
-from .fio_models import Direction, DirectionSample, Sample
+from ..bench_models import DirectionSummary
+from ..fio_models import Direction, DirectionSample, Sample
+from .noise import FULL_INTERVAL_S, Metric
 
 Point = tuple[float, float | None]
 
