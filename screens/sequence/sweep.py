@@ -29,10 +29,10 @@ from ...app.tui.sequence_messages import CellFinished, CellStarted, SweepRun, sw
 from ...core.errors import TierdeckError, one_line
 from ...core.sweep.model import SweepResult
 from ...core.units import fmt_clock
+from ...widgets.bars import percent_bar
 from ...widgets.bench.live_run import LiveRun
 from ...widgets.charts.run_charts import plot_rows
 from ...widgets.charts.series_chart import SeriesChart
-from ...widgets.dashboard.bars import percent_bar
 from ...widgets.sequence.sweep_matrix import MATRIX_BINDINGS, SweepMatrix
 from .view import SequenceView, sequence_bindings
 

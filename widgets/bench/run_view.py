@@ -28,7 +28,7 @@ from ...core.bench_models import (
 )
 from ...core.imports import ImportNotice
 from ...core.units import fmt_count, fmt_mib, fmt_ns, fmt_rate
-from ..dashboard.bars import percent_bar
+from ..bars import percent_bar
 
 DIRECTIONS = ("read", "write", "trim")
 

@@ -13,7 +13,7 @@ from ...backends.mounts import mount_for_path
 from ...core.models import Disk, DiskKind, Inventory, Mount
 from ...core.relations import disk_users
 from ...core.units import format_bytes
-from .bars import FULL_FRACTION, usage_bar
+from ..bars import FULL_FRACTION, usage_bar
 
 KIND_LABEL = {
     DiskKind.HDD: "hdd",

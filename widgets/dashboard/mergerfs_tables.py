@@ -9,7 +9,7 @@ from textual.widgets import DataTable
 
 from ...core.models import MergerfsBranch, MergerfsPool
 from ...core.units import format_bytes
-from .bars import usage_bar
+from ..bars import usage_bar
 
 
 def _fraction(size: int | None, avail: int | None) -> float | None:

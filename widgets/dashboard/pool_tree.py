@@ -16,7 +16,7 @@ from textual.widgets.tree import TreeNode
 
 from ...core.models import BtrfsFilesystem, Inventory, MdArray, Vdev, ZfsDataset, ZPool
 from ...core.units import format_bytes
-from .bars import percent_bar, state_style, state_text, usage_bar
+from ..bars import percent_bar, state_style, state_text, usage_bar
 
 GUIDE = 2  # tree indentation per level: narrow, so deep raidz trees fit 80 columns
 ICON = 2  # "▼ " in front of expandable nodes

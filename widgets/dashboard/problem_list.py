@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ...core.models import Inventory, Problem, Severity
-from .bars import severity_style
+from ..bars import severity_style
 
 _ORDER = {Severity.CRITICAL: 0, Severity.WARNING: 1, Severity.INFO: 2}
 _MARK = {Severity.CRITICAL: "✗", Severity.WARNING: "!", Severity.INFO: "i"}

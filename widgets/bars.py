@@ -1,4 +1,4 @@
-"""Text bars and health colours shared by the dashboard widgets.
+"""Text bars and health colours shared by the dashboard, the run view and the sweep view.
 
 Bars are plain Rich ``Text`` (not ProgressBar widgets) so they fit in table cells and
 tree labels, cost nothing when hidden and render identically in every snapshot.
