@@ -23,7 +23,8 @@ from ...core.series import (
     weight,
 )
 from .series_axes import COUNT, LATENCY, RATE, AxisUnit
-from .series_chart import DEFAULT_ROWS, Interval, LegendValue, NamedSeries, SeriesChart
+from .series_chart import DEFAULT_ROWS, SeriesChart
+from .series_data import Interval, LegendValue, NamedSeries
 
 DISK_STYLES = ("cyan", "yellow", "green", "magenta", "blue", "red")
 MAX_ROWS = 12  # a taller plot shows nothing new at 1 Hz
