@@ -46,6 +46,11 @@ def format_bytes(n: int | None, *, precision: int = 1) -> str:
     return f"{value:.0f}E"  # pragma: no cover - loop always returns
 
 
+def format_bytes_exact(n: int) -> str:
+    """A size where the exact figure matters (a refusal): "1.0G (1073741824 bytes)"."""
+    return f"{format_bytes(n)} ({n} bytes)"
+
+
 # --- fio's units: binary multiples with their names, as fio's own report prints them.
 # One module for every figure tierdeck shows (the TUI, the CLI and the warnings).
 

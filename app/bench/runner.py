@@ -13,42 +13,31 @@ group, SIGKILL after a grace period, and removes the ``.tierdeck-bench.*`` files
 fio forks one process per job, so signals go to the whole group (fio is started in a
 session of its own), and the run waits until none of them is left.
 
-A module-level registry (plus a lock file, for other tierdeck processes) allows one
-run per target at a time.
+``claims.claim`` holds the target for the whole run (one run per target at a time);
+the fio command lines are ``fio_commands``', progress ``progress``' and fio's verdict
+``fio_outcome``'s.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import json
 import math
 import posixpath
 import signal
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from ...backends.diskstats import DiskstatsSampler
-from ...backends.fio.stream import (
-    STREAM_ARGS,
-    IntervalSampler,
-    JsonDocumentSplitter,
-    job_summaries,
-    parse_report,
-)
+from ...backends.fio.json_documents import JsonDocumentSplitter
+from ...backends.fio.sampling import IntervalSampler
+from ...backends.fio.stream import job_summaries, parse_report
 from ...backends.host import Host, HostProcess
-from ...backends.locks import LockHeld
 from ...core import cache_check
 from ...core.bench_models import (
-    BenchRefused,
     DeviceSample,
-    DirectionSummary,
     EnvFingerprint,
-    RefusalKind,
     RunRequest,
     RunResult,
     RunStatus,
@@ -57,25 +46,10 @@ from ...core.bench_models import (
     WarningKind,
 )
 from ...core.errors import ParseError, TierdeckError
-from ...core.fio_models import (
-    Direction,
-    DirectionStats,
-    FioError,
-    FioReport,
-    Sample,
-    collapse_repeats,
-)
-from ...core.jobspec import (
-    BENCH_FILE_PREFIX,
-    TARGET_OPTIONS,
-    JobSpec,
-    fio_size_bytes,
-    group_seconds,
-    placement_args,
-    stonewall_groups,
-)
+from ...core.fio_models import Direction, FioReport, Sample
 from ...core.models import Inventory
 from ...core.units import fmt_bytes
+from .claims import claim
 from .events import (
     BenchEvent,
     DevicesReady,
@@ -87,6 +61,9 @@ from .events import (
     SampleReady,
 )
 from .fingerprint import fingerprint
+from .fio_commands import bench_entries, layout_command, measure_command, test_files
+from .fio_outcome import FioOutcome, fio_failure, run_summary
+from .progress import ProgressModel
 
 GRACE_S = 3.0  # SIGTERM -> SIGKILL
 REAP_TIMEOUT_S = 10.0  # how long to wait for fio's job processes after SIGKILL
@@ -97,7 +74,6 @@ CACHE_RATIO = 1.5
 CACHE_MIN_BYTES = 8 * 1024 * 1024
 _READ_CHUNK = 64 * 1024
 _STDERR_LIMIT = 64 * 1024
-_MAX_ERROR_LINES = 20
 _MEMORY_FS = frozenset({"tmpfs", "ramfs"})
 _MIN_FINAL_INTERVAL_S = 0.25
 _READ_CACHE_WHY = (
@@ -113,158 +89,7 @@ _WRITE_CACHE_WHY = (
 EventSink = Callable[[BenchEvent], None]
 
 
-# --------------------------------------------------------------------------- registry
-
-_running: dict[str, RunRequest] = {}
-_running_lock = threading.Lock()
-
-
-def _key(path: str) -> str:
-    return posixpath.normpath(path)
-
-
-def running_request(target_path: str) -> RunRequest | None:
-    """The run in progress on this target (in this process), if any."""
-    with _running_lock:
-        return _running.get(_key(target_path))
-
-
-def running_requests() -> tuple[RunRequest, ...]:
-    with _running_lock:
-        return tuple(_running.values())
-
-
-@contextlib.contextmanager
-def _claim(host: Host, request: RunRequest) -> Iterator[None]:
-    """Hold the target for the whole run, or raise BenchRefused."""
-    key = _key(request.target.path)
-    with _running_lock:
-        other = _running.get(key)
-        if other is not None:
-            raise BenchRefused(
-                f"a benchmark is already running on {request.target.label} ({other.name}): "
-                "one run per target at a time",
-                kind=RefusalKind.BUSY,
-            )
-        _running[key] = request
-    try:
-        # Another tierdeck process (the CLI beside the TUI) takes the same lock.
-        with host.exclusive(f"bench:{key}"):
-            yield
-    except LockHeld as exc:
-        raise BenchRefused(
-            "another tierdeck process is running a benchmark on this target: "
-            "one run per target at a time",
-            kind=RefusalKind.BUSY,
-        ) from exc
-    finally:
-        with _running_lock:
-            _running.pop(key, None)
-
-
-# --------------------------------------------------------------------------- commands
-
-
-def _escape(path: str) -> str:
-    return path.replace(":", "\\:")  # fio splits filename= on ':'
-
-
-def job_args(request: RunRequest) -> list[str]:
-    """fio arguments for every job of the request (after the output options): the
-    target as fio's directory and fio's own file naming, then the jobs."""
-    if request.target.kind is not TargetKind.RAW:
-        args = placement_args(request.target.path)
-        for job in request.jobs:
-            args += job.to_fio_args()
-        return args
-    args = []
-    for job in request.jobs:
-        job.validate()
-        args += [f"--name={job.name}", f"--filename={_escape(request.target.path)}"]
-        for key, value in job.options():
-            if key not in TARGET_OPTIONS:
-                args.append(f"--{key}" if value is None else f"--{key}={value}")
-    return args
-
-
-def measure_command(request: RunRequest) -> tuple[str, ...]:
-    return ("fio", *STREAM_ARGS, *job_args(request))
-
-
-def layout_command(request: RunRequest) -> tuple[str, ...]:
-    return ("fio", "--create_only=1", "--output-format=json", "--eta=never", *job_args(request))
-
-
-def test_files(request: RunRequest) -> tuple[str, ...]:
-    """The files the run plans to create, as absolute paths (none in raw mode)."""
-    if request.target.kind is TargetKind.RAW:
-        return ()
-    top = request.target.path.rstrip("/") or "/"
-    return tuple(posixpath.join(top, f.name) for f in request.files)
-
-
-def bench_entries(host: Host, directory: str) -> set[str]:
-    """Names with tierdeck's test-file prefix directly in ``directory``."""
-    try:
-        return {n for n in host.listdir(directory) if n.startswith(BENCH_FILE_PREFIX)}
-    except (OSError, TierdeckError):
-        return set()
-
-
-# --------------------------------------------------------------------------- progress
-
-
-class _ProgressModel:
-    """How far the jobs are: elapsed vs runtime for timed jobs, bytes done vs size for
-    size-bound ones, group by group (stonewall starts a group; groups run in turn)."""
-
-    def __init__(self, jobs: Sequence[JobSpec]) -> None:
-        self.groups = stonewall_groups(jobs)
-        known = [group_seconds(g) for g in self.groups]
-        present = [s for s in known if s is not None]
-        default = sum(present) / len(present) if present else 1.0
-        self.weights = [s if s is not None else default for s in known]
-
-    @staticmethod
-    def _job_fraction(job: JobSpec, report: FioReport) -> tuple[float, bool]:
-        entries = [j for j in report.jobs if j.name == job.name]
-        if not entries:
-            return 0.0, False
-        started = any(e.has_io for e in entries)
-        runtime_ms = max(d.runtime_ms for e in entries for d in (e.read, e.write, e.trim))
-        done = sum(d.io_bytes for e in entries for d in (e.read, e.write, e.trim))
-        fractions: list[float] = []
-        if job.runtime is not None:
-            fractions.append(runtime_ms / (job.runtime * 1000.0))
-        size = fio_size_bytes(job.size) if job.size is not None else None
-        if size and not job.time_based:
-            fractions.append(done / (size * job.numjobs))
-        return min(1.0, max(fractions, default=0.0)), started
-
-    def fraction(self, report: FioReport | None) -> float:
-        if report is None:
-            return 0.0
-        per_group: list[float] = []
-        for group in self.groups:
-            parts = [self._job_fraction(job, report) for job in group]
-            per_group.append(sum(f for f, _ in parts) / len(parts))
-            if any(started for _, started in parts):
-                # a later group has started: every group before it is done
-                per_group[:-1] = [1.0] * (len(per_group) - 1)
-        total = sum(self.weights)
-        return sum(w * f for w, f in zip(self.weights, per_group, strict=True)) / total
-
-
 # --------------------------------------------------------------------------- the run
-
-
-@dataclass
-class _FioOutcome:
-    returncode: int | None
-    reports: int = 0
-    last_doc: dict[str, Any] | None = None
-    last_report: FioReport | None = None
-    messages: list[str] = field(default_factory=list)  # fio's own lines, stdout + stderr
 
 
 class _Run:
@@ -289,7 +114,7 @@ class _Run:
         self.warnings: list[RunWarning] = list(request.warnings)
         self.disks = DiskstatsSampler(host, request.target.disks)
         self.disks_ok = bool(request.target.disks)
-        self.progress = _ProgressModel(request.jobs)
+        self.progress = ProgressModel(request.jobs)
         self.latest: FioReport | None = None
         self.last_disk_t = 0.0
         # Cache check: device t = fio t + offset_s, once fio's first I/O is known.
@@ -317,15 +142,15 @@ class _Run:
 
     # -- fio as a subprocess ---------------------------------------------------------
 
-    async def run_fio(self, command: Sequence[str], *, measuring: bool) -> _FioOutcome:
+    async def run_fio(self, command: Sequence[str], *, measuring: bool) -> FioOutcome:
         loop = asyncio.get_running_loop()
         try:
             # its own session: signals reach every job fio forks
             proc = await self.host.spawn(command)
         except OSError as exc:
-            return _FioOutcome(returncode=None, messages=[f"cannot start fio: {exc}"])
+            return FioOutcome(returncode=None, messages=[f"cannot start fio: {exc}"])
         started = loop.time()
-        outcome = _FioOutcome(returncode=None)
+        outcome = FioOutcome(returncode=None)
         splitter = JsonDocumentSplitter()
         stderr = bytearray()
         interval = IntervalSampler()
@@ -396,7 +221,7 @@ class _Run:
         return outcome
 
     def _take_document(
-        self, doc: str, outcome: _FioOutcome, interval: IntervalSampler | None
+        self, doc: str, outcome: FioOutcome, interval: IntervalSampler | None
     ) -> None:
         try:
             data = json.loads(doc)
@@ -465,7 +290,7 @@ class _Run:
                 f"could not drop caches ({exc}): cached data may inflate reads",
             )
 
-    async def lay_out(self) -> _FioOutcome:
+    async def lay_out(self) -> FioOutcome:
         self.emit(Progress(0.0, None, RunPhase.LAYING_OUT))
         self.notice("laying out the test files (fio --create_only=1)")
         return await self.run_fio(layout_command(self.request), measuring=False)
@@ -581,7 +406,7 @@ class _Run:
             self.emit(Notice(warning.text, warning.kind))
         self.emit(Progress(0.0, None, RunPhase.PREPARING))
         env = EnvFingerprint(kernel=self.host.kernel)
-        outcome: _FioOutcome | None = None
+        outcome: FioOutcome | None = None
         failure: str | None = None
         raw = request.target.kind is TargetKind.RAW
         before = set() if raw else bench_entries(self.host, request.target.path)
@@ -594,14 +419,14 @@ class _Run:
                     self.notice(f"environment fingerprint incomplete: {problem}")
             if request.lay_out_first and not self.cancel.is_set():
                 layout = await self.lay_out()
-                failure = None if self.cancelled else _failure(layout)
+                failure = None if self.cancelled else fio_failure(layout)
             if failure is None and request.drop_caches and not self.cancel.is_set():
                 await self.drop_caches()
             if failure is None and not self.cancel.is_set():
                 self.latest = None
                 self.emit(Progress(0.0, None, RunPhase.MEASURING))
                 outcome = await self.run_fio(command, measuring=True)
-                failure = None if self.cancelled else _failure(outcome)
+                failure = None if self.cancelled else fio_failure(outcome)
             # Cancelled before fio measured anything (while preparing or dropping caches)
             if failure is None and outcome is None and self.cancel.is_set():
                 self.cancelled = True
@@ -641,7 +466,7 @@ class _Run:
             preset=request.preset,
             error=failure if status is RunStatus.FAILED else None,
             fio_json=outcome.last_doc if outcome is not None else None,
-            summary=_summary(report) if report is not None else {},
+            summary=run_summary(report) if report is not None else {},
             job_summaries=job_summaries(report, request.jobs) if report is not None else (),
             series=tuple(self.series),
             device_series=tuple(self.device_series),
@@ -655,51 +480,6 @@ class _Run:
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _failure(outcome: _FioOutcome) -> str | None:
-    """fio's verdict in its own words, or None when the run went fine."""
-    report = outcome.last_report
-    failed_jobs = report.failed_jobs if report is not None else ()
-    if outcome.returncode == 0 and report is not None and not failed_jobs:
-        return None
-    lines = collapse_repeats([line.strip() for line in outcome.messages if line.strip()])
-    lines = lines[-_MAX_ERROR_LINES:]
-    if any(err == errno.ENOSPC for _, err in ((j.name, j.error) for j in failed_jobs)):
-        lines.append(
-            "the target ran out of space during the run: on a copy-on-write filesystem "
-            "(btrfs, ZFS) writing over a file needs room for the old and the new blocks. "
-            "Choose a smaller size."
-        )
-    if report is not None and failed_jobs:
-        # FioError names each failed job with its errno; fio's lines say why.
-        headline = str(FioError.from_report(report)).split(";", 1)[0]
-    elif outcome.returncode is None:
-        headline = "fio could not be started"
-    elif outcome.returncode < 0:
-        headline = f"fio was killed by signal {-outcome.returncode}"
-    elif outcome.returncode != 0:
-        headline = f"fio exited with status {outcome.returncode}"
-    else:
-        headline = "fio printed no final report"
-    return "\n".join([headline, *lines])
-
-
-def _direction_summary(stats: DirectionStats) -> DirectionSummary:
-    return DirectionSummary(
-        bw_bytes=stats.bw_bytes,
-        iops=stats.iops,
-        lat_mean_ns=stats.lat_mean_ns,
-        lat_p99_ns=stats.lat_p99_ns,
-    )
-
-
-def _summary(report: FioReport) -> dict[str, DirectionSummary]:
-    return {
-        direction.value: _direction_summary(report.direction(direction))
-        for direction in Direction
-        if report.direction(direction).has_io
-    }
 
 
 def _remove_files(host: Host, paths: Sequence[str]) -> None:
@@ -748,6 +528,6 @@ async def run_benchmark(
     BenchRefused only when the target is busy; every fio failure comes back as
     ``RunResult(status=FAILED, error=<fio's message>)``. Callers use
     ``app.bench_service.BenchService``, which also stores the result."""
-    with _claim(host, request):
+    with claim(host, request):
         run = _Run(host, inventory, request, on_event, cancel or asyncio.Event(), env)
         return await run.execute()

@@ -61,7 +61,7 @@ def _thin(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
 
 def lines(runs: Sequence[RunResult], metric: Metric) -> list[Line]:
     """One line per run and direction with a value in at least one full second (the
-    rule of every chart, ``core.series``), its legend saying the run's own figure."""
+    rule of every chart, ``core.compare.series``), its legend saying the run's own figure."""
     out = []
     for run in runs:
         directions = directions_with_io(run.series)

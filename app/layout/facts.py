@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from ...backends.host import Host
 from ...core.errors import HostError
-from ...core.layout.rules import BranchFacts, Redundancy
+from ...core.layout.branch_facts import BranchFacts, Redundancy
 from ...core.models import Inventory, Mount, VdevKind
 from ...core.relations import disks_under
 

@@ -17,9 +17,9 @@ from ...backends.host import FsUsage, Host
 from ...backends.mover.scan import BranchScan, is_noatime
 from ...core.bench_models import RunResult
 from ...core.errors import HostError
+from ...core.layout.branch_facts import BranchFacts
 from ...core.layout.destination import destination_of
 from ...core.layout.model import AgeBasis, Layout
-from ...core.layout.rules import BranchFacts
 from ...core.models import Inventory, Mount
 from ...core.mover import (
     CacheUsage,

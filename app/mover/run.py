@@ -25,8 +25,9 @@ from ...backends.locks import LockHeld
 from ...backends.mounts import read_mounts
 from ...backends.mover.engine import FileMover, MoveStopped
 from ...core.errors import TierdeckError
+from ...core.layout.branch_facts import BranchFacts
 from ...core.layout.model import Layout
-from ...core.layout.rules import BranchFacts, RuleSeverity, check_layout
+from ...core.layout.rules import RuleSeverity, check_layout
 from ...core.models import Inventory, SourceNote, ZfsInfo
 from ...core.mover import MoveOutcome, PlannedMove, RecoveryOutcome, StopReason, Unplaced
 from ...core.units import counted, format_bytes

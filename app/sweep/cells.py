@@ -26,7 +26,7 @@ from ...core.errors import HostError, ParseError, TierdeckError
 from ...core.jobspec import JobSpec, JobSpecError
 from ...core.presets import find_preset
 from ...core.sweep.model import AxisKind, SweepCell, SweepSpec, fio_value
-from ..bench.runner import job_args
+from ..bench.fio_commands import job_args
 
 SWEEP_JOB_NAME = "sweep"
 _PARSE_TIMEOUT_S = 60.0

@@ -65,7 +65,7 @@ from ...core.models import Inventory
 from ...core.sweep.model import TARGETS_AXIS, Axis, CellResult, SweepCell, SweepResult, SweepSpec
 from ..bench.events import BenchEvent, Notice
 from ..bench.fingerprint import fingerprint
-from ..bench.runner import test_files
+from ..bench.fio_commands import test_files
 from ..bench.service import BenchAsk, BenchService
 from ..history.run_sets import RunSetKind, RunSetStore, set_tag
 from ..history.store import HistoryError

@@ -17,7 +17,8 @@ from typing import Any
 from ...core.errors import ParseError
 from ...core.fio_models import FioReport
 from ...core.imports import ImportFormat, ImportNotice, ImportRefusalKind, ImportRefused
-from .stream import parse_report, split_documents
+from .json_documents import split_documents
+from .stream import parse_report
 
 
 @dataclass(frozen=True)

@@ -4,21 +4,21 @@
 document per interval, every value cumulative since the start. Three steps turn that
 into a live graph:
 
-1. :class:`JsonDocumentSplitter` cuts the stdout stream into documents, whatever the
-   chunking, and keeps fio's own text lines ("fio: pid=..., err=22/...") apart.
-2. :func:`parse_report` turns one document into a :class:`FioReport` (fio 2.x to 3.3x).
-3. :class:`IntervalSampler` turns successive cumulative reports into per-interval
-   :class:`Sample` deltas.
+1. ``json_documents.JsonDocumentSplitter`` cuts the stdout stream into documents,
+   whatever the chunking, and keeps fio's own text lines ("fio: pid=..., err=22/...")
+   apart.
+2. :func:`parse_report` (here) turns one document into a :class:`FioReport` (fio 2.x
+   to 3.3x).
+3. ``sampling.IntervalSampler`` turns successive cumulative reports into per-interval
+   :class:`Sample` deltas (with ``histograms`` for each interval's p99).
 
 Pure functions over text: the runner that owns the subprocess feeds them.
 """
 
 from __future__ import annotations
 
-import codecs
 import json
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -28,159 +28,18 @@ from ...core.fio_models import (
     EMPTY_DIRECTION,
     Bins,
     Direction,
-    DirectionSample,
     DirectionStats,
     FioJobResult,
     FioReport,
-    Sample,
 )
 from ...core.jobspec import JobSpec
+from .histograms import merge_bins, percentile_from_bins
 
 SOURCE = "fio JSON"
 
 # Arguments that make fio stream. json+ adds latency histograms ("bins") so that each
 # interval gets its own p99, at about 10 KiB more per job per second.
 STREAM_ARGS = ("--output-format=json+", "--status-interval=1", "--eta=never")
-
-
-# --------------------------------------------------------------------------- splitting
-
-_STRUCTURE = re.compile(r"[{}\"]")
-_IN_STRING = re.compile(r"[\"\\]")
-
-
-class JsonDocumentSplitter:
-    """Cuts a text stream into complete top-level JSON documents.
-
-    A document starts with ``{`` as the first non-blank character of a line, which is
-    how fio prints them; anything else outside a document is a message line (fio's
-    ``fio: ...`` warnings and errors share stdout with the JSON). Brace depth is counted
-    outside strings only, with backslash escapes honoured, so a ``}`` inside a job name
-    or a file path never ends a document early.
-    """
-
-    def __init__(self) -> None:
-        self._messages: list[str] = []
-        self._line: list[str] = []  # message text of the current line
-        self._doc: list[str] = []  # pieces of the document being read
-        self._depth = 0
-        self._in_string = False
-        self._escape = False
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-
-    @property
-    def messages(self) -> list[str]:
-        """Non-JSON lines seen so far, without their line ends."""
-        return list(self._messages)
-
-    @property
-    def in_document(self) -> bool:
-        return self._depth > 0
-
-    def feed_bytes(self, data: bytes) -> list[str]:
-        """Like :meth:`feed`, for raw pipe reads that may split a UTF-8 character."""
-        return self.feed(self._decoder.decode(data))
-
-    def feed(self, chunk: str) -> list[str]:
-        """Consume ``chunk``; return the documents it completed, in order."""
-        done: list[str] = []
-        pos = 0
-        end = len(chunk)
-        while pos < end:
-            if self._depth == 0:
-                pos = self._scan_outside(chunk, pos, done)
-            elif self._in_string:
-                pos = self._scan_string(chunk, pos)
-            else:
-                pos = self._scan_document(chunk, pos, done)
-        return done
-
-    def close(self) -> str:
-        """End of stream: flush a last message line; return an unfinished document
-        ("" if none), which fio leaves behind when it is killed mid-print."""
-        self._flush_line()
-        leftover = "".join(self._doc)
-        self._doc.clear()
-        self._depth = 0
-        self._in_string = self._escape = False
-        return leftover
-
-    # -- states ---------------------------------------------------------------------
-
-    def _scan_outside(self, chunk: str, pos: int, done: list[str]) -> int:
-        newline = chunk.find("\n", pos)
-        stop = len(chunk) if newline < 0 else newline
-        if not "".join(self._line).strip():
-            # Still at the start of a line: does a document begin here?
-            start = pos
-            while start < stop and chunk[start] in " \t\r":
-                start += 1
-            if start < stop and chunk[start] == "{":
-                self._line.clear()
-                self._doc.append("{")
-                self._depth = 1
-                return start + 1
-        self._line.append(chunk[pos:stop])
-        if newline < 0:
-            return len(chunk)
-        self._flush_line()
-        return newline + 1
-
-    def _scan_string(self, chunk: str, pos: int) -> int:
-        if self._escape:  # the escaped character sits at the start of this chunk
-            self._escape = False
-            self._doc.append(chunk[pos])
-            return pos + 1
-        match = _IN_STRING.search(chunk, pos)
-        if match is None:
-            self._doc.append(chunk[pos:])
-            return len(chunk)
-        at = match.start()
-        self._doc.append(chunk[pos : at + 1])
-        if chunk[at] == "\\":
-            if at + 1 < len(chunk):
-                self._doc.append(chunk[at + 1])
-                return at + 2
-            self._escape = True
-            return at + 1
-        self._in_string = False
-        return at + 1
-
-    def _scan_document(self, chunk: str, pos: int, done: list[str]) -> int:
-        match = _STRUCTURE.search(chunk, pos)
-        if match is None:
-            self._doc.append(chunk[pos:])
-            return len(chunk)
-        at = match.start()
-        char = chunk[at]
-        self._doc.append(chunk[pos : at + 1])
-        if char == '"':
-            self._in_string = True
-        elif char == "{":
-            self._depth += 1
-        elif char == "}":
-            self._depth -= 1
-            if self._depth == 0:
-                done.append("".join(self._doc))
-                self._doc.clear()
-        return at + 1
-
-    def _flush_line(self) -> None:
-        line = "".join(self._line).rstrip("\r")
-        self._line.clear()
-        if line.strip():
-            self._messages.append(line)
-
-
-def split_documents(text: str) -> tuple[list[str], list[str]]:
-    """Whole captured output -> (documents, message lines)."""
-    splitter = JsonDocumentSplitter()
-    docs = splitter.feed(text)
-    leftover = splitter.close()
-    messages = splitter.messages
-    if leftover.strip():
-        messages.append(leftover.strip())
-    return docs, messages
 
 
 # --------------------------------------------------------------------------- parsing
@@ -418,190 +277,6 @@ def job_summaries(report: FioReport, jobs: Sequence[JobSpec]) -> tuple[JobSummar
             )
         )
     return tuple(out)
-
-
-# --------------------------------------------------------------------------- histograms
-
-
-def merge_bins(histograms: Iterable[Bins]) -> Bins:
-    merged: dict[int, int] = {}
-    for histogram in histograms:
-        for value, count in histogram:
-            merged[value] = merged.get(value, 0) + count
-    return tuple(sorted((v, c) for v, c in merged.items() if c))
-
-
-def subtract_bins(current: Bins, previous: Bins) -> Bins | None:
-    """Histogram of what happened between two cumulative ones; None if it went down
-    (fio reset its stats, e.g. after ramp_time)."""
-    before = dict(previous)
-    out: list[tuple[int, int]] = []
-    for value, count in current:
-        diff = count - before.pop(value, 0)
-        if diff < 0:
-            return None
-        if diff:
-            out.append((value, diff))
-    if any(before.values()):  # a bucket vanished: also a reset
-        return None
-    return tuple(out)
-
-
-def percentile_from_bins(bins: Bins, percent: float) -> int | None:
-    """The percentile as fio computes it (stat.c calc_clat_percentiles): the first
-    bucket at which the running count reaches percent% of all samples."""
-    total = sum(count for _, count in bins)
-    if total <= 0:
-        return None
-    threshold = percent / 100.0 * total
-    running = 0
-    for value, count in bins:
-        running += count
-        if running >= threshold:
-            return value
-    return bins[-1][0]  # pragma: no cover - float rounding at 100%
-
-
-# --------------------------------------------------------------------------- sampling
-
-
-class IntervalSampler:
-    """Cumulative status reports in, per-interval samples out.
-
-    Intervals are timed by the documents' ``timestamp_ms`` (wall clock at print time),
-    not by ``job_runtime``: a stonewalled job that has not started reports nonsense
-    runtimes, and sequential jobs would otherwise overlap. Rates are the deltas of
-    ``io_bytes``/``total_ios`` summed over jobs, so a finished job adds nothing and a
-    job that has not started adds nothing: a stonewall shows as a step, not a ramp.
-
-    Latency per interval: the mean from deltas of ``mean * N`` (exact, and the same
-    total-latency mean the final report shows, json or json+); p99 from the delta of
-    json+ histograms, or None without them.
-    """
-
-    def __init__(self) -> None:
-        self._previous: FioReport | None = None
-        self._previous_ms: float = 0.0
-        self._interval_ms: float = 1000.0  # length of the last interval, for sanity checks
-        self._start_ms: float | None = None
-
-    @property
-    def start_ms(self) -> float | None:
-        """Estimated wall-clock time (ms) when I/O began; samples' t counts from it."""
-        return self._start_ms
-
-    def add(self, report: FioReport) -> Sample | None:
-        """Take the next report; return the interval since the previous one, or None
-        when there is nothing to measure yet (first report before any I/O, or a report
-        with the same timestamp as the last)."""
-        now = _report_ms(report)
-        if now is None:
-            raise ParseError(SOURCE, "status report without timestamp: cannot time it")
-        previous = self._previous
-        if previous is None:
-            return self._first(report, now)
-        if [job.name for job in previous.jobs] != [job.name for job in report.jobs]:
-            # Not the same run any more (fio never reshuffles jobs mid-run): start over
-            # from this report without inventing an interval.
-            self._previous, self._previous_ms = report, now
-            return None
-        interval_ms = now - self._previous_ms
-        if interval_ms <= 0:
-            return None  # same instant; the next interval will include these counts
-        sample = _delta(previous, report, interval_ms, now - (self._start_ms or now))
-        if not sample.active_jobs and interval_ms < 0.5 * self._interval_ms:
-            # fio's final report can repeat the last status document a few ms later
-            # (seen: 15 ms, fio333_status_ramp.json). A zero-rate sliver would draw a
-            # false drop to 0; a real stall lasts whole intervals and still shows.
-            return None
-        self._previous, self._previous_ms = report, now
-        self._interval_ms = interval_ms
-        return sample
-
-    def _first(self, report: FioReport, now: float) -> Sample | None:
-        # The implicit baseline is all zeros when I/O began: the longest-running job
-        # started first. Per-direction "runtime", not "job_runtime": the latter is
-        # garbage for unstarted jobs and summed over members under group_reporting
-        # (3506 ms for a 470 ms run in fio333_seqwrite_group.json).
-        runtimes = [
-            max(d.runtime_ms for d in (job.read, job.write, job.trim))
-            for job in report.jobs
-            if job.has_io
-        ]
-        self._previous, self._previous_ms = report, now
-        started = max(runtimes, default=0)
-        self._start_ms = now - started
-        if started <= 0:
-            return None
-        self._interval_ms = float(started)
-        empty = _zero_report(report)
-        return _delta(empty, report, float(started), float(started))
-
-
-def _report_ms(report: FioReport) -> float | None:
-    if report.timestamp_ms is not None:
-        return float(report.timestamp_ms)
-    if report.timestamp is not None:  # fio 2.x: whole seconds only
-        return report.timestamp * 1000.0
-    return None
-
-
-def _zero_report(report: FioReport) -> FioReport:
-    jobs = tuple(
-        FioJobResult(job.name, job.groupid, 0, EMPTY_DIRECTION, EMPTY_DIRECTION, EMPTY_DIRECTION)
-        for job in report.jobs
-    )
-    return FioReport(
-        report.fio_version, None, None, jobs, EMPTY_DIRECTION, EMPTY_DIRECTION, EMPTY_DIRECTION
-    )
-
-
-def _delta(before: FioReport, after: FioReport, interval_ms: float, t_ms: float) -> Sample:
-    per_direction: dict[Direction, DirectionSample] = {}
-    active: set[str] = set()
-    for direction in Direction:
-        d_bytes = d_ios = d_count = 0
-        d_lat = 0.0
-        histograms: list[Bins] = []
-        histograms_complete = True
-        for old_job, new_job in zip(before.jobs, after.jobs, strict=True):
-            old, new = old_job.direction(direction), new_job.direction(direction)
-            if new.io_bytes < old.io_bytes or new.total_ios < old.total_ios:
-                old = EMPTY_DIRECTION  # fio reset its counters (ramp_time): count anew
-            ios = new.total_ios - old.total_ios
-            if ios <= 0 and new.io_bytes == old.io_bytes:
-                continue
-            active.add(new_job.name)
-            d_bytes += new.io_bytes - old.io_bytes
-            d_ios += ios
-            count = new.lat_count - old.lat_count
-            if new.lat_mean_ns is not None and count > 0:
-                d_count += count
-                d_lat += new.lat_mean_ns * new.lat_count - (old.lat_mean_ns or 0.0) * old.lat_count
-            diff = subtract_bins(new.bins, old.bins) if new.bins else None
-            if diff is None:
-                histograms_complete = False
-            else:
-                histograms.append(diff)
-        seconds = interval_ms / 1000.0
-        p99 = None
-        if d_ios and histograms_complete and histograms:
-            p99 = percentile_from_bins(merge_bins(histograms), 99.0)
-        mean = d_lat / d_count if d_count and math.isfinite(d_lat) else None
-        per_direction[direction] = DirectionSample(
-            bw_bytes_per_s=d_bytes / seconds,
-            iops=d_ios / seconds,
-            lat_mean_ns=mean if mean is None or mean >= 0 else None,
-            lat_p99_ns=p99,
-        )
-    return Sample(
-        t=t_ms / 1000.0,
-        interval_s=interval_ms / 1000.0,
-        read=per_direction[Direction.READ],
-        write=per_direction[Direction.WRITE],
-        trim=per_direction[Direction.TRIM],
-        active_jobs=tuple(job.name for job in after.jobs if job.name in active),
-    )
 
 
 # --------------------------------------------------------------------------- helpers

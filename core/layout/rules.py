@@ -1,7 +1,8 @@
 """The checks of a layout, each with a message (what) and a reason (why it matters).
 
 Rules that need the machine (does a branch exist, how big is the cache, what is under
-it) take ``BranchFacts`` per path, filled by app/layout/facts.py from the inventory;
+it) take ``BranchFacts`` (branch_facts.py) per path, filled by app/layout/facts.py from
+the inventory;
 without facts for a path they say so as a warning instead of guessing.
 
 ``check_layout`` runs every rule; each ``check_*`` is public so the compose screen can
@@ -11,11 +12,13 @@ show one rule's results beside the field it is about.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
 from ..units import format_bytes
+from .branch_facts import Facts, Redundancy
+from .create_policies import CACHE_FIRST, SOMETIMES_CACHE, create_policy_why
 from .model import Branch, BranchMode, CreatePolicy, Layout, PoolSpec
 
 
@@ -47,82 +50,13 @@ class RuleResult:
     reason: str  # why it matters
 
 
-class Redundancy(StrEnum):
-    NONE = "none"  # one device: its failure loses what only it holds
-    MIRROR = "mirror"
-    PARITY = "parity"
-    UNKNOWN = "unknown"
-
-
-@dataclass(frozen=True)
-class BranchFacts:
-    """What the machine says about one branch path. None: could not be told."""
-
-    path: str
-    exists: bool | None
-    mount_point: str | None  # the mount the path is on
-    fs_type: str | None
-    size_bytes: int | None
-    free_bytes: int | None  # available to non-root, as mergerfs counts it
-    fs_id: str | None  # major:minor of the filesystem: equal ids, same filesystem
-    devices: tuple[str, ...]  # disks under it
-    redundancy: Redundancy
-    read_only: bool | None = None  # mounted ro: every write fails with EROFS
-
-
-Facts = Mapping[str, BranchFacts]
-
-# Why each policy does or does not send new files to the cache first, in the tiered
-# pool, whose branch list is the cache branches then the slow ones.
-_CACHE_FIRST = {
-    CreatePolicy.FF: "ff takes the first branch in order with minfreespace free: the cache",
-    CreatePolicy.ALL: "all creates files like ff: the first branch in order, the cache",
-}
-_SOMETIMES = {
-    CreatePolicy.LFS: "lfs picks the branch with the least free space: the cache only while "
-    "every slow branch has more free space than it",
-    CreatePolicy.LUS: "lus picks the branch with the least used space: the cache only while "
-    "every slow branch holds more than it",
-    CreatePolicy.MSPLFS: "msplfs is eplfs walking up to a folder that exists: least free "
-    "space among branches holding the folder, so the cache only while it has the least",
-    CreatePolicy.MSPLUS: "msplus is eplus walking up to a folder that exists: least used "
-    "space among branches holding the folder, so the cache only while it has the least",
-    CreatePolicy.EPFF: "epff takes the first branch holding the file's folder: the cache "
-    "only while the folder still exists there (a mover that prunes empty folders ends it)",
-    CreatePolicy.EPALL: "epall creates files like epff: the cache only while the folder "
-    "still exists there",
-}
-_NEVER = {
-    CreatePolicy.MFS: "mfs picks the branch with the most free space: the big slow disks",
-    CreatePolicy.EPMFS: "epmfs picks, among branches holding the folder, the most free "
-    "space: a slow disk",
-    CreatePolicy.MSPMFS: "mspmfs picks the most free space among branches holding the "
-    "nearest folder: a slow disk",
-    CreatePolicy.EPLFS: "eplfs limits itself to branches holding the file's folder; once "
-    "the mover has moved a folder's files, that is often only the slow tier",
-    CreatePolicy.EPLUS: "eplus picks, among branches holding the folder, the least used: "
-    "files follow their folder to the slow tier, not to the cache",
-    CreatePolicy.PFRD: "pfrd picks at random weighted by free space: mostly the slow disks",
-    CreatePolicy.EPPFRD: "eppfrd picks at random weighted by free space: mostly the slow disks",
-    CreatePolicy.MSPPFRD: "msppfrd picks at random weighted by free space: mostly slow disks",
-    CreatePolicy.RAND: "rand picks any branch at random, slow ones included",
-    CreatePolicy.EPRAND: "eprand picks any branch holding the folder at random",
-    CreatePolicy.NEWEST: "newest picks the branch with the newest folder, whichever tier",
-    CreatePolicy.EROFS: "erofs refuses every new file (read-only filesystem error)",
-}
-
-
 def create_policy_placement(policy: CreatePolicy) -> RuleSeverity:
     """OK: always the cache first; WARNING: the cache only under conditions; ERROR: not."""
-    if policy in _CACHE_FIRST:
+    if policy in CACHE_FIRST:
         return RuleSeverity.OK
-    if policy in _SOMETIMES:
+    if policy in SOMETIMES_CACHE:
         return RuleSeverity.WARNING
     return RuleSeverity.ERROR
-
-
-def _why(policy: CreatePolicy) -> str:
-    return {**_CACHE_FIRST, **_SOMETIMES, **_NEVER}[policy]
 
 
 def _norm(path: str) -> str:
@@ -270,7 +204,10 @@ def check_create_policy(layout: Layout) -> tuple[RuleResult, ...]:
     if policy is CreatePolicy.EROFS:
         return (
             _result(
-                rule, RuleSeverity.ERROR, "the tiered pool's create policy is erofs", _why(policy)
+                rule,
+                RuleSeverity.ERROR,
+                "the tiered pool's create policy is erofs",
+                create_policy_why(policy),
             ),
         )
     if all(b.mode is not BranchMode.RW for b in layout.slow):
@@ -290,7 +227,7 @@ def check_create_policy(layout: Layout) -> tuple[RuleResult, ...]:
         RuleSeverity.ERROR: f"{policy} does not send new files to the cache first",
     }[severity]
     hint = "" if severity is RuleSeverity.OK else "; ff (or slow branches set NC) always does"
-    return (_result(rule, severity, message, _why(policy) + hint),)
+    return (_result(rule, severity, message, create_policy_why(policy) + hint),)
 
 
 def check_minfreespace(layout: Layout, facts: Facts | None) -> tuple[RuleResult, ...]:

@@ -141,7 +141,7 @@ class BenchSetupScreen(PlanFlow, JobfileSaving, Screen[None]):
     def _list_targets(self) -> tuple[BenchTarget, ...]:
         if self.inventory is None:
             return ()
-        from ...app.bench.preflight import list_targets
+        from ...app.bench.target_lookup import list_targets
 
         try:
             return list_targets(self.inventory)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
+from tierdeck.app.bench.claims import running_request
 from tierdeck.app.bench.events import (
     BenchEvent,
     DevicesReady,
@@ -31,7 +32,6 @@ from tierdeck.app.bench.events import (
     SampleReady,
 )
 from tierdeck.app.bench.preflight import plan_run
-from tierdeck.app.bench.runner import running_request
 from tierdeck.app.bench.service import BenchService
 from tierdeck.app.machine.inventory import collect_inventory
 from tierdeck.backends.fio.jobfile import parse_jobfile

@@ -3,7 +3,7 @@
 The run screen feeds them as fio and /proc/diskstats speak (about once a second); the
 history detail view feeds a stored run in one go; the compare view overlays runs (one
 line per run and direction, :func:`overlay_charts`). All are ``SeriesChart``: one chart
-component; which seconds are drawn and what "avg" means is ``core.series``'s rule.
+component; which seconds are drawn and what "avg" means is ``core.compare.series``'s rule.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from ...core.compare.series import (
 )
 from ...core.fio_models import Direction, Sample
 from .series_axes import COUNT, LATENCY, RATE, AxisUnit
-from .series_chart import DEFAULT_ROWS, Interval, LegendValue, NamedSeries, SeriesChart
+from .series_chart import DEFAULT_ROWS, SeriesChart
+from .series_data import Interval, LegendValue, NamedSeries
 
 DISK_STYLES = ("cyan", "yellow", "green", "magenta", "blue", "red")
 MAX_ROWS = 12  # a taller plot shows nothing new at 1 Hz
@@ -43,7 +44,7 @@ ChartKeys = Mapping[str, tuple[Direction, Metric]]
 
 
 def intervals(samples: Sequence[Sample], keys: ChartKeys) -> list[Interval]:
-    """The samples as a chart takes them, by ``core.series``'s rule: each key's value
+    """The samples as a chart takes them, by ``core.compare.series``'s rule: each key's value
     and weight, a partial interval counted in the average but not drawn."""
     out = []
     for s in samples:

@@ -38,20 +38,20 @@ top). Tests read the data (:meth:`values`, :meth:`times`, :meth:`points`) and th
 
 The library's own legend is a bordered box floating over the plot: at 80x24, where a
 plot has three rows of data, it would hide them, so the legend is a line of text above.
+
+The series' data types and downsampling are in ``series_data``, the library's plot as
+this chart draws it in ``chart_plot``, the axes in ``series_axes``.
 """
 
 from __future__ import annotations
 
-import enum
 import math
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TypeVar, cast
 
 from rich.text import Text
-from textual import events
 from textual.app import ComposeResult
 from textual.errors import NoWidget
 from textual.reactive import reactive
@@ -59,12 +59,13 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
-from textual_hires_canvas import Canvas
 from textual_plot import HiResMode, PlotWidget
 from textual_plot.axis_formatter import AxisFormatter
 
 from ...core.compare.series import RunningMean
-from .series_axes import LABEL_CHARS, RATE, AxisUnit, DecadeTicks, SecondsTicks, ValueTicks
+from .chart_plot import ChartPlot
+from .series_axes import LABEL_CHARS, RATE, AxisUnit, DecadeTicks, ValueTicks
+from .series_data import Interval, LegendValue, Line, NamedSeries, Point, downsample, finite
 
 DEFAULT_CAPACITY = 3600  # one hour of 1 Hz samples
 DEFAULT_ROWS = 6  # tick labels, two box rows, three rows of data: the 80x24 size
@@ -74,119 +75,7 @@ POINTS_PER_CELL = 2  # braille has two dots a cell across
 AVG_FROM_WIDTH = 100  # narrower legends keep to the current value
 PALETTE = ("cyan", "magenta", "green", "yellow", "dodger_blue1", "red", "white", "dark_orange")
 
-Point = tuple[float, float | None]
 T = TypeVar("T")
-
-
-class LegendValue(enum.Enum):
-    """What the legend says after each series' name."""
-
-    LATEST = "latest"  # a live run: the newest value (and the mean, when wide)
-    MEAN = "mean"  # a comparison: each run's mean over its series
-    NONE = "none"
-
-
-@dataclass(frozen=True)
-class NamedSeries:
-    """One line of an overlay: its legend label, (seconds since start, value) points
-    (None: no data that second), and a colour (None: the next of PALETTE)."""
-
-    label: str
-    points: Sequence[Point]
-    style: str | None = None
-    average: float | None = None  # the legend's avg (the run's figure); None: the points'
-
-
-@dataclass(frozen=True)
-class Interval:
-    """One interval for :meth:`SeriesChart.extend`: its time, each series' value, what
-    each value weighs in the legend's average (missing: 1), and whether it is drawn (a
-    partial interval counts in the average only; see ``core.series``)."""
-
-    t: float | None
-    values: Mapping[str, float | None]
-    weights: Mapping[str, float] = field(default_factory=dict)
-    drawn: bool = True
-
-
-@dataclass
-class Line:
-    key: str
-    label: str
-    style: str
-    points: deque[Point] = field(default_factory=deque)
-    seen: bool = False  # a real (positive) value yet: only then is it drawn
-    # Over every interval pushed, not only those the ring buffer keeps: the run's mean.
-    running: RunningMean = field(default_factory=RunningMean)
-    average: float | None = None  # given (a stored run's own figure): the legend says it
-
-
-def _finite(value: float | None) -> float | None:
-    return value if value is not None and math.isfinite(value) else None
-
-
-def downsample(points: Sequence[Point], buckets: int) -> list[Point]:
-    """``points`` averaged into at most ``buckets`` consecutive buckets: the mean time
-    and the mean of the real values (None if none). Means keep the area under the
-    curve, so a step stays a step."""
-    n = len(points)
-    if buckets <= 0:
-        return []
-    if n <= buckets:
-        return list(points)
-    out: list[Point] = []
-    for i in range(buckets):
-        chunk = points[i * n // buckets : (i + 1) * n // buckets]
-        real = [v for _, v in chunk if v is not None]
-        t = sum(t for t, _ in chunk) / len(chunk)
-        out.append((t, sum(real) / len(real) if real else None))
-    return out
-
-
-class ChartPlot(PlotWidget, can_focus=False):
-    """The library's plot, as a picture: no focus (the page scrolls with the arrow
-    keys), no zoom, and the mouse wheel scrolls the page instead of zooming."""
-
-    DEFAULT_CSS = """
-    ChartPlot { height: 6; }
-    """
-
-    def __init__(self, x_ticks: AxisFormatter | None = None) -> None:
-        super().__init__(allow_pan_and_zoom=False)
-        self._x_formatter_wanted = x_ticks or SecondsTicks()
-
-    def on_mount(self) -> None:
-        self.margin_top = 0
-        self.margin_bottom = 1  # the time labels; the unit is written above the plot
-        self.margin_left = LABEL_CHARS + 1
-        self.set_x_formatter(self._x_formatter_wanted)
-
-    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
-        event.prevent_default()  # skips the library's zoom; the event still bubbles up
-
-    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
-        event.prevent_default()
-
-    def paint(self) -> None:
-        """Draw the canvases now. Left to the compositor, the library draws them while
-        it paints this widget, after the canvases were painted: each redraw then took
-        two screen updates, the first one painting the old picture again."""
-        if self.size:  # before the first layout, the compositor's paint draws it
-            self.render()
-
-    def render(self) -> str:
-        if not self._needs_rerender:  # noqa: SLF001 - painted already: nothing to draw
-            return ""  # (and refreshing the canvases would cost another screen update)
-        # Each pixel drawn refreshes its canvas; hold them until the whole plot is drawn.
-        canvases = list(self.query(Canvas))
-        for canvas in canvases:
-            canvas._refreshes_pending += 1  # noqa: SLF001 - batch_refresh() without a with
-        try:
-            return str(super().render())
-        finally:
-            for canvas in canvases:
-                canvas._refreshes_pending -= 1  # noqa: SLF001
-                canvas.refresh()
 
 
 class SeriesChart(Widget):
@@ -365,7 +254,7 @@ class SeriesChart(Widget):
         for key, line in self._lines.items():
             weight = 1.0 if weights is None else weights.get(key, 1.0)
             if not drawn:
-                line.running.add(_finite(point.get(key)), weight)
+                line.running.add(finite(point.get(key)), weight)
                 continue
             if len(line.points) == self.capacity:
                 self._dropped = True
@@ -373,7 +262,7 @@ class SeriesChart(Widget):
 
     @staticmethod
     def _add_value(line: Line, t: float, value: float | None, weight: float) -> None:
-        value = _finite(value)
+        value = finite(value)
         line.points.append((t, value))
         line.running.add(value, weight)
         if value is not None and value > 0:

@@ -41,7 +41,8 @@ from ...core.sweep.matrix import (
 )
 from ...core.sweep.model import CellResult, SweepResult
 from ..charts.series_axes import COUNT, LATENCY, RATE, AxisUnit, CategoryTicks
-from ..charts.series_chart import LegendValue, NamedSeries, SeriesChart
+from ..charts.series_chart import SeriesChart
+from ..charts.series_data import LegendValue, NamedSeries
 
 MATRIX_BINDINGS = [
     Binding("m", "matrix('metric')", "Metric", tooltip="next metric: MiB/s, IOPS, mean, p99 ms"),

@@ -15,6 +15,7 @@ from textual_hires_canvas import Canvas
 from tierdeck.core.bench_models import DirectionSummary
 from tierdeck.core.compare.series import drawn
 from tierdeck.core.fio_models import DirectionSample, Sample
+from tierdeck.widgets.charts.chart_plot import ChartPlot
 from tierdeck.widgets.charts.run_charts import (
     feed_charts,
     make_charts,
@@ -22,16 +23,8 @@ from tierdeck.widgets.charts.run_charts import (
     show_figures,
 )
 from tierdeck.widgets.charts.series_axes import COUNT, LATENCY, RATE, DecadeTicks, short_number
-from tierdeck.widgets.charts.series_chart import (
-    EARLY_S,
-    MIN_REDRAW_S,
-    POINTS_PER_CELL,
-    ChartPlot,
-    LegendValue,
-    NamedSeries,
-    SeriesChart,
-    downsample,
-)
+from tierdeck.widgets.charts.series_chart import EARLY_S, MIN_REDRAW_S, POINTS_PER_CELL, SeriesChart
+from tierdeck.widgets.charts.series_data import LegendValue, NamedSeries, downsample
 
 from tests.snapshots.apps.bench_data import load_events, result_of
 from tests.snapshots.apps.charts import COLLAPSING, STEADY, OverlayApp

@@ -7,7 +7,8 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from tierdeck.widgets.charts.run_charts import DEFAULT_ROWS
 from tierdeck.widgets.charts.series_axes import RATE
-from tierdeck.widgets.charts.series_chart import LegendValue, NamedSeries, SeriesChart
+from tierdeck.widgets.charts.series_chart import SeriesChart
+from tierdeck.widgets.charts.series_data import LegendValue, NamedSeries
 
 MiB = 1024 * 1024
 

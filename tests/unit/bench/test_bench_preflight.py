@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tierdeck.app.bench import runner as bench_runner
-from tierdeck.app.bench.preflight import PROBE_NAME, list_targets, plan_run, resolve_target
+from tierdeck.app.bench import claims, fio_commands, fio_outcome, progress
+from tierdeck.app.bench.preflight import PROBE_NAME, plan_run
+from tierdeck.app.bench.target_lookup import list_targets, resolve_target
 from tierdeck.backends.fio.jobfile import parse_jobfile
 from tierdeck.backends.host import LiveHost, RecordedHost
 from tierdeck.core.bench_models import (
@@ -504,8 +505,8 @@ def test_raw_empty_disk_accepted(tmp_path: Path, no_real_probe: list[Any]) -> No
         ),
     )
     assert request.lay_out_first is False and no_real_probe == []
-    assert bench_runner.job_args(request)[:2] == ["--name=w", "--filename=/dev/sdd"]
-    assert bench_runner.test_files(request) == ()
+    assert fio_commands.job_args(request)[:2] == ["--name=w", "--filename=/dev/sdd"]
+    assert fio_commands.test_files(request) == ()
 
 
 def test_raw_disk_with_a_filesystem_refused_even_confirmed(tmp_path: Path) -> None:
@@ -578,7 +579,7 @@ def test_raw_zfs_member_read_only_size_and_root(tmp_path: Path) -> None:
 def test_busy_target_refused_and_shared_disks_warned(tmp_path: Path) -> None:
     host, inv = recorded(tmp_path), nas()
     running = plan_run(host, inv, "/mnt/disk1", [WRITE], name="first")
-    with bench_runner._claim(host, running):
+    with claims.claim(host, running):
         with pytest.raises(BenchRefused, match=r"already running on branch /mnt/disk1 \(first\)"):
             plan_run(host, inv, "/mnt/disk1/", [WRITE])
         beside = plan_run(host, inv, "/mnt/pool", [WRITE])
@@ -591,10 +592,10 @@ def test_busy_target_refused_and_shared_disks_warned(tmp_path: Path) -> None:
         )
         with (
             pytest.raises(BenchRefused, match="already running"),
-            bench_runner._claim(host, running),
+            claims.claim(host, running),
         ):
             pass
-    assert bench_runner.running_request("/mnt/disk1") is None
+    assert claims.running_request("/mnt/disk1") is None
     plan_run(host, inv, "/mnt/disk1", [WRITE])  # free again
 
 
@@ -602,12 +603,12 @@ def test_another_process_holding_the_target_is_refused(tmp_path: Path) -> None:
     request = plan_run(recorded(tmp_path), nas(), "/mnt/disk1", [WRITE], name="mine")
     holder = (
         "import sys\n"
-        "from tierdeck.app.bench import runner as bench_runner\n"
+        "from tierdeck.app.bench import claims\n"
         "from tierdeck.backends.host import LiveHost\n"
         "from tierdeck.core.bench_models import BenchTarget, RunRequest, TargetKind\n"
         "target = BenchTarget('/mnt/disk1', TargetKind.BRANCH, 'branch /mnt/disk1', ('sdb',))\n"
         "request = RunRequest(target=target, jobs=(), name='theirs')\n"
-        "with bench_runner._claim(LiveHost(), request):\n"
+        "with claims.claim(LiveHost(), request):\n"
         "    print('held', flush=True)\n"
         "    sys.stdin.read()\n"
     )
@@ -617,13 +618,13 @@ def test_another_process_holding_the_target_is_refused(tmp_path: Path) -> None:
         assert proc.stdout is not None and proc.stdout.readline() == "held\n"
         with (
             pytest.raises(BenchRefused, match="another tierdeck process"),
-            bench_runner._claim(LiveHost(), request),  # the machine-wide lock is the host's
+            claims.claim(LiveHost(), request),  # the machine-wide lock is the host's
         ):
             pass
     finally:
         proc.communicate("", timeout=30)
-    with bench_runner._claim(LiveHost(), request):  # released with the other process
-        assert bench_runner.running_request("/mnt/disk1/") == request
+    with claims.claim(LiveHost(), request):  # released with the other process
+        assert claims.running_request("/mnt/disk1/") == request
 
 
 # --------------------------------------------------------------------------- runner pieces
@@ -634,43 +635,45 @@ FIO = FIXTURES / "fio"
 
 
 def test_failure_message_is_fios_own_words() -> None:
-    from tierdeck.backends.fio.stream import parse_report, split_documents
+    from tierdeck.backends.fio.json_documents import split_documents
+    from tierdeck.backends.fio.stream import parse_report
 
     docs, stdout_lines = split_documents((FIO / "fio333_odirect_ramfs.stdout").read_text())
     stderr_lines = (FIO / "fio333_odirect_ramfs.stderr").read_text().splitlines()
-    outcome = bench_runner._FioOutcome(
+    outcome = fio_outcome.FioOutcome(
         returncode=1, last_report=parse_report(docs[-1]), messages=stdout_lines + stderr_lines
     )
-    assert bench_runner._failure(outcome) == "\n".join([
+    assert fio_outcome.fio_failure(outcome) == "\n".join([
         "fio job failed: odirect (err=22: Invalid argument)",
         "fio: pid=10255, err=22/file:filesetup.c:805, func=open(/tmp/tdfio/ramfs/od.bin), "
         "error=Invalid argument",
         "fio: looks like your file system does not support direct=1/buffered=0",
         "fio: destination does not support O_DIRECT",
     ])  # fmt: skip
-    assert bench_runner._failure(bench_runner._FioOutcome(returncode=-9)) == (
+    assert fio_outcome.fio_failure(fio_outcome.FioOutcome(returncode=-9)) == (
         "fio was killed by signal 9"
     )
-    assert bench_runner._failure(bench_runner._FioOutcome(returncode=0)) == (
+    assert fio_outcome.fio_failure(fio_outcome.FioOutcome(returncode=0)) == (
         "fio printed no final report"
     )
-    exit_0 = bench_runner._FioOutcome(returncode=0, last_report=parse_report(docs[-1]))
-    assert bench_runner._failure(exit_0) is not None  # a job with error=22 failed anyway
+    exit_0 = fio_outcome.FioOutcome(returncode=0, last_report=parse_report(docs[-1]))
+    assert fio_outcome.fio_failure(exit_0) is not None  # a job with error=22 failed anyway
 
 
 def test_progress_follows_groups_and_bytes() -> None:
-    from tierdeck.backends.fio.stream import parse_report, split_documents
+    from tierdeck.backends.fio.json_documents import split_documents
+    from tierdeck.backends.fio.stream import parse_report
 
     jobs = parse_jobfile((FIO / "stonewall_rate_limited.fio").read_text())
     docs, _ = split_documents((FIO / "fio333_status_stonewall.json").read_text())
 
-    model = bench_runner._ProgressModel(jobs)
+    model = progress.ProgressModel(jobs)
     assert [len(g) for g in model.groups] == [1, 1] and model.weights == [3.0, 3.0]
     fractions = [model.fraction(parse_report(d)) for d in docs]
     assert fractions == sorted(fractions)
     assert fractions[0] < 0.5 < fractions[-2] and fractions[-1] == pytest.approx(1.0)
     assert model.fraction(None) == 0.0
-    sized = bench_runner._ProgressModel([JobSpec(name="s", rw="read", size="1M")])
+    sized = progress.ProgressModel([JobSpec(name="s", rw="read", size="1M")])
     assert sized.weights == [1.0]
 
 
@@ -679,17 +682,17 @@ def test_commands_and_test_files() -> None:
     jobs = (JobSpec(name="a", rw="read", size="1M"), JobSpec(name="b", rw="read", size="1M",
             file_tag="a", stonewall=True))  # fmt: skip
     request = RunRequest(target=target, jobs=jobs, name="n", files=planned_files(jobs))
-    assert bench_runner.measure_command(request)[:4] == (
+    assert fio_commands.measure_command(request)[:4] == (
         "fio", "--output-format=json+", "--status-interval=1", "--eta=never")  # fmt: skip
-    assert bench_runner.layout_command(request)[1] == "--create_only=1"
-    args = bench_runner.job_args(request)
+    assert fio_commands.layout_command(request)[1] == "--create_only=1"
+    args = fio_commands.job_args(request)
     assert args[:3] == [
         "--directory=/mnt/my\\:pool",
         "--filename_format=.tierdeck-bench.$jobname.$jobnum.$filenum",
         "--name=a",
     ]
     assert "--filename=.tierdeck-bench.a" in args  # b's file_tag
-    assert bench_runner.test_files(request) == (
+    assert fio_commands.test_files(request) == (
         "/mnt/my:pool/.tierdeck-bench.a.0.0",
         "/mnt/my:pool/.tierdeck-bench.a",
     )
@@ -702,7 +705,7 @@ def test_a_hung_branch_is_skipped_in_the_space_check_not_waited_for(
     # under a branch does the same); the pool's other branch still holds the file.
     import threading
 
-    from tierdeck.app.bench import preflight as bench_preflight
+    from tierdeck.app.bench import space as bench_space
 
     inv = nas()
     mounts = tuple(
@@ -719,7 +722,7 @@ def test_a_hung_branch_is_skipped_in_the_space_check_not_waited_for(
         return answer(self, path)
 
     monkeypatch.setattr(RecordedHost, "statvfs", statvfs)
-    monkeypatch.setattr(bench_preflight, "NETWORK_STATVFS_TIMEOUT", 0.2)
+    monkeypatch.setattr(bench_space, "NETWORK_STATVFS_TIMEOUT", 0.2)
     try:
         request = plan_run(host, inv, "/mnt/pool", [WRITE], size="4G")
     finally:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tierdeck.app.bench.fingerprint import fingerprint, fio_version, parse_zfs_get, zfs_properties
-from tierdeck.app.bench.preflight import resolve_target
+from tierdeck.app.bench.target_lookup import resolve_target
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.bench_models import EnvFingerprint
 from tierdeck.core.models import (

@@ -26,12 +26,9 @@ from tierdeck.app.history.store import (
     result_to_json,
     schema_version,
 )
-from tierdeck.backends.fio.stream import (
-    IntervalSampler,
-    job_summaries,
-    parse_report,
-    split_documents,
-)
+from tierdeck.backends.fio.json_documents import split_documents
+from tierdeck.backends.fio.sampling import IntervalSampler
+from tierdeck.backends.fio.stream import job_summaries, parse_report
 from tierdeck.core.bench_models import (
     BenchTarget,
     DeviceSample,

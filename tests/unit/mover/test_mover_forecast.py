@@ -10,7 +10,7 @@ from tierdeck.core.bench_models import (
     RunStatus,
     TargetKind,
 )
-from tierdeck.core.layout.rules import BranchFacts, Redundancy
+from tierdeck.core.layout.branch_facts import BranchFacts, Redundancy
 
 
 def run(path: str, mountpoint: str | None, write_bps: int | None) -> RunResult:

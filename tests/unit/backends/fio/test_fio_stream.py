@@ -12,16 +12,10 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tierdeck.backends.fio.stream import (
-    STREAM_ARGS,
-    IntervalSampler,
-    JsonDocumentSplitter,
-    merge_bins,
-    parse_report,
-    percentile_from_bins,
-    split_documents,
-    subtract_bins,
-)
+from tierdeck.backends.fio.histograms import merge_bins, percentile_from_bins, subtract_bins
+from tierdeck.backends.fio.json_documents import JsonDocumentSplitter, split_documents
+from tierdeck.backends.fio.sampling import IntervalSampler
+from tierdeck.backends.fio.stream import STREAM_ARGS, parse_report
 from tierdeck.core.errors import ParseError
 from tierdeck.core.fio_models import Direction, FioError, FioReport, Sample
 

@@ -9,6 +9,7 @@ import pytest
 from tierdeck.app.layout.facts import branch_facts
 from tierdeck.app.machine.demo import load_demo_host
 from tierdeck.app.machine.inventory import collect_inventory
+from tierdeck.core.layout.branch_facts import BranchFacts, Redundancy
 from tierdeck.core.layout.model import (
     Branch,
     BranchMode,
@@ -18,8 +19,6 @@ from tierdeck.core.layout.model import (
     PoolSpec,
 )
 from tierdeck.core.layout.rules import (
-    BranchFacts,
-    Redundancy,
     RuleId,
     RuleResult,
     RuleSeverity,

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from tierdeck.core.layout.branch_facts import BranchFacts
 from tierdeck.core.layout.model import Layout
-from tierdeck.core.layout.rules import BranchFacts, RuleId, RuleSeverity, check_layout
+from tierdeck.core.layout.rules import RuleId, RuleSeverity, check_layout
 
 from .test_layout_rules import GIB, demo_facts, good, worst  # noqa: F401  (a fixture)
 
