@@ -25,10 +25,12 @@ from ...screens.dashboard.dashboard import DashboardScreen
 from ...screens.modals.help import HelpScreen
 from ..machine.hotplug import HotplugWatcher, start_hotplug
 from .messages import HotplugEvent, InventoryFailed, InventoryLoaded
+from .navigation import Navigator
 
 if TYPE_CHECKING:
     from ..bench.service import BenchService
     from ..history.store import RunStore
+    from .context import AppContext
 
 Collector = Callable[[Host], Inventory]
 
@@ -55,7 +57,9 @@ def safe_problems(inv: Inventory) -> tuple[Problem, ...]:
         return (Problem(Severity.WARNING, "tierdeck", f"health checks failed: {one_line(exc)}"),)
 
 
-class TierdeckApp(App[None]):
+class TierdeckApp(Navigator, App[None]):
+    """The composition root: the one place that opens screens (``Navigator``)."""
+
     # The compose screen's CSS read at start: a screen's first push that brings new CSS
     # re-parses every stylesheet and restyles every screen (30 ms on the 240-disk host).
     CSS_PATH = ["tierdeck.tcss", "../../screens/layout/compose.tcss"]
@@ -214,3 +218,10 @@ class TierdeckApp(App[None]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen.for_screen(self.screen, self.BINDINGS))
+
+
+if TYPE_CHECKING:
+
+    def _provides(app: TierdeckApp) -> AppContext:
+        # mypy checks here that the app gives the screens all that ``context()`` promises.
+        return app

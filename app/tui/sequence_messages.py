@@ -33,6 +33,21 @@ SweepRun = Callable[[EventSink, asyncio.Event], Awaitable[SweepResult]]
 LadderRun = Callable[[EventSink, asyncio.Event], Awaitable[LadderResult]]
 
 
+@dataclass(frozen=True)
+class SweepStart:
+    """What a sweep's planner gives the view: the sweep as created (or resumed: its
+    stored cells filled) and the run of its missing cells."""
+
+    result: SweepResult
+    run: SweepRun
+    resume: SweepPlanner | None = None  # what R checks then runs if it stops early
+
+
+# Blocking (the view calls them in a thread worker); they raise a refusal.
+SweepPlanner = Callable[[], SweepStart]
+LadderPlanner = Callable[[], LadderRun]
+
+
 @dataclass
 class CellStarted(Message):
     index: int  # in the whole sweep

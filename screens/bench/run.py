@@ -40,6 +40,7 @@ from ...app.tui.bench_messages import (
     RunSaved,
     message_for,
 )
+from ...app.tui.context import context
 from ...core.bench_models import RunRequest, RunResult, RunStatus
 from ...core.errors import one_line
 from ...core.jobspec import expected_seconds
@@ -329,9 +330,7 @@ class RunScreen(Screen[RunResult | None]):
     def action_history(self) -> None:
         if self.saved_id is None:
             return
-        from ..history.history import HistoryScreen
-
-        self.app.push_screen(HistoryScreen(select=self.saved_id))
+        context(self).open_history(select=self.saved_id)
 
     def _ask_cancel(self, *, then_quit: bool) -> None:
         from ..modals.confirm import ConfirmScreen

@@ -130,8 +130,6 @@ class PlanFlow:
         self.open_run(message.request)
 
     def open_run(self, request: RunRequest) -> None:
-        from .run import RunScreen
-
         models = {}
         if self.inventory is not None:
             for name in request.target.disks:
@@ -139,4 +137,4 @@ class PlanFlow:
                 if disk is not None and disk.model:
                     models[name] = disk.model
         assert self.inventory is not None
-        self.app.push_screen(RunScreen(context(self).bench, self.inventory, request, models=models))
+        context(self).open_live_run(self.inventory, request, models=models)

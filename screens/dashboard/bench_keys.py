@@ -58,16 +58,11 @@ class BenchEntries(_Base):
     def action_bench(self) -> None:
         """b: the setup screen, aimed at the selected pool, branch, dataset or disk."""
         from ...app.bench.targets import suggest_target
-        from ..bench.setup import BenchSetupScreen
 
         if not self._can_bench() or self.inventory is None:
             return
         choice = suggest_target(self.inventory, self._selected())
-        self.app.push_screen(
-            BenchSetupScreen(
-                context(self).host, self.inventory, initial_path=choice.path, note=choice.note
-            )
-        )
+        context(self).open_bench_setup(self.inventory, initial_path=choice.path, note=choice.note)
 
     def _can_bench(self) -> bool:
         if self.inventory is None:
@@ -100,18 +95,15 @@ class BenchEntries(_Base):
     def action_sweep(self) -> None:
         """w: a sweep file to run; one without a target runs where b would aim."""
         from ...app.bench.targets import suggest_target
-        from ..sequence.sweep_open import ask_sweep
 
         if self._can_bench() and self.inventory is not None:
-            ask_sweep(self, suggest_target(self.inventory, self._selected()).path)
+            context(self).open_sweep_file(suggest_target(self.inventory, self._selected()).path)
 
     def action_ladder(self) -> None:
         """p: the ladder of the highlighted mergerfs pool."""
-        from ..sequence.ladder_open import ask_ladder
-
         on_pools = self.query_one("#sections", TabbedContent).active == "mergerfs"
         pool = self.query_one(MergerfsPoolTable).selected_pool if on_pools else None
         if pool is None:
             self.notify("p: highlight a mergerfs pool on the mergerfs tab (3) first.")
         elif self._can_bench():
-            ask_ladder(self, pool)
+            context(self).open_ladder_menu(pool)

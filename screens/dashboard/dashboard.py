@@ -16,6 +16,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, TabbedContent, TabPane, Tree
 
+from ...app.tui.context import context
 from ...core.models import Inventory, Problem, Severity
 from ...core.relations import disks_under
 from ...core.units import format_bytes
@@ -29,9 +30,7 @@ from ...widgets.detail_pane import DetailPane
 from .bench_keys import BENCH_BINDINGS, BenchEntries
 
 if TYPE_CHECKING:  # the mover's modules load when m is pressed, not with the dashboard
-    from pathlib import Path
-
-    from ...core.layout.model import Layout
+    pass
 
 SECTION_FOCUS = {
     "disks": "#disk-table",
@@ -126,30 +125,20 @@ class DashboardScreen(BenchEntries, Screen[None]):
 
     def action_history(self) -> None:
         """h: the benchmark history."""
-        from ..history.history import HistoryScreen
-
-        self.app.push_screen(HistoryScreen())
+        context(self).open_history()
 
     def action_compose(self) -> None:
         """l: the compose screen, from the highlighted pool when on the mergerfs tab."""
-        from ..layout.compose import ComposeScreen
-
         if self.inventory is None:
             self.notify("The inventory is still loading: try again in a moment.")
             return
         on_pools = self.query_one("#sections", TabbedContent).active == "mergerfs"
         pool = self.query_one(MergerfsPoolTable).selected_pool if on_pools else None
-        self.app.push_screen(ComposeScreen(self.inventory, pool))
+        context(self).open_compose(self.inventory, pool)
 
     def action_mover(self) -> None:
         """m: the mover view, for a layout file the user names."""
-        from ..layout.mover import MoverScreen
-        from ..layout.mover_support import ask_layout, default_layout_file
-
-        def opened(path: Path, layout: Layout) -> None:
-            self.app.push_screen(MoverScreen(layout, path))
-
-        ask_layout(self.app, opened, default_layout_file())
+        context(self).open_mover_file()
 
     # -- data -------------------------------------------------------------------------
 

@@ -31,6 +31,7 @@ from textual.widgets import DataTable, Footer, Header, Label, Select, Static
 
 from ...app.compare.marks import CompareMarks
 from ...app.tui.bench_messages import HistoryChanged, HistoryFailed, HistoryLoaded
+from ...app.tui.context import context
 from ...core.bench_models import RunResult, RunStatus
 from ...core.errors import one_line
 from ...widgets.bench.run_view import CACHE_MARK, IMPORTED_MARK, OLD_LAYOUT_MARK
@@ -256,15 +257,10 @@ class HistoryScreen(
         self.action_open()
 
     def action_open(self) -> None:
-        # The detail view's charts load numpy (textual-plot): 130 ms the list need not wait for.
-        from .run_detail import RunDetailScreen
-
         run_id = self.selected_id
         if run_id is not None:
             # The detail view's "compare with..." comes back with its run to mark.
-            self.app.push_screen(
-                RunDetailScreen(run_id, store_factory=self.store_factory), self.mark_run
-            )
+            context(self).open_run(run_id, store_factory=self.store_factory, callback=self.mark_run)
 
     def action_toggle_failed(self) -> None:
         self.show_failed = not self.show_failed

@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable
 
 from ...app.compare.marks import CompareMarks
+from ...app.tui.context import context
 from ...core.bench_models import RunResult
 from ...core.compare.comparison import MAX_RUNS, MIN_RUNS, CompareRefused, RefusalKind
 from .run_editing import StoreFactory
@@ -96,9 +97,7 @@ class CompareMarking:
         except CompareRefused as refusal:
             self._refused(refusal, None)
             return
-        from .compare import CompareScreen  # its charts load numpy: not for the list
-
-        self._screen.app.push_screen(CompareScreen(ids, store_factory=self.store_factory))
+        context(self._screen).open_compare(ids, store_factory=self.store_factory)
 
     def _refused(self, refusal: CompareRefused, run: RunResult | None) -> None:
         self._screen.notify(refusal_text(refusal, run, len(self.marks)), severity="warning")

@@ -14,10 +14,9 @@ from rich.text import Text
 from textual import work
 from textual.binding import Binding
 
+from ...app.tui.context import context
 from ...app.tui.sequence_messages import RunSetFailed, RunSetLoaded, RunSetsListed
 from ...core.errors import one_line
-from ...core.ladder.model import LadderResult
-from ...core.sweep.model import SweepResult
 from .run_editing import when
 
 if TYPE_CHECKING:
@@ -113,15 +112,7 @@ class RunSetOpening(_Base):
         self.app.push_screen(ChoiceScreen("Sweeps and ladders", rows, note=note), picked)
 
     def on_run_set_loaded(self, message: RunSetLoaded) -> None:
-        from ..sequence.ladder import LadderScreen
-        from ..sequence.sweep import SweepScreen
-        from ..sequence.sweep_open import resumer
-
-        result = message.result
-        if isinstance(result, SweepResult):
-            self.app.push_screen(SweepScreen(result, resume=resumer(self, result.id)))
-        elif isinstance(result, LadderResult):
-            self.app.push_screen(LadderScreen(result.pool, result=result))
+        context(self).open_run_set(message.result)
 
     def on_run_set_failed(self, message: RunSetFailed) -> None:
         self.notify(message.error, severity="error")

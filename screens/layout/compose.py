@@ -276,14 +276,13 @@ class ComposeScreen(Screen[None]):
             ask_and_write_output(self, layout)
 
     def action_mover(self) -> None:
-        from .mover import MoverScreen
         from .mover_support import save_and_open
 
         draft = self.draft
 
         def opened(path: Path, saved: Layout) -> None:
             self._saved(draft)
-            self.app.push_screen(MoverScreen(saved, path))
+            context(self).open_mover(saved, path)
 
         if layout := self._layout_or_say():
             save_and_open(self, layout, opened)

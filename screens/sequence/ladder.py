@@ -12,7 +12,6 @@ gone when the runner returns, whatever happened.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import cast
 
 from rich.console import Group
@@ -24,13 +23,18 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from ...app.tui.sequence_messages import LadderRun, RungBegun, RungFinished, ladder_message
+from ...app.tui.context import context
+from ...app.tui.sequence_messages import (
+    LadderPlanner,
+    LadderRun,
+    RungBegun,
+    RungFinished,
+    ladder_message,
+)
 from ...core.ladder.model import LadderResult, Rung, diagnose, with_penalties
 from ...widgets.bench.live_run import LiveRun
 from ...widgets.sequence.ladder_table import LadderTable
 from .view import SequenceView, sequence_bindings
-
-LadderPlanner = Callable[[], LadderRun]  # blocking (a thread worker); raises a refusal
 
 
 class LadderScreen(SequenceView, Screen[None]):
@@ -132,7 +136,6 @@ class LadderScreen(SequenceView, Screen[None]):
     def action_open_rung(self) -> None:
         """enter: pick a measured rung, then its run in the run detail view (as the
         history opens it): its per-second chart, its jobs, its fio output."""
-        from ..history.run_detail import RunDetailScreen
         from ..modals.choice import ChoiceScreen
 
         stored = [r for r in self.rungs if r.run_id is not None]
@@ -142,7 +145,7 @@ class LadderScreen(SequenceView, Screen[None]):
 
         def picked(key: str | None) -> None:
             if key is not None:
-                self.app.push_screen(RunDetailScreen(int(key)))
+                context(self).open_run(int(key))
 
         choices = [(str(r.run_id), f"{r.label:<8} run #{r.run_id}  {r.path}") for r in stored]
         self.app.push_screen(ChoiceScreen("Open a rung's run", choices), picked)

@@ -52,8 +52,6 @@ def ask_ladder(screen: Any, pool: MergerfsPool) -> None:
 
 
 def start_ladder(screen: Any, mountpoint: str, choice: LadderChoice | None = None) -> None:
-    from .ladder import LadderScreen
-
     ctx = context(screen)
     inventory = ctx.inventory
     if inventory is None:
@@ -84,4 +82,4 @@ def start_ladder(screen: Any, mountpoint: str, choice: LadderChoice | None = Non
 
         return run
 
-    screen.app.push_screen(LadderScreen(mountpoint, planner=plan))
+    ctx.open_ladder(mountpoint, planner=plan)

@@ -12,9 +12,6 @@ as ``app.sequence_messages``. A cancelled or failed sweep keeps its finished cel
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 from rich.console import Group
 from rich.text import Text
 from textual import on, work
@@ -25,7 +22,15 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from ...app.tui.sequence_messages import CellFinished, CellStarted, SweepRun, sweep_message
+from ...app.tui.context import context
+from ...app.tui.sequence_messages import (
+    CellFinished,
+    CellStarted,
+    SweepPlanner,
+    SweepRun,
+    SweepStart,
+    sweep_message,
+)
 from ...core.errors import TierdeckError, one_line
 from ...core.sweep.model import SweepResult
 from ...core.units import fmt_clock
@@ -35,19 +40,6 @@ from ...widgets.charts.run_charts import plot_rows
 from ...widgets.charts.series_chart import SeriesChart
 from ...widgets.sequence.sweep_matrix import MATRIX_BINDINGS, SweepMatrix
 from .view import SequenceView, sequence_bindings
-
-
-@dataclass(frozen=True)
-class SweepStart:
-    """What a sweep's planner gives the view: the sweep as created (or resumed: its
-    stored cells filled) and the run of its missing cells."""
-
-    result: SweepResult
-    run: SweepRun
-    resume: SweepPlanner | None = None  # what R checks then runs if it stops early
-
-
-SweepPlanner = Callable[[], SweepStart]  # blocking (a thread worker); raises a refusal
 
 
 class SweepScreen(SequenceView, Screen[None]):
@@ -238,15 +230,13 @@ class SweepScreen(SequenceView, Screen[None]):
 
     def action_open_cell(self) -> None:
         """enter: the cell's run in the run detail view (as the history opens it)."""
-        from ..history.run_detail import RunDetailScreen
-
         cell = self.query_one(SweepMatrix).cell_at_cursor()
         if cell is None:
             self.notify("enter: move onto a cell of the matrix (left / right).")
         elif cell.run_id is None:
             self.notify("This cell has no run yet.")
         else:
-            self.app.push_screen(RunDetailScreen(cell.run_id))
+            context(self).open_run(cell.run_id)
 
     def action_export(self) -> None:
         """e: the sweep as a file in the folder tierdeck was started from (never over

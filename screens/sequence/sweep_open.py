@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...app.tui.context import context
-from ...app.tui.sequence_messages import EventSink, SweepRun
+from ...app.tui.sequence_messages import EventSink, SweepPlanner, SweepRun, SweepStart
 from ...backends.localfiles import read_user_file
 from ...core.errors import TierdeckError, one_line
 from ...core.sweep.model import TARGETS_AXIS, SweepResult, SweepSpec, parse_sweep
-from .sweep import SweepPlanner, SweepScreen, SweepStart
 
 if TYPE_CHECKING:
     from ...app.history.run_sets import RunSetStore
@@ -155,4 +154,4 @@ def start_sweep(screen: Any, spec: SweepSpec, *, target: str | None) -> None:
     # Drawn while checking: the sweep's shape, every cell still to run (id 0: not
     # created yet).
     waiting = SweepResult(0, spec, tuple(CellResult(cell) for cell in spec.cells()))
-    screen.app.push_screen(SweepScreen(waiting, planner=plan))
+    context(screen).open_sweep(waiting, planner=plan)

@@ -16,12 +16,13 @@ from textual.widgets import DataTable
 from tierdeck.app.history.run_sets import RunSetKind, RunSetStore
 from tierdeck.app.sweep.store import SweepSettings, definition_of
 from tierdeck.app.tui.app import TierdeckApp
+from tierdeck.app.tui.sequence_messages import SweepStart
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.compare.noise import Metric
 from tierdeck.core.sweep.matrix import CellState
 from tierdeck.screens.history.history import HistoryScreen
 from tierdeck.screens.modals.confirm import ConfirmScreen
-from tierdeck.screens.sequence.sweep import SweepScreen, SweepStart
+from tierdeck.screens.sequence.sweep import SweepScreen
 from tierdeck.widgets.charts.series_chart import SeriesChart
 from tierdeck.widgets.sequence.sweep_matrix import SweepMatrix
 

@@ -23,6 +23,7 @@ from typing import Any
 from textual.app import App
 from tierdeck.app.bench import events as ev
 from tierdeck.app.bench.service import BenchRunner
+from tierdeck.app.tui.navigation import Navigator
 from tierdeck.core import bench_models as bm
 from tierdeck.core import fio_models as fm
 from tierdeck.core import jobspec as js
@@ -248,7 +249,7 @@ class MemoryStore:
         return self.next_id - 1
 
 
-class RunScreenApp(App[None]):
+class RunScreenApp(Navigator, App[None]):
     """Just the run screen, fed a recording: for snapshots and fast Pilot tests."""
 
     CSS_PATH = "../../../app/tui/tierdeck.tcss"
@@ -291,7 +292,7 @@ def as_stored_before_0_2(result: RunResult) -> RunResult:
     return dataclasses.replace(result, file_layout=bm.FileLayout.ONE_PER_JOB, name="old clones")
 
 
-class HistoryApp(App[None]):
+class HistoryApp(Navigator, App[None]):
     """Just the history screen over a given store (a real HistoryStore in a tmp dir)."""
 
     CSS_PATH = "../../../app/tui/tierdeck.tcss"

@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Callable
 
 from textual.app import App
+from tierdeck.app.tui.navigation import Navigator
 from tierdeck.core.ladder.model import LadderResult, Rung, RungKind, with_penalties
 
 from tests.snapshots.apps.sweep import Gate, replay_run, write_summary
@@ -58,7 +59,7 @@ class ScriptedLadder(Gate):
         return LadderResult(5, POOL, with_penalties(done))
 
 
-class LadderApp(App[None]):
+class LadderApp(Navigator, App[None]):
     """Just the ladder view: the finished ``LADDER``, or with ``run`` a scripted one."""
 
     CSS_PATH = "../../../app/tui/tierdeck.tcss"

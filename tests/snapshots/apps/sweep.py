@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Callable
 
 from textual.app import App
+from tierdeck.app.tui.navigation import Navigator
 from tierdeck.core.bench_models import DirectionSummary
 from tierdeck.core.sweep.model import Axis, CellResult, SweepResult, SweepSpec
 
@@ -154,7 +155,7 @@ class ScriptedSweep(Gate):
         return SweepResult(self.result.id, self.result.spec, tuple(cells))
 
 
-class SweepApp(App[None]):
+class SweepApp(Navigator, App[None]):
     """Just the sweep view: a stored sweep (``SWEEP``), or with ``run`` a scripted one."""
 
     CSS_PATH = "../../../app/tui/tierdeck.tcss"
@@ -167,7 +168,8 @@ class SweepApp(App[None]):
         self.title = "tierdeck — nas"
 
     def on_mount(self) -> None:
-        from tierdeck.screens.sequence.sweep import SweepScreen, SweepStart
+        from tierdeck.app.tui.sequence_messages import SweepStart
+        from tierdeck.screens.sequence.sweep import SweepScreen
 
         scripted = self.scripted
         resume = None if scripted is None else (lambda: SweepStart(scripted.result, scripted))
