@@ -22,7 +22,6 @@ import click
 import pytest
 from tierdeck.app.bench import events as ev
 from tierdeck.app.cli.bench import run as cli_bench
-from tierdeck.app.cli.bench.reporting import rate_text
 from tierdeck.app.history.store import HistoryStore
 from tierdeck.backends.fio.jobfile import parse_jobfile
 from tierdeck.core.bench_models import (
@@ -268,10 +267,6 @@ def test_run_on_a_terminal_draws_live_progress(
     assert result.exit_code == 0, result.output
     assert "running: fio --name=fiotest" in result.stderr
     assert "#1 planned: ok" in result.stdout
-
-
-def test_progress_rate_reads_mib_per_second_read_first() -> None:
-    assert rate_text(41932556, 20967302) == "read 40.0 MiB/s  write 20.0 MiB/s"
 
 
 def test_drop_caches_flag_is_passed_on(engine: FakeEngine, tmp_path: Path) -> None:
