@@ -72,7 +72,7 @@ iodepth = [1, 4, 16]
 CLI = [sys.executable, "-m", "tierdeck.app.cli"]
 # what `tierdeck bench sweep` imports before it reads the machine
 IMPORTS = (
-    "import tierdeck.app.cli, tierdeck.app.cli.bench.run, tierdeck.app.cli.bench.sweep, "
+    "import tierdeck.app.cli, tierdeck.app.cli.bench, tierdeck.app.cli.bench.sweep, "
     "tierdeck.app.sweep.run, tierdeck.app.machine.inventory, tierdeck.app.sweep.render"
 )
 

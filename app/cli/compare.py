@@ -11,17 +11,15 @@ import click
 
 from ...core.bench_models import RunResult
 from ...core.compare.comparison import MAX_RUNS, CompareRefused, baseline_index, compare_runs
-from . import EXIT_REFUSED, fail, once
+from .common import EXIT_REFUSED, fail, once, open_store, stored_run
 
 FORMATS = ("table", "json", "markdown", "csv")
 PIPE_WIDTH = 1000  # in a pipe nothing is cut or wrapped: the table's own width
 
 
 def _load(run_ids: Sequence[int]) -> list[RunResult]:
-    from .history.runs import _get, _store
-
-    store = _store()
-    return [_get(store, run_id, missing=EXIT_REFUSED) for run_id in run_ids]
+    store = open_store()
+    return [stored_run(store, run_id, missing=EXIT_REFUSED) for run_id in run_ids]
 
 
 def _print_table(renderable: object) -> None:

@@ -42,7 +42,7 @@ from ..layout.self_command import tierdeck_command
 from ..layout.state import Record, describe
 from ..layout.undo import plan_undo, undo
 from ..machine.inventory import collect_inventory
-from . import EXIT_FAILED, EXIT_REFUSED, _host_options, fail, make_host, once
+from .common import EXIT_FAILED, EXIT_REFUSED, fail, host_options, make_host, once
 from .layout_file import load_layout_or_exit
 
 _MARK = {RuleSeverity.ERROR: "ERROR", RuleSeverity.WARNING: "warn", RuleSeverity.OK: "ok"}
@@ -128,7 +128,7 @@ def _refuse(exc: Exception) -> NoReturn:
     help="Write the layout (tierdeck.layout/1) there, atomically.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print docs/layout-json.md's object.")
-@_host_options
+@host_options
 def plan_cmd(cache: tuple[str, ...], slow: tuple[str, ...], pool: str | None,
              slow_pool: str | None, create: str | None, minfreespace: str | None,
              options: tuple[str, ...], from_pool: str | None, save: Path | None,
@@ -175,7 +175,7 @@ _load = load_layout_or_exit
 
 @layout.command("check")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE.toml")
-@_host_options
+@host_options
 def check_cmd(file: Path, demo: bool, recorded: Path | None) -> None:
     """Check a saved layout against every rule, with this host's branch facts.
 
@@ -189,7 +189,7 @@ def check_cmd(file: Path, demo: bool, recorded: Path | None) -> None:
 @layout.command("simulate")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE.toml")
 @once("--size", metavar="SIZE", required=True, help="The new file's size, e.g. 10G.")
-@_host_options
+@host_options
 def simulate_cmd(file: Path, size: str, demo: bool, recorded: Path | None) -> None:
     """Where the next file of SIZE lands in the tiered pool, under each create policy
     (* marks the layout's), for a file at the pool's root.

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ...core.layout.model import Layout, LayoutError
 from ..layout.files import load_layout
-from . import EXIT_REFUSED, fail
+from .common import EXIT_REFUSED, fail
 
 
 def load_layout_or_exit(path: Path) -> Layout:

@@ -1,5 +1,5 @@
 """A sweep's result as text: the ``tierdeck.sweep-result/1`` object (docs/sweep-json.md),
-the matrix table of ``bench sweep``, and the Markdown / CSV of ``bench sweep-export``.
+the matrix table of ``bench sweep`` and its ``--dry-run`` list, and the Markdown / CSV of ``bench sweep-export``.
 
 The matrix puts the first axis in rows and the second in columns; a third axis and
 beyond give one block per combination of their values. A cell shows the bandwidth of
@@ -14,7 +14,7 @@ import csv
 import io
 import itertools
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.compare.noise import Metric
 from ...core.sweep.model import (
@@ -27,6 +27,9 @@ from ...core.sweep.model import (
 )
 from ...core.units import fmt_mib
 from ..history.store import _DIRECTIONS, _direction_json
+
+if TYPE_CHECKING:
+    from .run import SweepPlan
 
 MIB = 1024 * 1024
 
@@ -144,3 +147,11 @@ def sweep_csv(result: SweepResult) -> str:
             run = "" if c.run_id is None else str(c.run_id)
             writer.writerow([*axes, run, c.status or "missing", direction, *figures])
     return buffer.getvalue()
+
+
+def dry_run_lines(plan: SweepPlan) -> list[str]:
+    """``bench sweep --dry-run``: how many cells would run, then each with its target."""
+    lines = [f"{plan.name}: {len(plan.to_run)} of {len(plan.cells)} cells to run"]
+    for item in plan.planned:
+        lines.append(f"  {item.cell.index + 1:>3}  {item.cell.label}  on {item.ask.target}")
+    return lines

@@ -1,6 +1,6 @@
 """``tierdeck bench ladder``: the layer-penalty ladder of a mergerfs pool, and its
 option sweep. The engine is app/ladder/run.py; this module turns options into a plan,
-events into progress on stderr (rung k of n above the run's own bar, cli_bench's
+events into progress on stderr (rung k of n above the run's own bar, reporting.py's
 RunReporter) and the result into a table or the ``tierdeck.ladder/1`` JSON object
 (docs/ladder-json.md)."""
 
@@ -16,8 +16,9 @@ import click
 
 from ....core.errors import TierdeckError
 from ....core.jobspec import JobSpecError
-from .. import EXIT_FAILED, EXIT_REFUSED, fail, once
-from .run import RunReporter, _load_jobs, _stderr_is_terminal, cancel_exit_code
+from ..common import EXIT_FAILED, EXIT_REFUSED, cancel_exit_code, fail, once, until_cancelled
+from .jobs import load_jobs
+from .reporting import RunReporter, stderr_is_terminal
 
 if TYPE_CHECKING:
     from ....core.ladder.model import LadderResult
@@ -96,7 +97,6 @@ async def _drive(
     service: BenchService, inv: Inventory, plan: LadderPlan, reporter: LadderReporter
 ) -> tuple[LadderResult, int]:
     from ...ladder.run import run_ladder
-    from .run import until_cancelled
 
     return await until_cancelled(
         lambda cancel: run_ladder(service, inv, plan, reporter, cancel),
@@ -147,13 +147,13 @@ def ladder_cmd(
 
     jobs, preset = (None, None)
     if preset_name is not None or job_file is not None:
-        jobs, preset = _load_jobs(preset_name, job_file)
+        jobs, preset = load_jobs(preset_name, job_file)
     try:
         option = None if option_text is None else parse_option_sweep(option_text)
     except OptionSweepError as exc:
         fail(str(exc), EXIT_REFUSED)
     host = LiveHost()
-    reporter = LadderReporter(live=_stderr_is_terminal() and not as_json)
+    reporter = LadderReporter(live=stderr_is_terminal() and not as_json)
     for stale in clean_stale(host):
         reporter.say(f"removed throwaway mounts left by a dead tierdeck: {stale.path}")
         for problem in stale.problems:

@@ -1,60 +1,49 @@
-"""``tierdeck bench ...``: benchmarks for scripts.
+"""``tierdeck bench run``: a benchmark for scripts.
 
 The engine (preflight, runner) and the store do the work; this module only turns
-options into a request, events into a progress bar, and results into a table
-(app/cli/history/runs.py draws it, as ``history show`` does) or the ``tierdeck.run/1`` JSON
-object (docs/bench-json.md).
+options into a request, events into a progress bar (reporting.py), and results into a
+table (app/history/run_text.py draws it, as ``history show`` does) or the
+``tierdeck.run/1`` JSON object (docs/bench-json.md).
 
 Exit status of ``bench run``: 0 ok, 1 the run failed (fio's message on stderr), 2
 refused before starting (every BenchRefused, wherever it is raised) or bad options, 130
-cancelled with Ctrl-C (143 with SIGTERM), 141 stdout closed early (app/cli/__init__.py).
-Tables are plain aligned text (stable in pipes and greppable); rich draws only the live
-progress bar, on stderr. Heavy imports (rich, the engine) happen inside the commands so
-``tierdeck --help`` and the TUI start fast.
+cancelled with Ctrl-C (143 with SIGTERM), 141 stdout closed early (the root group of
+app/cli/__init__.py). Tables are plain aligned text (stable in pipes and greppable);
+rich draws only the live progress bar, on stderr. Heavy imports (rich, the engine)
+happen inside the command so that the TUI starts fast.
 """
 
 from __future__ import annotations
 
 import asyncio
-import errno
 import json
 import os
-import shlex
-import signal
 import sys
-import textwrap
-from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
-from ....core.bench_models import (
-    BenchRefused,
-    RefusalKind,
-    RunRequest,
-    RunResult,
-    RunStatus,
-    RunWarning,
-)
-from ....core.errors import ParseError, TierdeckError
-from ....core.jobspec import JobSpec, JobSpecError
-from ....core.presets import PRESETS, Preset, find_preset
-from ....core.units import fmt_clock, fmt_mib
+from ....core.bench_models import BenchRefused, RefusalKind, RunRequest, RunResult, RunStatus
+from ....core.errors import TierdeckError
+from ....core.jobspec import JobSpecError
+from ...history.run_text import result_lines
 from ...history.store import HistoryError, HistoryStore, result_to_json
-from .. import EXIT_FAILED, EXIT_REFUSED, EXIT_SIGINT, EXIT_SIGTERM, LazyGroup, fail, once
-from ..history.runs import output_width, result_lines
-from .sweep import SWEEP_COMMANDS
+from ..common import (
+    EXIT_FAILED,
+    EXIT_REFUSED,
+    EXIT_SIGINT,
+    cancel_exit_code,
+    fail,
+    once,
+    until_cancelled,
+)
+from .jobs import load_jobs
+from .reporting import RunReporter, stderr_is_terminal
 
 if TYPE_CHECKING:
-    from rich.console import Console, RenderableType
-    from rich.progress import Progress, TaskID
-
     from ....core.models import Inventory
     from ...bench.service import BenchService
-
-PRESETS_SCHEMA = "tierdeck.presets/1"
-T = TypeVar("T")
 
 _BUFFERED_ADVICE = (
     "To run anyway, re-run with --direct 0 (buffered I/O). The page cache (or the ZFS "
@@ -67,274 +56,6 @@ def _stdin_is_terminal() -> bool:
     return sys.stdin.isatty()
 
 
-def _stderr_is_terminal() -> bool:
-    return sys.stderr.isatty()
-
-
-# --------------------------------------------------------------------------- presets
-
-
-def _preset_json(p: Preset) -> dict[str, Any]:
-    from ...history.store import _spec_to_dict
-
-    return {
-        "name": p.name,
-        "aliases": list(p.aliases),
-        "title": p.title,
-        "source": p.source,
-        "description": p.description,
-        "lay_out_first": p.lay_out_first,
-        "drop_caches": p.drop_caches,
-        "jobs": [_spec_to_dict(job) for job in p.jobs],
-        "jobfile": p.to_jobfile(),
-    }
-
-
-def _find_preset(name: str) -> Preset:
-    found = find_preset(name)
-    if found is None:
-        names = ", ".join(p.name for p in PRESETS)
-        raise click.BadParameter(f"no preset {name!r}; presets: {names}", param_hint="preset")
-    return found
-
-
-def preset_file_text(p: Preset) -> str:
-    """A preset as a .fio file that fio and ``bench run --job`` both accept."""
-    from .... import __version__
-
-    notes = [
-        f"; tierdeck {__version__} preset {p.name}",
-        "; run with tierdeck: tierdeck bench run --job THIS.fio --target DIR",
-        "; run bare: fio --directory=DIR THIS.fio (no live graph, no cleanup)",
-    ]
-    if p.lay_out_first:
-        notes.append("; tierdeck lays the test files out before measuring; bare fio does not")
-    if p.drop_caches:
-        notes.append("; tierdeck drops the page cache before measuring (root); bare fio does not")
-    return "\n".join(notes) + "\n" + p.to_jobfile()
-
-
-class BenchGroup(LazyGroup):
-    """``bench``'s commands that live in modules of their own, imported when run."""
-
-    LAZY = {"ladder": "tierdeck.app.cli.bench.ladder:ladder_cmd"}
-
-
-@click.group(cls=BenchGroup)
-def bench() -> None:
-    """Run fio benchmarks from presets or job files, with a saved history."""
-
-
-for _command in SWEEP_COMMANDS:  # bench sweep, sweeps, sweep-export (app/cli/bench/sweep.py)
-    bench.add_command(_command)
-
-
-@bench.command("presets")
-@click.option("--json", "as_json", is_flag=True, help="Print the presets as JSON.")
-@once(
-    "--save",
-    nargs=2,
-    type=(str, click.Path(dir_okay=False, path_type=Path)),
-    metavar="NAME FILE.fio",
-    help="Write preset NAME as a fio job file.",
-)
-@click.option("--force", is_flag=True, help="With --save: overwrite an existing file.")
-def presets_cmd(as_json: bool, save: tuple[str, Path] | None, force: bool) -> None:
-    """List the presets, where each comes from, and their exact fio parameters.
-
-    A preset's former names (its "formerly" line) are still accepted wherever a preset
-    is named: --preset, --save, sweep files, history list --preset."""
-    if save is not None:
-        name, path = save
-        preset = _find_preset(name)
-        try:
-            with open(path, "w" if force else "x", encoding="utf-8") as handle:
-                handle.write(preset_file_text(preset))
-        except FileExistsError:
-            fail(f"{path} exists; add --force to overwrite it", EXIT_FAILED)
-        except OSError as exc:
-            fail(f"cannot write {path}: {exc.strerror}", EXIT_FAILED)
-        click.echo(f"wrote preset {preset.name} to {path}", err=True)
-        return
-    if as_json:
-        doc = {"schema": PRESETS_SCHEMA, "presets": [_preset_json(p) for p in PRESETS]}
-        click.echo(json.dumps(doc, indent=2))
-        return
-    # 96 reads well in a pager; a terminal narrower than that would break every line
-    terminal = output_width()
-    width = min(96, terminal or 96)
-    for i, p in enumerate(PRESETS):
-        if i:
-            click.echo()
-        click.echo(f"{p.name}: {p.title}")
-        if p.aliases:
-            click.echo(f"  formerly: {', '.join(p.aliases)} (still accepted)")
-        source = f"  source: {p.source}"
-        if terminal is not None:  # in a pipe one line each, to grep; URLs never split
-            source = "\n".join(textwrap.wrap(source, width, subsequent_indent="    ",
-                                              break_long_words=False, break_on_hyphens=False))  # fmt: skip
-        click.echo(source)
-        click.echo(click.wrap_text(p.description, width=width, initial_indent="  ",
-                                   subsequent_indent="  "))  # fmt: skip
-        extras = [t for f, t in ((p.lay_out_first, "lays files out first"),
-                                 (p.drop_caches, "drops caches (root)")) if f]  # fmt: skip
-        if extras:
-            click.echo(f"  tierdeck also: {', '.join(extras)}")
-        for line in p.to_jobfile().splitlines():
-            if line and not line.startswith(";"):
-                click.echo(f"    {line}")
-
-
-# --------------------------------------------------------------------------- bench run
-
-
-def _live_progress(console: Console, below: Callable[[], RenderableType | None]) -> Progress:
-    """A bar with phase, ETA and live MiB/s; ``below()`` adds a line under it (disks)."""
-    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
-
-    class _RunProgress(Progress):
-        def get_renderables(self) -> Iterator[RenderableType]:
-            yield self.make_tasks_table(self.tasks)
-            extra = below()
-            if extra is not None:
-                yield extra
-
-    return _RunProgress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TaskProgressColumn(),
-        TextColumn("ETA {task.fields[eta]}"),
-        TextColumn("{task.fields[rate]}"),
-        console=console,
-        transient=True,  # the summary table replaces it
-    )
-
-
-def rate_text(read_bytes_per_s: float, write_bytes_per_s: float) -> str:
-    return f"read {fmt_mib(read_bytes_per_s)} MiB/s  write {fmt_mib(write_bytes_per_s)} MiB/s"
-
-
-class RunReporter:
-    """Turns runner events into what the user sees. ``live``: a rich progress bar on
-    stderr; otherwise notices as plain stderr lines (nothing at all goes to stdout,
-    which belongs to --json)."""
-
-    def __init__(self, *, live: bool) -> None:
-        self.live = live
-        self.progress: Progress | None = None
-        self._task: TaskID | None = None
-        self._rate = ""
-        self._disks: RenderableType | None = None
-        self._said: set[str] = set()
-        self.stderr_gone = False
-
-    def __enter__(self) -> RunReporter:
-        if self.live:
-            # rich only for the live bar: off a terminal (--json, the journal) its ~0.1 s
-            # of imports would be paid for nothing
-            from rich.console import Console
-
-            console = Console(stderr=True, highlight=False)
-            self.progress = _live_progress(console, lambda: self._disks)
-            self._task = self.progress.add_task("starting", total=1.0, eta="--:--", rate="")
-            self.progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.progress is not None:
-            self.progress.stop()
-
-    def say(self, text: str) -> None:
-        if self.stderr_gone:
-            return
-        try:
-            if self.progress is not None:
-                self.progress.console.print(text, markup=False, highlight=False)
-            else:
-                click.echo(f"tierdeck: {text}", err=True)
-        except OSError as exc:
-            # `2>&1 | head`: the reader left, but the run must still finish, clean up
-            # and be saved; a notice nobody reads is no reason to abandon it.
-            if exc.errno != errno.EPIPE:
-                raise
-            self.stderr_gone = True
-
-    def say_before_start(self, warnings: Sequence[RunWarning]) -> None:
-        """The request's warnings, before anything runs; the runner repeats them as
-        notices once it starts, which would say them twice."""
-        for warning in warnings:
-            self.say(warning.text)
-        self._said.update(w.text for w in warnings)
-
-    def __call__(self, event: Any) -> None:
-        from ...bench import events as ev
-
-        if isinstance(event, ev.Notice):
-            if event.text in self._said:
-                self._said.discard(event.text)
-            else:
-                self.say(event.text)
-        elif isinstance(event, ev.RunStarted):
-            if self.live:
-                self.say(f"running: {shlex.join(event.command)}")
-        elif isinstance(event, ev.StoreFailed):
-            self.say(f"the run could not be saved: {event.error}")
-        elif self.progress is None or self._task is None:
-            return
-        elif isinstance(event, ev.Progress):
-            self.progress.update(
-                self._task,
-                completed=min(max(event.fraction, 0.0), 1.0),
-                description=event.phase,
-                eta=fmt_clock(event.eta_s),
-                rate=self._rate,
-            )
-        elif isinstance(event, ev.SampleReady):
-            s = event.sample
-            self._rate = rate_text(s.read.bw_bytes_per_s, s.write.bw_bytes_per_s)
-            self.progress.update(self._task, rate=self._rate)
-        elif isinstance(event, ev.DevicesReady):
-            from rich.text import Text
-
-            parts = [
-                f"{d.device} {fmt_mib(d.read_bytes_per_s)}/{fmt_mib(d.write_bytes_per_s)} "
-                f"{d.util_pct:.0f}%"
-                for d in event.samples
-            ]
-            self._disks = Text("disks (read/write MiB/s, busy): " + "   ".join(parts), style="dim")
-
-
-async def until_cancelled(
-    work: Callable[[asyncio.Event], Awaitable[T]], say: Callable[[str], None], cancelling: str
-) -> tuple[T, int]:
-    """``work(cancel)`` with SIGINT/SIGTERM setting ``cancel`` (said once, as
-    ``cancelling``): its result, and the first signal received (0: none). Runs, sweeps
-    and ladders stop cleanly this way: fio stopped, files removed, mounts gone."""
-    cancel = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    received: list[int] = []
-
-    def on_signal(signum: int) -> None:
-        if not received:
-            say(cancelling)
-        received.append(signum)
-        cancel.set()
-
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, on_signal, signum)
-    try:
-        result = await work(cancel)
-    finally:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(signum)
-    return result, received[0] if received else 0
-
-
-def cancel_exit_code(signum: int) -> int:
-    """The exit status of a run, sweep or ladder cancelled by ``signum``."""
-    return EXIT_SIGTERM if signum == signal.SIGTERM else EXIT_SIGINT
-
-
 async def _drive(
     service: BenchService, inv: Inventory, request: RunRequest, reporter: RunReporter
 ) -> tuple[RunResult, int]:
@@ -345,29 +66,6 @@ async def _drive(
         reporter.say,
         "cancelling: stopping fio and removing its test files ...",
     )
-
-
-def _load_jobs(
-    preset_name: str | None, job_file: Path | None
-) -> tuple[tuple[JobSpec, ...], Preset | None]:
-    if (preset_name is None) == (job_file is None):
-        raise click.UsageError("give exactly one of --preset NAME or --job FILE.fio")
-    if preset_name is not None:
-        preset = _find_preset(preset_name)
-        return preset.jobs, preset
-    assert job_file is not None
-    from ....backends.fio.jobfile import parse_jobfile
-
-    try:
-        # values are validated by plan_run, after --size/--runtime/--direct apply
-        jobs = parse_jobfile(job_file.read_text(encoding="utf-8"))
-    except ParseError as exc:
-        raise click.BadParameter(str(exc), param_hint="--job") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise click.BadParameter(f"cannot read {job_file}: {exc}", param_hint="--job") from exc
-    if not jobs:
-        raise click.BadParameter(f"{job_file} has no job section", param_hint="--job")
-    return tuple(jobs), None
 
 
 def _refused(exc: BenchRefused, *, direct: str | None, raw: bool) -> NoReturn:
@@ -449,7 +147,7 @@ Exit status:
 """
 
 
-@bench.command("run", help=RUN_HELP)
+@click.command("run", help=RUN_HELP)
 @once("--preset", "preset_name", metavar="NAME", help="A preset (tierdeck bench presets).")
 @once(
     "--job",
@@ -501,7 +199,7 @@ def run_cmd(
     no_save: bool,
     name: str | None,
 ) -> None:
-    jobs, preset = _load_jobs(preset_name, job_file)
+    jobs, preset = load_jobs(preset_name, job_file)
     if confirm_device is not None and not raw:
         raise click.UsageError("--confirm-device confirms raw mode: add --raw")
     target = os.path.abspath(target)
@@ -522,7 +220,7 @@ def run_cmd(
         service.open_store()
     except HistoryError as exc:
         fail(f"{exc} (or add --no-save)", EXIT_FAILED)
-    reporter = RunReporter(live=_stderr_is_terminal() and not as_json)
+    reporter = RunReporter(live=stderr_is_terminal() and not as_json)
 
     def plan(inv: Inventory, raw_confirm: str | None) -> RunRequest:
         # a preset's own lay-out and drop-caches flags are applied by the preflight

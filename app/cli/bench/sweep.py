@@ -1,12 +1,10 @@
 """``tierdeck bench sweep``, ``bench sweeps`` and ``bench sweep-export``: sweeps for
-scripts. The engine is app/sweep/run.py; the text and JSON are app/sweep/render.py.
-Registered on the ``bench`` group by app/cli/bench/run.py (``SWEEP_COMMANDS``)."""
+scripts. The engine is app/sweep/run.py; the text and JSON are app/sweep/render.py."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -16,7 +14,8 @@ import click
 from ....core.errors import TierdeckError
 from ....core.sweep.model import TARGETS_AXIS, SweepError, SweepSpec, parse_sweep
 from ....core.units import fmt_clock
-from .. import EXIT_FAILED, EXIT_REFUSED, fail, once
+from ..common import EXIT_FAILED, EXIT_REFUSED, cancel_exit_code, fail, once, until_cancelled
+from .reporting import RunReporter, stderr_is_terminal
 
 if TYPE_CHECKING:
     from ....core.models import Inventory
@@ -125,12 +124,10 @@ def _stored_spec(store: RunSetStore, sweep_id: int) -> tuple[SweepSpec, SweepSet
 
 
 class _SweepReporter:
-    """The run's reporter (cli_bench.RunReporter) for the inner events, plus a line
-    per cell: ``cell 3/27 numjobs=1 ... (sweep ETA 4:10)``."""
+    """The run's reporter (RunReporter) for the inner events, plus a line per cell:
+    ``cell 3/27 numjobs=1 ... (sweep ETA 4:10)``."""
 
     def __init__(self, *, live: bool) -> None:
-        from .run import RunReporter
-
         self.run = RunReporter(live=live)
         self.cell = ""
         self.positions: dict[str, str] = {}  # a cell's "k/n": its Done may follow k+1's start
@@ -152,16 +149,14 @@ class _SweepReporter:
             return  # the command line of every cell would bury the progress
         else:
             self.run(event)
-            if isinstance(event, ev.Progress) and self.run.progress is not None:
-                assert self.run._task is not None
-                self.run.progress.update(self.run._task, description=f"{self.cell} {event.phase}")
+            if isinstance(event, ev.Progress):
+                self.run.describe(f"{self.cell} {event.phase}")
 
 
 async def _drive(
     service: BenchService, inv: Inventory, plan: SweepPlan, reporter: _SweepReporter
 ) -> tuple[SweepResult, int]:
     from ...sweep.run import run_sweep
-    from .run import until_cancelled
 
     return await until_cancelled(
         lambda cancel: run_sweep(service, inv, plan, reporter, cancel),
@@ -205,7 +200,7 @@ def sweep_cmd(
     from ...bench.service import BenchService
     from ...history.run_sets import RunSetStore
     from ...machine.inventory import collect_inventory
-    from ...sweep.render import matrix_lines, sweep_to_json
+    from ...sweep.render import dry_run_lines, matrix_lines, sweep_to_json
     from ...sweep.run import SweepRefused, plan_sweep
 
     targets = tuple(os.path.abspath(t) for t in targets)
@@ -231,11 +226,11 @@ def sweep_cmd(
     except TierdeckError as exc:
         fail(str(exc), EXIT_FAILED)
     if dry_run:
-        _print_dry_run(plan)
+        click.echo("\n".join(dry_run_lines(plan)))
         return
     assert plan.set_id is not None
     service = BenchService(host, store=lambda: store)
-    reporter = _SweepReporter(live=sys.stderr.isatty() and not as_json)
+    reporter = _SweepReporter(live=stderr_is_terminal() and not as_json)
     reporter.run.say(f"sweep #{plan.set_id}: {len(plan.to_run)} of {len(plan.cells)} cells to run")
     try:
         with reporter.run:
@@ -249,18 +244,10 @@ def sweep_cmd(
         click.echo("\n".join(matrix_lines(result, plan.name)))
         click.echo(f"saved as sweep #{result.id} (tierdeck bench sweep-export {result.id})")
     if signum:
-        from .run import cancel_exit_code
-
         fail(f"cancelled: finish it with --resume {result.id}", cancel_exit_code(signum))
     if not result.complete:
         fail(f"{len(result.missing)} of {len(result.cells)} cells did not run ok "
              f"(--resume {result.id} runs them again)", EXIT_FAILED)  # fmt: skip
-
-
-def _print_dry_run(plan: SweepPlan) -> None:
-    click.echo(f"{plan.name}: {len(plan.to_run)} of {len(plan.cells)} cells to run")
-    for item in plan.planned:
-        click.echo(f"  {item.cell.index + 1:>3}  {item.cell.label}  on {item.ask.target}")
 
 
 @click.command("sweeps")
@@ -319,6 +306,3 @@ def sweep_export_cmd(sweep_id: int, fmt: str | None, output: Path | None) -> Non
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror or exc}", EXIT_FAILED)
     click.echo(f"wrote sweep #{sweep_id} to {output}", err=True)
-
-
-SWEEP_COMMANDS = (sweep_cmd, sweeps_cmd, sweep_export_cmd)

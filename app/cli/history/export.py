@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .. import EXIT_FAILED, EXIT_REFUSED, fail, once
+from ..common import EXIT_FAILED, EXIT_REFUSED, fail, once, open_store, stored_run
 
 FORMATS = ("markdown", "csv", "json", "html")
 # --output's extension names the format when --format is not given
@@ -76,10 +76,9 @@ def export_cmd(run_ids: tuple[int, ...], fmt: str | None, output: str | None, re
         render_export,
         write_export,
     )
-    from .runs import _get, _store
 
-    store = _store()
-    runs = [_get(store, run_id, missing=EXIT_REFUSED) for run_id in run_ids]
+    store = open_store()
+    runs = [stored_run(store, run_id, missing=EXIT_REFUSED) for run_id in run_ids]
     export_format = ExportFormat(_format(fmt, output))
     known = machine_identifiers(LiveHost()) if redact else NOTHING_KNOWN
     try:

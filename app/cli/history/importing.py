@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .. import EXIT_FAILED, EXIT_REFUSED, fail, once
+from ..common import EXIT_FAILED, EXIT_REFUSED, fail, once, open_store
 
 LIST_FAILED = "tierdeck history list --status failed"
 
@@ -52,9 +52,8 @@ def import_cmd(files: Sequence[Path], label: str | None, tags: Sequence[str]) ->
     """
     from ....core.errors import TierdeckError
     from ...history.fio_import import import_files
-    from .runs import _store
 
-    store = _store()
+    store = open_store()
     try:
         outcomes = import_files(store, files, now=time.time(), label=label, tags=tags)
     except TierdeckError as exc:  # the history itself failed (not one file)

@@ -262,15 +262,11 @@ def test_run_text_prints_tables_and_the_saved_id(engine: FakeEngine) -> None:
 def test_run_on_a_terminal_draws_live_progress(
     engine: FakeEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(cli_bench, "_stderr_is_terminal", lambda: True)
+    monkeypatch.setattr(cli_bench, "stderr_is_terminal", lambda: True)
     result = run("bench", "run", "--preset", "seed000-seqwrite", "--target", "/srv/x")
     assert result.exit_code == 0, result.output
     assert "running: fio --name=fiotest" in result.stderr
     assert "#1 planned: ok" in result.stdout
-
-
-def test_progress_rate_reads_mib_per_second_read_first() -> None:
-    assert cli_bench.rate_text(41932556, 20967302) == "read 40.0 MiB/s  write 20.0 MiB/s"
 
 
 def test_drop_caches_flag_is_passed_on(engine: FakeEngine, tmp_path: Path) -> None:
@@ -523,7 +519,8 @@ def test_an_option_given_twice_is_refused(
 
 def test_every_value_option_of_bench_is_checked_for_repeats() -> None:
     # A new option added without once() would silently take its last value again.
-    from tierdeck.app.cli.bench.run import presets_cmd, run_cmd
+    from tierdeck.app.cli.bench.presets import presets_cmd
+    from tierdeck.app.cli.bench.run import run_cmd
 
     for command in (run_cmd, presets_cmd):
         for param in command.params:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from tierdeck.app.cli import EXIT_REFUSED
 from tierdeck.app.cli.bench import ladder as cli_ladder
+from tierdeck.app.cli.common import EXIT_REFUSED
 
 
 def test_unknown_option_refused(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from tierdeck.app.cli.history import runs as cli_history
-from tierdeck.app.cli.history.runs import Column, list_lines, render, when_short
+from tierdeck.app.cli.history.runs import list_lines, when_short
 from tierdeck.app.history.store import HistoryStore
 from tierdeck.core.bench_models import (
     DirectionSummary,
@@ -226,23 +226,6 @@ def test_list_lines_leave_tags_out_before_the_line_overflows() -> None:
     assert all(len(line) <= 80 for line in lines), lines
     assert "tags" not in lines[0] and "a-long-tag" not in lines[1]
     assert "cancelled" in lines[1] and "*" in lines[1].split()[:2]
-
-
-def test_render_fits_by_its_steps_and_keeps_headers_whole() -> None:
-    columns = [
-        Column("name", ["abcdefghijklmnop", "ab"], cut="end"),
-        Column("MiB/s", ["1.0", "1,000.0"], right=True),
-    ]
-    assert render(columns, 18, [("name", 6)]) == [
-        "name         MiB/s",
-        "abcdefgh…      1.0",
-        "ab         1,000.0",
-    ]
-    # a floor below the header's width stops at the header (the line stays too long)
-    assert render(columns, 10, [("name", 1)])[1] == "abc…      1.0"
-    assert render(columns, None, [("name", 1)])[1].startswith("abcdefghijklmnop")
-    # a step that leaves a column out
-    assert render(columns, 10, [("MiB/s", None)]) == ["name", "abcdefghijklmnop", "ab"]
 
 
 def test_when_short_drops_the_year_only_for_this_year() -> None:

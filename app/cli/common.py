@@ -1,0 +1,238 @@
+"""What the commands of ``tierdeck`` share: exit statuses, refusals, the host and
+``once`` options, the history store, cancelling on signals, a broken pipe, and the
+deferred commands that keep ``tierdeck --help`` from importing every command's module.
+
+Cheap to import on purpose: every command line loads it, so anything heavy (asyncio,
+the history store, the host backends) is imported inside the function that needs it."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import importlib
+import os
+import shutil
+import signal
+import sys
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+
+import click
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from ...backends.host import Host
+    from ...core.bench_models import RunResult
+    from ..history.store import HistoryStore
+
+# Exit statuses every command keeps (docs/bench-json.md documents them for bench run).
+EXIT_FAILED = 1  # the run failed, or tierdeck could not do what was asked
+EXIT_REFUSED = 2  # refused before starting, or bad options (click's usage errors too)
+EXIT_SIGINT = 130  # 128 + SIGINT
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a writer killed by it
+EXIT_SIGTERM = 143  # 128 + SIGTERM
+
+F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
+
+
+def fail(message: str, code: int) -> NoReturn:
+    click.echo(f"tierdeck: {message}", err=True)
+    sys.exit(code)
+
+
+def output_width() -> int | None:
+    """Columns to fit in: the terminal's when stdout is one; None (no limit, nothing
+    cut) in a pipe, where the full text is what grep and scripts want."""
+    if not sys.stdout.isatty():
+        return None
+    return shutil.get_terminal_size().columns
+
+
+# --------------------------------------------------------------------------- options
+
+_HOST_OPTIONS = [
+    click.option(
+        "--demo",
+        is_flag=True,
+        help="Show the demo NAS (from a real home NAS's notes) instead of this machine.",
+    ),
+    click.option(
+        "--recorded",
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        help="Read a recorded host folder (host.json + root/) instead of this machine.",
+    ),
+]
+
+
+def host_options(func: F) -> F:
+    """``--demo`` and ``--recorded DIR``: the host a command reads (see ``make_host``)."""
+    for option in reversed(_HOST_OPTIONS):
+        func = option(func)
+    return func
+
+
+def once(*decls: str, **attrs: Any) -> Callable[[F], F]:
+    """``click.option`` for an option that takes a value and may be given only once.
+
+    click keeps the last of repeated options silently, so ``--preset a --preset b``
+    would run b without a word; a script that builds its command line by appending
+    options would never notice. The option is collected as ``multiple`` and refused
+    when it came more than once. No ``default`` (the value is None when absent)."""
+    if "default" in attrs or attrs.get("multiple") or attrs.get("is_flag"):
+        raise TypeError("once() is for single-value options without a default")
+
+    def only_one(ctx: click.Context, param: click.Parameter, values: tuple[Any, ...]) -> Any:
+        if len(values) > 1:
+            name = "/".join(param.opts)
+            given = ", ".join(" ".join(map(str, v)) if isinstance(v, tuple) else str(v)
+                              for v in values)  # fmt: skip
+            times = "twice" if len(values) == 2 else f"{len(values)} times"
+            raise click.UsageError(f"{name} given {times} ({given}): give it once", ctx=ctx)
+        return values[0] if values else None
+
+    return click.option(*decls, multiple=True, callback=only_one, **attrs)
+
+
+def make_host(demo: bool, recorded: Path | None) -> Host:
+    from ...backends.host import LiveHost, RecordedHost
+
+    if demo and recorded:
+        raise click.UsageError("--demo and --recorded exclude each other")
+    if demo:
+        from ..machine.demo import load_demo_host
+
+        return load_demo_host()
+    if recorded is not None:
+        return RecordedHost(recorded)
+    return LiveHost()
+
+
+# --------------------------------------------------------------------------- history
+
+
+def open_store() -> HistoryStore:
+    """The user's history, or exit 1 saying why it cannot be opened."""
+    from ..history.store import HistoryError, HistoryStore
+
+    try:
+        return HistoryStore()
+    except HistoryError as exc:
+        fail(str(exc), EXIT_FAILED)
+
+
+def stored_run(store: HistoryStore, run_id: int, *, missing: int = EXIT_FAILED) -> RunResult:
+    """The run, or exit with ``missing`` (compare refuses unknown ids with 2)."""
+    from ...core.errors import TierdeckError
+
+    try:
+        result = store.get(run_id)
+    except TierdeckError as exc:
+        fail(str(exc), EXIT_FAILED)
+    if result is None:
+        fail(f"no run #{run_id} in the history ({store.path})", missing)
+    return result
+
+
+# --------------------------------------------------------------------------- signals
+
+
+async def until_cancelled(
+    work: Callable[[asyncio.Event], Awaitable[T]], say: Callable[[str], None], cancelling: str
+) -> tuple[T, int]:
+    """``work(cancel)`` with SIGINT/SIGTERM setting ``cancel`` (said once, as
+    ``cancelling``): its result, and the first signal received (0: none). Runs, sweeps
+    and ladders stop cleanly this way: fio stopped, files removed, mounts gone."""
+    import asyncio
+
+    cancel = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    received: list[int] = []
+
+    def on_signal(signum: int) -> None:
+        if not received:
+            say(cancelling)
+        received.append(signum)
+        cancel.set()
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, on_signal, signum)
+    try:
+        result = await work(cancel)
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
+    return result, received[0] if received else 0
+
+
+def cancel_exit_code(signum: int) -> int:
+    """The exit status of a run, sweep or ladder cancelled by ``signum``."""
+    return EXIT_SIGTERM if signum == signal.SIGTERM else EXIT_SIGINT
+
+
+def _exit_for_broken_pipe() -> NoReturn:
+    # Python flushes stdout once more at exit; with the pipe gone that flush would raise
+    # again and print "Exception ignored ...". Pointing fd 1 at /dev/null keeps it quiet.
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    sys.exit(EXIT_BROKEN_PIPE)
+
+
+@contextlib.contextmanager
+def quiet_on_broken_pipe() -> Iterator[None]:
+    """Exit 141 without a word when the reader went away (``tierdeck ... | head``)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno != errno.EPIPE:
+            raise
+        _exit_for_broken_pipe()
+
+
+# --------------------------------------------------------------------------- commands
+
+
+class DeferredCommand(click.Command):
+    """Stands in for the command ``target`` ("module:attribute") in its group until it
+    runs: ``tierdeck inventory`` should not pay for importing the benchmark engine and
+    the history store, nor ``tierdeck --help`` for importing every command.
+
+    ``summary`` is the first sentence of the real command's help, which the group's
+    command list shows (tests/unit/cli/test_deferred.py keeps the two equal)."""
+
+    def __init__(self, name: str, target: str, summary: str) -> None:
+        super().__init__(name, help=summary)
+        self.target = target
+
+    def resolve(self) -> click.Command:
+        module_name, _, attribute = self.target.partition(":")
+        command = getattr(importlib.import_module(module_name), attribute)
+        if not isinstance(command, click.Command):
+            raise TypeError(f"{self.target} is not a click command")
+        return command
+
+
+class CommandGroup(click.Group):
+    """A group whose ``DeferredCommand``\\ s load when they are run or asked for, while
+    its own command list (``--help``) is drawn from their summaries alone."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if isinstance(command, DeferredCommand):
+            return command.resolve()
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # click's own, but with the commands as registered: get_command would import them
+        commands = [(name, self.commands[name]) for name in self.list_commands(ctx)]
+        commands = [(name, command) for name, command in commands if not command.hidden]
+        if not commands:
+            return
+        limit = formatter.width - 6 - max(len(name) for name, _ in commands)
+        rows = [(name, command.get_short_help_str(limit)) for name, command in commands]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
