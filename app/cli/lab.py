@@ -23,7 +23,7 @@ _LAB_DIR = click.option(
 )
 
 
-@lab.command("up")
+@click.command("up")
 @_LAB_DIR
 @click.option("--no-throttle", is_flag=True, help="Do not slow the HDD loops down.")
 def lab_up_cmd(directory: Path | None, no_throttle: bool) -> None:
@@ -44,7 +44,7 @@ def lab_up_cmd(directory: Path | None, no_throttle: bool) -> None:
     click.echo("try: tierdeck inventory   or   tierdeck")
 
 
-@lab.command("down")
+@click.command("down")
 @_LAB_DIR
 def lab_down_cmd(directory: Path | None) -> None:
     """Remove the lab NAS: unmount, detach loops, delete its images (even after a crash)."""
@@ -58,7 +58,7 @@ def lab_down_cmd(directory: Path | None) -> None:
         raise click.ClickException(str(exc)) from exc
 
 
-@lab.command("status")
+@click.command("status")
 @_LAB_DIR
 @click.option("--json", "as_json", is_flag=True, help="Print it as JSON (null: no lab NAS).")
 def lab_status_cmd(directory: Path | None, as_json: bool) -> None:
@@ -72,3 +72,7 @@ def lab_status_cmd(directory: Path | None, as_json: bool) -> None:
         click.echo("no lab NAS")
     else:
         click.echo(lab_status_text(state))
+
+
+for _command in (lab_up_cmd, lab_down_cmd, lab_status_cmd):
+    lab.add_command(_command)

@@ -84,7 +84,7 @@ def _refuse(exc: Exception) -> NoReturn:
     fail(str(exc), EXIT_REFUSED)
 
 
-@layout.command("plan")
+@click.command("plan")
 @click.option(
     "--cache", multiple=True, metavar="DIR", help="A cache branch (repeatable; in order)."
 )
@@ -173,7 +173,7 @@ def plan_cmd(cache: tuple[str, ...], slow: tuple[str, ...], pool: str | None,
 _load = load_layout_or_exit
 
 
-@layout.command("check")
+@click.command("check")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE.toml")
 @host_options
 def check_cmd(file: Path, demo: bool, recorded: Path | None) -> None:
@@ -186,7 +186,7 @@ def check_cmd(file: Path, demo: bool, recorded: Path | None) -> None:
         fail(f"{file}: the layout breaks a rule", EXIT_REFUSED)
 
 
-@layout.command("simulate")
+@click.command("simulate")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE.toml")
 @once("--size", metavar="SIZE", required=True, help="The new file's size, e.g. 10G.")
 @host_options
@@ -266,7 +266,7 @@ _ROOT = click.option(
 )
 
 
-@layout.command("apply")
+@click.command("apply")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE.toml")
 @_ROOT
 @click.option("--dry-run", is_flag=True, help="Print the plan and stop.")
@@ -322,7 +322,7 @@ def apply_cmd(file: Path, root: Path | None, dry_run: bool, no_remount: bool, ye
     click.echo(f"applied; undo with: tierdeck layout undo{f' --root {root}' if root else ''}")
 
 
-@layout.command("undo")
+@click.command("undo")
 @_ROOT
 @click.option(
     "--dry-run", is_flag=True, help="Print what the next undo does and every apply on record."
@@ -368,3 +368,7 @@ def _echo_remaining(remaining: tuple[Record, ...]) -> None:
     click.echo(f"after it, {len(remaining)} earlier apply(s) on record, undone newest first:")
     for number, record in enumerate(reversed(remaining), start=2):
         click.echo(f"  undo {number}: the {describe(record)}")
+
+
+for _command in (plan_cmd, check_cmd, simulate_cmd, apply_cmd, undo_cmd):
+    layout.add_command(_command)

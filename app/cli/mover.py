@@ -102,7 +102,7 @@ def _cancel_on_signals(cancel: threading.Event) -> Iterator[None]:
             signal.signal(sig, old)
 
 
-@mover.command("run", help=_RUN_HELP)
+@click.command("run", help=_RUN_HELP)
 @once("--layout", "layout_path", required=True, metavar="FILE.toml",
       type=click.Path(dir_okay=False, path_type=Path), help="The layout file to run.")  # fmt: skip
 @once("--min-age-days", type=click.IntRange(min=0), metavar="N",
@@ -142,7 +142,7 @@ def run_cmd(layout_path: Path, min_age_days: int | None, dry_run: bool, as_json:
         sys.exit(EXIT_FAILED)
 
 
-@mover.command("history")
+@click.command("history")
 @once("--layout", "layout_path", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path),
       help="Only the runs of this layout file.")  # fmt: skip
 @once("--limit", type=click.IntRange(min=1), metavar="N", help="The newest N runs.")
@@ -168,3 +168,7 @@ def history_cmd(layout_path: Path | None, limit: int | None, as_json: bool) -> N
         click.echo(f"{when}  {r.layout_name:<12} {status:<18} {counted(r.files_moved, 'file'):>12} "
                    f"{format_bytes(r.bytes_moved):>7}  {len(r.skipped)} skipped  "
                    f"{duration_text(r.duration)}  {r.message}")  # fmt: skip
+
+
+for _command in (run_cmd, history_cmd):
+    mover.add_command(_command)
