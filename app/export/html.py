@@ -17,7 +17,7 @@ from ... import __version__
 from ...core.bench_models import RunResult, RunStatus
 from ...core.compare.comparison import Comparison
 from ..compare import render
-from .formats import (
+from .parts import (
     FIGURE_HEADERS,
     ExportRefused,
     environment_table,

@@ -16,7 +16,7 @@ from __future__ import annotations
 from ...core.bench_models import DirectionSummary, RunResult, RunStatus
 from ...core.imports import ImportNotice
 from ...core.units import fmt_mib, fmt_ns, format_bytes
-from .store import device_totals
+from .run_json import device_totals
 from .text_table import table
 
 DIRECTIONS = ("read", "write", "trim")

@@ -113,12 +113,12 @@ class LadderPlan:
 
     def definition(self) -> dict[str, Any]:
         """The run set's definition: what was asked, as JSON values."""
-        from ..history.store import _spec_to_dict
+        from ...core.serialize import spec_to_dict
 
         return {
             "schema": LADDER_SCHEMA,
             "pool": self.pool.mountpoint,
-            "jobs": [_spec_to_dict(job) for job in self.jobs],
+            "jobs": [spec_to_dict(job) for job in self.jobs],
             "preset": self.preset,
             "runtime": self.runtime,
             "size": self.size,

@@ -18,7 +18,7 @@ from ...core.ladder.model import (
 )
 from ...core.sweep.model import metric_value
 from ...core.units import fmt_count, fmt_mib, fmt_ns
-from ..history.store import _direction_json
+from ..history.run_json import direction_json
 
 TABLE_HEADER = ("rung", "path", "MiB/s", "IOPS", "mean lat", "p99 lat", "penalty", "against")
 
@@ -30,7 +30,7 @@ def rung_to_json(rung: Rung) -> dict[str, Any]:
         "label": rung.label,
         "path": rung.path,
         "run_id": rung.run_id,
-        "summary": {d: _direction_json(s) for d, s in rung.summary.items()},
+        "summary": {d: direction_json(s) for d, s in rung.summary.items()},
         "penalty_pct": None if rung.penalty_pct is None else round(rung.penalty_pct, 2),
         "compared_to": None if compared is None else compared.value,
         "option": None

@@ -26,7 +26,7 @@ from ...core.sweep.model import (
     metric_value,
 )
 from ...core.units import fmt_mib
-from ..history.store import _DIRECTIONS, _direction_json
+from ..history.run_json import DIRECTIONS, direction_json
 
 if TYPE_CHECKING:
     from .run import SweepPlan
@@ -46,7 +46,7 @@ def sweep_to_json(result: SweepResult, name: str, target: str | None) -> dict[st
                 "axes": c.cell.as_dict,
                 "run_id": c.run_id,
                 "status": c.status,
-                "summary": {d: _direction_json(c.summary.get(d)) for d in _DIRECTIONS},
+                "summary": {d: direction_json(c.summary.get(d)) for d in DIRECTIONS},
             }
             for c in result.cells
         ],
@@ -133,7 +133,7 @@ def sweep_csv(result: SweepResult) -> str:
                      "lat_mean_ms", "lat_p99_ms"])  # fmt: skip
     for c in result.cells:
         axes = [fio_value(v) for _, v in c.cell.values]
-        directions = [d for d in _DIRECTIONS if d in c.summary] or [""]
+        directions = [d for d in DIRECTIONS if d in c.summary] or [""]
         for direction in directions:
             s = c.summary.get(direction)
             figures = ["", "", "", ""]

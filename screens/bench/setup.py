@@ -34,8 +34,8 @@ from ...core.presets import PRESETS, Preset, find_preset
 from ...widgets.bench.run_options import RunOptions
 from .setup_planning import PlanFlow
 from .setup_support import (
-    _CUSTOM_TEMPLATE,
     CUSTOM,
+    CUSTOM_TEMPLATE,
     NO_TARGET,
     JobfileSaving,
     preset_text,
@@ -85,7 +85,7 @@ class BenchSetupScreen(PlanFlow, JobfileSaving, Screen[None]):
         self.initial_path = initial_path
         self.note = note
         self.targets: tuple[BenchTarget, ...] = ()
-        self.custom_text = _CUSTOM_TEMPLATE
+        self.custom_text = CUSTOM_TEMPLATE
 
     # -- layout ---------------------------------------------------------------------------
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 CUSTOM = "__custom__"
 NO_TARGET = Select.NULL
 
-_CUSTOM_TEMPLATE = """\
+CUSTOM_TEMPLATE = """\
 ; A custom fio job. [global] applies to every job below it; stonewall waits for the
 ; jobs before it. The files go under the target (fio's directory=), one per clone as
 ; with plain fio; a filename= must stay inside the target.

@@ -18,7 +18,8 @@ from typing import Any
 from textual import work
 from textual.screen import Screen
 
-from ...app.export.formats import ExportRefused, machine_identifiers, write_export
+from ...app.export.formats import machine_identifiers, write_export
+from ...app.export.parts import ExportRefused
 from ...app.tui.bench_messages import RunsExported
 from ...app.tui.context import context
 from ...core.bench_models import RunResult

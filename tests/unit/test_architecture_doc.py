@@ -68,7 +68,7 @@ def test_the_host_table_has_every_call_of_the_host_contract() -> None:
 
 
 def test_every_history_schema_version_is_described() -> None:
-    from tierdeck.app.history.store import MIGRATIONS
+    from tierdeck.app.history.schema import MIGRATIONS
 
     text = DOC.read_text(encoding="utf-8").split("## Persistence", 1)[1].split("\n## ", 1)[0]
     assert [v for v in range(2, len(MIGRATIONS) + 1) if not re.search(rf"\bv{v}\b", text)] == []

@@ -18,7 +18,7 @@ PRESETS_SCHEMA = "tierdeck.presets/1"
 
 
 def _preset_json(p: Preset) -> dict[str, Any]:
-    from ...history.store import _spec_to_dict
+    from ....core.serialize import spec_to_dict
 
     return {
         "name": p.name,
@@ -28,7 +28,7 @@ def _preset_json(p: Preset) -> dict[str, Any]:
         "description": p.description,
         "lay_out_first": p.lay_out_first,
         "drop_caches": p.drop_caches,
-        "jobs": [_spec_to_dict(job) for job in p.jobs],
+        "jobs": [spec_to_dict(job) for job in p.jobs],
         "jobfile": p.to_jobfile(),
     }
 

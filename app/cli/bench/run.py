@@ -27,8 +27,9 @@ import click
 from ....core.bench_models import BenchRefused, RefusalKind, RunRequest, RunResult, RunStatus
 from ....core.errors import TierdeckError
 from ....core.jobspec import JobSpecError
+from ...history.run_json import result_to_json
 from ...history.run_text import result_lines
-from ...history.store import HistoryError, HistoryStore, result_to_json
+from ...history.store import HistoryError, HistoryStore
 from ..common import (
     EXIT_FAILED,
     EXIT_REFUSED,

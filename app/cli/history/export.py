@@ -71,11 +71,11 @@ def export_cmd(run_ids: tuple[int, ...], fmt: str | None, output: str | None, re
     from ....core.redact import NOTHING_KNOWN
     from ...export.formats import (
         ExportFormat,
-        ExportRefused,
         machine_identifiers,
         render_export,
         write_export,
     )
+    from ...export.parts import ExportRefused
 
     store = open_store()
     runs = [stored_run(store, run_id, missing=EXIT_REFUSED) for run_id in run_ids]

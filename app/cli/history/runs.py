@@ -14,8 +14,8 @@ import click
 from ....core.bench_models import RunResult, RunStatus
 from ....core.errors import TierdeckError
 from ....core.units import fmt_mib
+from ...history.run_json import result_to_json
 from ...history.run_text import iops, jobs_differ, latency, result_lines
-from ...history.store import result_to_json
 from ...history.text_table import Column, FitStep, render, table
 from ..common import EXIT_FAILED, fail, open_store, output_width, stored_run
 

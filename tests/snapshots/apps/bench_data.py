@@ -116,7 +116,7 @@ def load_events(name: str) -> list[ev.BenchEvent]:
 
 
 def _typed(warnings: Sequence[Any]) -> tuple[bm.RunWarning, ...]:
-    from tierdeck.app.history.store import legacy_warning_kind
+    from tierdeck.app.history.schema import legacy_warning_kind
 
     return tuple(
         w if isinstance(w, bm.RunWarning) else bm.RunWarning(legacy_warning_kind(w), w)
@@ -128,7 +128,7 @@ def _upgraded(event: Any) -> Any:
     """Recordings made by an older tierdeck, brought up to date the way the history's
     migrations bring stored runs: per-job summaries from the run's own fio JSON (v2),
     warnings with their kind (v3), phases as RunPhase."""
-    from tierdeck.app.history.store import legacy_warning_kind
+    from tierdeck.app.history.schema import legacy_warning_kind
 
     if isinstance(event, ev.Notice) and event.kind is None:
         kind = legacy_warning_kind(event.text)

@@ -23,11 +23,11 @@ from tierdeck.app.export.formats import (
     ENV_FIELDS,
     RUN_CSV_FIELDS,
     ExportFormat,
-    ExportRefused,
     default_name,
     render_export,
     write_export,
 )
+from tierdeck.app.export.parts import ExportRefused
 from tierdeck.core.bench_models import RunResult, RunStatus
 from tierdeck.core.compare.comparison import Metric
 

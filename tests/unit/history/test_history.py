@@ -15,15 +15,14 @@ from typing import Any
 
 import pytest
 from tierdeck.app.history import store as history_mod
+from tierdeck.app.history.run_json import SCHEMA, result_to_json
+from tierdeck.app.history.schema import MIGRATIONS
 from tierdeck.app.history.store import (
-    MIGRATIONS,
-    SCHEMA,
     HistoryError,
     HistoryStore,
     RunNotFound,
     default_history_path,
     migrate,
-    result_to_json,
     schema_version,
 )
 from tierdeck.backends.fio.json_documents import split_documents
@@ -349,13 +348,13 @@ def _v1_store_with_run(path: Path, spec: list[JobSpec], fio_json: dict[str, Any]
     """A history file as tierdeck 0.1 wrote it (schema 1), holding one run."""
     conn = sqlite3.connect(path, isolation_level=None)
     migrate(conn, path, upto=1)
-    from tierdeck.app.history.store import _spec_to_dict
+    from tierdeck.core.serialize import spec_to_dict
 
     conn.execute(
         "INSERT INTO runs (name, status, target_path, target_kind, target_label,"
         " target_disks, started_at, spec, fio_json, env, summary, warnings) VALUES"
         " ('old', 'ok', '/mnt/t', 'mount', 'ext4 /mnt/t', '[]', 1.0, ?, ?, '{}', '{}', '[]')",
-        (json.dumps([_spec_to_dict(j) for j in spec]), json.dumps(fio_json)),
+        (json.dumps([spec_to_dict(j) for j in spec]), json.dumps(fio_json)),
     )
     conn.close()
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 from tierdeck.app.history.fio_import import import_runs
-from tierdeck.app.history.store import HistoryError, HistoryStore, migrate, result_to_json
+from tierdeck.app.history.run_json import result_to_json
+from tierdeck.app.history.store import HistoryError, HistoryStore, migrate
 from tierdeck.core.bench_models import DirectionSummary, RunResult
 from tierdeck.core.imports import ImportFormat, ImportNotice, ImportSource, RunOrigin
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 from tierdeck.app.history.run_sets import RunSetKind, RunSetStore, set_tag
-from tierdeck.app.history.store import MIGRATIONS, HistoryError, schema_version
+from tierdeck.app.history.schema import MIGRATIONS
+from tierdeck.app.history.store import HistoryError, schema_version
 from tierdeck.core.bench_models import BenchTarget, RunResult, RunStatus, TargetKind
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 from tierdeck.app.compare.render import note_lines, to_json
-from tierdeck.app.history.store import HistoryStore, result_to_json
+from tierdeck.app.history.run_json import result_to_json
+from tierdeck.app.history.store import HistoryStore
 from tierdeck.backends.fio.import_json import JSON_UNLISTED
 from tierdeck.backends.fio.import_specs import JobOptions, imported_jobs
 from tierdeck.backends.fio.imports import imported_run, jobs_of_command, parse_fio_output

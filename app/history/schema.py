@@ -1,0 +1,177 @@
+"""The history file's schema, version by version: ``MIGRATIONS[i]`` takes a file from
+version i to i + 1 (store.migrate applies them). Apart from the store because a
+migration is written once and never edited, while the store's queries change.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Sequence
+
+from ...backends.fio.stream import job_summaries, parse_report
+from ...core.bench_models import FileLayout, WarningKind
+from ...core.errors import ParseError
+from ...core.jobspec import JobSpec
+from .run_json import job_summary_to_dict
+
+# MIGRATIONS[i] takes the schema from version i to i + 1. Append only: never edit a
+# migration that has shipped, a user's file may already be past it.
+_V1 = (
+    """CREATE TABLE runs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL,
+        status TEXT NOT NULL,              -- ok | failed | cancelled
+        target_path TEXT NOT NULL,
+        target_kind TEXT NOT NULL,
+        target_label TEXT NOT NULL,
+        target_disks TEXT NOT NULL,        -- JSON list of disk names under the target
+        target_fs_type TEXT,
+        target_mountpoint TEXT,
+        preset TEXT,
+        started_at REAL NOT NULL,          -- epoch seconds
+        finished_at REAL,
+        error TEXT,                        -- fio's own message for failed runs
+        spec TEXT NOT NULL,                -- JSON list of JobSpec objects, as run
+        fio_json TEXT,                     -- the full final fio JSON document
+        env TEXT NOT NULL,                 -- JSON EnvFingerprint
+        summary TEXT NOT NULL,             -- JSON {direction: DirectionSummary}
+        warnings TEXT NOT NULL             -- JSON list of strings
+    )""",
+    """CREATE TABLE run_tags (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        pos INTEGER NOT NULL,
+        tag TEXT NOT NULL,
+        PRIMARY KEY (run_id, pos)
+    )""",
+    # One row per fio status interval; r_/w_/t_ = read/write/trim, rates per second.
+    """CREATE TABLE samples (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        t REAL NOT NULL,
+        interval_s REAL NOT NULL,
+        r_bw REAL NOT NULL, r_iops REAL NOT NULL, r_lat_mean REAL, r_lat_p99 INTEGER,
+        w_bw REAL NOT NULL, w_iops REAL NOT NULL, w_lat_mean REAL, w_lat_p99 INTEGER,
+        t_bw REAL NOT NULL, t_iops REAL NOT NULL, t_lat_mean REAL, t_lat_p99 INTEGER,
+        active_jobs TEXT NOT NULL,         -- JSON list of job names
+        PRIMARY KEY (run_id, seq)
+    )""",
+    # One row per disk per diskstats interval.
+    """CREATE TABLE device_samples (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        t REAL NOT NULL,
+        device TEXT NOT NULL,
+        read_bytes_per_s REAL NOT NULL,
+        write_bytes_per_s REAL NOT NULL,
+        read_iops REAL NOT NULL,
+        write_iops REAL NOT NULL,
+        util_pct REAL NOT NULL,
+        PRIMARY KEY (run_id, seq)
+    )""",
+    "CREATE INDEX runs_status_started ON runs (status, started_at)",
+    "CREATE INDEX runs_target ON runs (target_path)",
+    "CREATE INDEX runs_preset ON runs (preset)",
+    "CREATE INDEX run_tags_tag ON run_tags (tag)",
+)
+
+# v2: per-job summaries (a suite's jobs differ; the whole-run figure mixes them) and
+# how the test files were laid out. Runs stored by v1 used one file per job, so their
+# numjobs clones shared it; per-job summaries are rebuilt from their fio JSON.
+_V2 = (
+    "ALTER TABLE runs ADD COLUMN job_summaries TEXT",  # JSON list of JobSummary
+    f"ALTER TABLE runs ADD COLUMN file_layout TEXT NOT NULL DEFAULT '{FileLayout.ONE_PER_JOB}'",
+)
+
+
+def _backfill_job_summaries(conn: sqlite3.Connection) -> None:
+    rows = conn.execute("SELECT id, spec, fio_json FROM runs WHERE fio_json IS NOT NULL")
+    updates = []
+    for run_id, spec_text, fio_text in rows.fetchall():
+        try:
+            jobs = [JobSpec(**job) for job in json.loads(spec_text)]
+            summaries = job_summaries(parse_report(json.loads(fio_text)), jobs)
+        except (ValueError, TypeError, ParseError):
+            continue  # left empty: the run still shows its whole-run figures
+        updates.append((json.dumps([job_summary_to_dict(j) for j in summaries]), run_id))
+    conn.executemany("UPDATE runs SET job_summaries = ? WHERE id = ?", updates)
+
+
+def legacy_warning_kind(text: str) -> WarningKind:
+    """Kinds for warnings stored as bare text (schema < 3). The only place tierdeck
+    reads a warning's words: once, to type what older versions wrote."""
+    lowered = text.lower()
+    for kind, hints in (
+        (WarningKind.CACHE, ("cache warning",)),
+        (WarningKind.BUFFERED, ("direct=0",)),
+        (WarningKind.MEMORY_TARGET, ("memory-backed", "measure ram")),
+        (WarningKind.CACHES_KEPT, ("drops caches", "could not drop caches", "zfs arc")),
+        (WarningKind.NO_DISKS, ("no local disk",)),
+        (WarningKind.SHARED_DISKS, ("another benchmark",)),
+        (WarningKind.NO_CAPACITY, ("reports no capacity",)),
+        (WarningKind.RAW_MODE, ("raw mode",)),
+        (WarningKind.CACHE, ("page cache", "inflate")),
+    ):
+        if any(hint in lowered for hint in hints):
+            return kind
+    return WarningKind.OTHER
+
+
+def _type_warnings(conn: sqlite3.Connection) -> None:
+    rows = conn.execute("SELECT id, warnings FROM runs").fetchall()
+    updates = []
+    for run_id, text in rows:
+        try:
+            items = json.loads(text)
+        except ValueError:
+            continue
+        typed = [
+            {"kind": legacy_warning_kind(w).value, "text": w} if isinstance(w, str) else w
+            for w in items
+        ]
+        updates.append((json.dumps(typed), run_id))
+    conn.executemany("UPDATE runs SET warnings = ? WHERE id = ?", updates)
+
+
+# v4: runs imported from files of fio output (app/history/fio_import.py): where from, and the
+# file's sha256, unique so that the same file is never stored twice.
+_V4 = (
+    "ALTER TABLE runs ADD COLUMN import_source TEXT",  # JSON ImportSource; NULL: run here
+    "ALTER TABLE runs ADD COLUMN content_hash TEXT",
+    "CREATE UNIQUE INDEX runs_content_hash ON runs (content_hash) WHERE content_hash IS NOT NULL",
+)
+
+# v5: sweeps and ladders (app/history/run_sets.py): a set of runs made from one definition,
+# and which run fills each of its cells. A cell whose run is deleted is empty again, so
+# a resumed sweep runs it anew.
+_V5 = (
+    """CREATE TABLE run_sets (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,                -- sweep | ladder
+        name TEXT NOT NULL,
+        created_at REAL NOT NULL,          -- epoch seconds
+        definition TEXT NOT NULL           -- JSON: what to run, as given
+    )""",
+    """CREATE TABLE run_set_cells (
+        set_id INTEGER NOT NULL REFERENCES run_sets(id) ON DELETE CASCADE,
+        key TEXT NOT NULL,                 -- the cell's identity within the set
+        position INTEGER NOT NULL,
+        run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+        PRIMARY KEY (set_id, key)
+    )""",
+    "CREATE INDEX run_set_cells_run ON run_set_cells (run_id)",
+)
+
+# v6: why a cell has no run (a ladder's rung skipped before fio ran: no room, no RAM).
+_V6 = ("ALTER TABLE run_set_cells ADD COLUMN note TEXT",)
+
+Migration = Sequence[str | Callable[[sqlite3.Connection], None]]
+# v3: warnings are {"kind", "text"} objects (core.bench_models.RunWarning).
+MIGRATIONS: list[Migration] = [
+    _V1,
+    (*_V2, _backfill_job_summaries),
+    (_type_warnings,),
+    _V4,
+    _V5,
+    _V6,
+]
