@@ -7,6 +7,7 @@ import functools
 import os
 import shutil
 import signal
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -57,6 +58,19 @@ def require(reason: str | None) -> None:
     pytest.skip(f"integration test {reason}")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist each worker is a machine of its own for tierdeck's machine-wide
+    locks: the mover's and layout apply's keys are fixed names, which two workers'
+    tests would otherwise take from each other. The processes a test starts inherit it."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker and not os.environ.get("TIERDECK_LOCK_DIR"):
+        folder = Path(tempfile.mkdtemp(prefix=f"tierdeck-locks-{worker}-"))
+        os.environ["TIERDECK_LOCK_DIR"] = str(folder)
+        config.add_cleanup(functools.partial(shutil.rmtree, folder, ignore_errors=True))
+
+
+# tryfirst: xdist's loadgroup reads the xdist_group mark in this same hook.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     unmarked = [
         item.nodeid
@@ -68,6 +82,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         raise pytest.UsageError(
             "tests using a root fixture must be marked integration: " + ", ".join(unmarked)
         )
+    # Under pytest-xdist (scripts/test.sh: -n 2 --dist loadgroup) every test that needs
+    # the machine runs on one worker, in file order: they share one lab NAS (a session
+    # fixture), udevd, loop devices and the blkio cgroup, which two workers would each
+    # build and fight over. Everything else spreads over both workers.
+    for item in items:
+        if item.get_closest_marker("integration") is not None:
+            item.add_marker(pytest.mark.xdist_group("machine"))
 
 
 @pytest.hookimpl(tryfirst=True)

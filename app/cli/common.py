@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from ...backends.host import Host
     from ...core.bench_models import RunResult
+    from ...core.layout.model import Layout
     from ..history.store import HistoryStore
 
 # Exit statuses every command keeps (docs/bench-json.md documents them for bench run).
@@ -236,3 +237,18 @@ class CommandGroup(click.Group):
         rows = [(name, command.get_short_help_str(limit)) for name, command in commands]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
+
+
+def load_layout_or_exit(path: Path) -> Layout:
+    """The layout file a command names; a bad or missing file is a refusal (exit 2, one
+    line). Its imports wait for the call: ``tierdeck mover run`` (the timer's command)
+    should not pay for the layout package at every start."""
+    from ...core.layout.model import LayoutError
+    from ..layout.files import load_layout
+
+    try:
+        return load_layout(path)
+    except LayoutError as exc:
+        fail(f"{path}: {exc}", EXIT_REFUSED)
+    except OSError as exc:
+        fail(f"{path}: {exc.strerror}", EXIT_REFUSED)

@@ -42,8 +42,15 @@ from ..layout.self_command import tierdeck_command
 from ..layout.state import Record, describe
 from ..layout.undo import plan_undo, undo
 from ..machine.inventory import collect_inventory
-from .common import EXIT_FAILED, EXIT_REFUSED, fail, host_options, make_host, once
-from .layout_file import load_layout_or_exit
+from .common import (
+    EXIT_FAILED,
+    EXIT_REFUSED,
+    fail,
+    host_options,
+    load_layout_or_exit,
+    make_host,
+    once,
+)
 
 _MARK = {RuleSeverity.ERROR: "ERROR", RuleSeverity.WARNING: "warn", RuleSeverity.OK: "ok"}
 

@@ -25,8 +25,7 @@ from ..mover.progress import step_text
 from ..mover.render_json import history_to_dict, report_to_dict
 from ..mover.render_text import duration_text, forecast_lines, noatime_lines, result_lines
 from ..mover.run import MoverOptions, MoverProgress, MoverRefused, run_mover
-from .common import EXIT_FAILED, EXIT_REFUSED, fail, once
-from .layout_file import load_layout_or_exit
+from .common import EXIT_FAILED, EXIT_REFUSED, fail, load_layout_or_exit, once
 
 
 @click.group()

@@ -67,8 +67,12 @@ def test_a_kill_mid_move_postpones_nothing(
     tmpfs_dir: MountDir, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("TIERDECK_DATA_DIR", str(tmp_path / "data"))
-    for folder in (tmp_path, tmp_path.parent, tmp_path.parent.parent):
-        folder.chmod(folder.stat().st_mode | 0o011)  # the mover's user reaches the mounts
+    # the mover's user reaches the mounts: every folder from pytest's own temporary root
+    # down (a worker of pytest-xdist adds a level of its own)
+    for folder in (tmp_path, *tmp_path.parents):
+        folder.chmod(folder.stat().st_mode | 0o011)
+        if folder.name.startswith("pytest-of-"):
+            break
     with tmpfs_dir("cache", opts="strictatime") as cache, tmpfs_dir("slow") as slow:
         for folder in (cache, slow):
             folder.chmod(0o777)

@@ -1,15 +1,26 @@
-"""Fixtures for the TUI Pilot tests: the demo NAS, a degraded NAS, counting collectors."""
+"""Fixtures for the TUI Pilot tests: the demo NAS, a degraded NAS, counting collectors,
+and the demo's dashboard opened with its first inventory shown."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 
 import pytest
+from textual.pilot import Pilot
+from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import Host, RecordedHost
 from tierdeck.core.models import Inventory
 
 from tests.snapshots.apps.inventories import degraded_inventory
+
+from .waiting import wait_for_inventory
+
+OpenDashboard = Callable[
+    [tuple[int, int]], AbstractAsyncContextManager[tuple[TierdeckApp, "Pilot[None]"]]
+]
 
 
 class CountingCollector:
@@ -52,3 +63,19 @@ def degraded() -> CountingCollector:
 @pytest.fixture
 def demo_collector(demo_inventory: Inventory) -> CountingCollector:
     return CountingCollector(lambda host: demo_inventory)
+
+
+@pytest.fixture
+def opened_dashboard(demo_host: RecordedHost, demo_collector: CountingCollector) -> OpenDashboard:
+    """``async with opened_dashboard(SIZE) as (app, pilot):`` the demo NAS's dashboard at
+    that size, its first inventory shown: the set-up most Pilot tests start from. A
+    context manager rather than an async fixture, so the app runs in the test's own task."""
+
+    @contextlib.asynccontextmanager
+    async def opened(size: tuple[int, int]) -> AsyncIterator[tuple[TierdeckApp, Pilot[None]]]:
+        app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
+        async with app.run_test(size=size) as pilot:
+            await wait_for_inventory(pilot, app)
+            yield app, pilot
+
+    return opened

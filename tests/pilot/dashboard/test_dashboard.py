@@ -14,7 +14,7 @@ from tierdeck.widgets.dashboard.disk_table import DiskTable
 from tierdeck.widgets.dashboard.mergerfs_tables import BranchTable, MergerfsPoolTable
 from tierdeck.widgets.dashboard.pool_tree import PoolTree, VdevRef
 
-from ..conftest import CountingCollector
+from ..conftest import CountingCollector, OpenDashboard
 from ..waiting import screen_text, wait_for_failure, wait_for_inventory
 
 SIZE = (80, 24)
@@ -57,12 +57,8 @@ async def test_real_collector_on_demo_host(demo_host: RecordedHost) -> None:
         assert {"sdc", "sdd", "sde", "nvme0n1"} <= names
 
 
-async def test_virtual_disks_are_marked_and_last(
-    demo_host: RecordedHost, demo_collector: CountingCollector
-) -> None:
-    app = demo_app(demo_host, demo_collector)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_inventory(pilot, app)
+async def test_virtual_disks_are_marked_and_last(opened_dashboard: OpenDashboard) -> None:
+    async with opened_dashboard(SIZE) as (app, pilot):
         table = app.screen.query_one(DiskTable)
         kinds = [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
         assert "virt" in kinds
@@ -71,12 +67,8 @@ async def test_virtual_disks_are_marked_and_last(
         assert all(k != "virt" for k in kinds[:first_virtual])
 
 
-async def test_number_keys_switch_sections(
-    demo_host: RecordedHost, demo_collector: CountingCollector
-) -> None:
-    app = demo_app(demo_host, demo_collector)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_inventory(pilot, app)
+async def test_number_keys_switch_sections(opened_dashboard: OpenDashboard) -> None:
+    async with opened_dashboard(SIZE) as (app, pilot):
         tabs = app.screen.query_one(TabbedContent)
         expected = {
             "2": ("pools", PoolTree),
@@ -94,12 +86,8 @@ async def test_number_keys_switch_sections(
                 assert app.focused is not None and app.focused.id == "problem-list"
 
 
-async def test_tab_walks_the_panes(
-    demo_host: RecordedHost, demo_collector: CountingCollector
-) -> None:
-    app = demo_app(demo_host, demo_collector)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_inventory(pilot, app)
+async def test_tab_walks_the_panes(opened_dashboard: OpenDashboard) -> None:
+    async with opened_dashboard(SIZE) as (app, pilot):
         await pilot.press("3")
         seen = []
         for _ in range(4):
@@ -110,10 +98,10 @@ async def test_tab_walks_the_panes(
         assert "mergerfs-pools" in seen
 
 
-async def test_r_refreshes(demo_host: RecordedHost, demo_collector: CountingCollector) -> None:
-    app = demo_app(demo_host, demo_collector)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_inventory(pilot, app)
+async def test_r_refreshes(
+    demo_collector: CountingCollector, opened_dashboard: OpenDashboard
+) -> None:
+    async with opened_dashboard(SIZE) as (app, pilot):
         assert demo_collector.calls == 1
         await pilot.press("r")
         await wait_for_inventory(pilot, app, after=1)
@@ -121,12 +109,8 @@ async def test_r_refreshes(demo_host: RecordedHost, demo_collector: CountingColl
         assert app.refreshes == 2
 
 
-async def test_zpool_shows_its_vdev_tree(
-    demo_host: RecordedHost, demo_collector: CountingCollector
-) -> None:
-    app = demo_app(demo_host, demo_collector)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_inventory(pilot, app)
+async def test_zpool_shows_its_vdev_tree(opened_dashboard: OpenDashboard) -> None:
+    async with opened_dashboard(SIZE) as (app, pilot):
         await pilot.press("2")
         await pilot.pause()
         tree = app.screen.query_one(PoolTree)
@@ -147,12 +131,8 @@ async def test_zpool_shows_its_vdev_tree(
         assert "mirror, data vdev of zpool cache" in screen_text(app)
 
 
-async def test_mergerfs_pool_shows_branches_in_order(
-    demo_host: RecordedHost, demo_collector: CountingCollector
-) -> None:
-    app = demo_app(demo_host, demo_collector)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_inventory(pilot, app)
+async def test_mergerfs_pool_shows_branches_in_order(opened_dashboard: OpenDashboard) -> None:
+    async with opened_dashboard(SIZE) as (app, pilot):
         inv: Inventory = app.inventory  # type: ignore[assignment]
         await pilot.press("3")
         await pilot.pause()
@@ -260,16 +240,14 @@ async def test_first_inventory_failing_says_so(degraded: CountingCollector) -> N
 
 
 async def test_wide_terminal_shows_serials(
-    demo_host: RecordedHost, demo_collector: CountingCollector
+    demo_host: RecordedHost, demo_collector: CountingCollector, opened_dashboard: OpenDashboard
 ) -> None:
     app = demo_app(demo_host, demo_collector)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_for_inventory(pilot, app)
         table = app.screen.query_one(DiskTable)
         assert "serial" in [c.value for c in table.columns]
-    app = demo_app(demo_host, demo_collector)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_inventory(pilot, app)
+    async with opened_dashboard(SIZE) as (app, pilot):
         table = app.screen.query_one(DataTable)
         assert "serial" not in [c.value for c in table.columns]
 
@@ -280,12 +258,8 @@ class RecordedHostStub:
     hostname = "sickbox"
 
 
-async def test_disk_detail_follows_the_cursor(
-    demo_host: RecordedHost, demo_collector: CountingCollector
-) -> None:
-    app = demo_app(demo_host, demo_collector)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_inventory(pilot, app)
+async def test_disk_detail_follows_the_cursor(opened_dashboard: OpenDashboard) -> None:
+    async with opened_dashboard(SIZE) as (app, pilot):
         table = app.screen.query_one(DiskTable)
         table.move_cursor(row=table.get_row_index("sdc"))
         await pilot.pause()
@@ -299,24 +273,16 @@ async def test_disk_detail_follows_the_cursor(
         assert "/dev/disk/by-id/ata-WDC_WD180EDGZ-11B2DA0_3GJ0V8RE" in screen_text(app)
 
 
-async def test_q_quits_even_from_help(
-    demo_host: RecordedHost, demo_collector: CountingCollector
-) -> None:
-    app = demo_app(demo_host, demo_collector)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_inventory(pilot, app)
+async def test_q_quits_even_from_help(opened_dashboard: OpenDashboard) -> None:
+    async with opened_dashboard(SIZE) as (app, pilot):
         await pilot.press("question_mark", "q")
         await pilot.pause()
     assert app.return_code == 0
 
 
-async def test_benchmark_is_refused_on_a_recorded_host(
-    demo_host: RecordedHost, demo_collector: CountingCollector
-) -> None:
+async def test_benchmark_is_refused_on_a_recorded_host(opened_dashboard: OpenDashboard) -> None:
     """The demo's paths and disks are another machine's: fio must not run here."""
-    app = demo_app(demo_host, demo_collector)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_inventory(pilot, app)
+    async with opened_dashboard(SIZE) as (app, pilot):
         await pilot.press("b")
         await pilot.pause()
         assert app.screen.id == "dashboard"

@@ -16,15 +16,13 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from tierdeck.app.history.store import HistoryStore
 from tierdeck.app.tui.app import TierdeckApp
-from tierdeck.backends.host import RecordedHost
 from tierdeck.screens.bench.run import RunScreen
 from tierdeck.screens.bench.setup import BenchSetupScreen
 from tierdeck.screens.history.history import HistoryScreen
 from tierdeck.screens.history.run_detail import RunDetailScreen
 from tierdeck.screens.modals.help import HelpScreen, binding_rows, key_label
 
-from tests.pilot.conftest import CountingCollector
-from tests.pilot.waiting import screen_text, wait_for_inventory
+from tests.pilot.waiting import screen_text
 from tests.snapshots.apps.bench_data import (
     EMPTY_INVENTORY,
     ReplayRunner,
@@ -33,6 +31,8 @@ from tests.snapshots.apps.bench_data import (
     request_of,
 )
 from tests.waiting import wait_until
+
+from ..conftest import OpenDashboard
 
 SIZE = (80, 24)
 
@@ -83,11 +83,9 @@ def test_rows_merge_keys_of_one_meaning_and_keep_screen_keys_first() -> None:
 
 
 async def test_dashboard_help_lists_its_keys_and_promises_nothing_missing(
-    demo_host: RecordedHost, demo_collector: CountingCollector
+    opened_dashboard: OpenDashboard,
 ) -> None:
-    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_inventory(pilot, app)
+    async with opened_dashboard(SIZE) as (app, pilot):
         dashboard = app.get_screen("dashboard")
         page = await open_help(pilot, dashboard)
         text = check_page(app, page, dashboard)
@@ -101,12 +99,8 @@ async def test_dashboard_help_lists_its_keys_and_promises_nothing_missing(
         await wait_until(pilot, lambda: app.screen is dashboard, "the help closed")
 
 
-async def test_setup_help_is_the_setups(
-    demo_host: RecordedHost, demo_collector: CountingCollector
-) -> None:
-    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_inventory(pilot, app)
+async def test_setup_help_is_the_setups(opened_dashboard: OpenDashboard) -> None:
+    async with opened_dashboard(SIZE) as (app, pilot):
         assert app.inventory is not None
         setup = BenchSetupScreen(app.host, app.inventory, initial_path="/mnt/cached")
         app.push_screen(setup)
@@ -123,12 +117,10 @@ async def test_setup_help_is_the_setups(
 
 
 async def test_run_help_is_the_run_screens_and_q_there_still_asks(
-    demo_host: RecordedHost, demo_collector: CountingCollector
+    opened_dashboard: OpenDashboard,
 ) -> None:
     events = load_events("pool_write")
-    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_inventory(pilot, app)
+    async with opened_dashboard(SIZE) as (app, pilot):
         paused: list[bool] = []
         run = RunScreen(
             ReplayRunner(events, samples=2, on_pause=lambda: paused.append(True)),
@@ -160,11 +152,9 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> HistoryStore:
 
 
 async def test_history_and_detail_help_are_theirs(
-    demo_host: RecordedHost, demo_collector: CountingCollector, store: HistoryStore
+    store: HistoryStore, opened_dashboard: OpenDashboard
 ) -> None:
-    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_inventory(pilot, app)
+    async with opened_dashboard(SIZE) as (app, pilot):
         await pilot.press("h")
         await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
         history = app.screen
@@ -182,18 +172,14 @@ async def test_history_and_detail_help_are_theirs(
         check_page(app, page, detail)
 
 
-async def test_sweep_and_ladder_help_are_theirs(
-    demo_host: RecordedHost, demo_collector: CountingCollector
-) -> None:
+async def test_sweep_and_ladder_help_are_theirs(opened_dashboard: OpenDashboard) -> None:
     from tierdeck.screens.sequence.ladder import LadderScreen
     from tierdeck.screens.sequence.sweep import SweepScreen
 
     from tests.snapshots.apps.ladder import LADDER, POOL
     from tests.snapshots.apps.sweep import SWEEP
 
-    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_inventory(pilot, app)
+    async with opened_dashboard(SIZE) as (app, pilot):
         sweep = SweepScreen(SWEEP)
         app.push_screen(sweep)
         page = await open_help(pilot, sweep)

@@ -27,6 +27,8 @@ from tests.pilot.waiting import screen_text, wait_for_inventory
 from tests.snapshots.apps.ladder import RUNGS, ScriptedLadder
 from tests.waiting import wait_until
 
+from ..conftest import OpenDashboard
+
 SIZE = (80, 24)
 
 
@@ -171,12 +173,8 @@ async def test_cancel_asks_and_skips_the_rest(
         assert isinstance(app.screen, LadderScreen)
 
 
-async def test_p_elsewhere_or_on_a_recording_opens_nothing(
-    demo_host: RecordedHost, demo_collector: CountingCollector
-) -> None:
-    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_inventory(pilot, app)
+async def test_p_elsewhere_or_on_a_recording_opens_nothing(opened_dashboard: OpenDashboard) -> None:
+    async with opened_dashboard(SIZE) as (app, pilot):
         dashboard = app.screen
         await pilot.press("p")  # the disks tab: no pool highlighted
         await wait_until(pilot, lambda: bool(app._notifications), "a notification")  # noqa: SLF001

@@ -34,6 +34,7 @@ from tests.snapshots.apps.sweep import result_of as sweep_result_of
 from tests.waiting import wait_until
 
 from ...paths import SWEEP_EXAMPLES
+from ..conftest import OpenDashboard
 
 SIZE = (80, 24)
 
@@ -144,11 +145,9 @@ def stored_sweep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> int:
 
 
 async def test_w_in_the_history_opens_the_runs_sweep(
-    demo_host: RecordedHost, demo_collector: CountingCollector, stored_sweep: int
+    stored_sweep: int, opened_dashboard: OpenDashboard
 ) -> None:
-    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_inventory(pilot, app)
+    async with opened_dashboard(SIZE) as (app, pilot):
         await pilot.press("h")
         await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
         history = app.screen
@@ -285,13 +284,11 @@ async def test_a_sweep_that_passes_its_check_runs_in_the_view(
 
 
 async def test_enter_on_a_cell_opens_its_run(
-    demo_host: RecordedHost, demo_collector: CountingCollector, stored_sweep: int
+    stored_sweep: int, opened_dashboard: OpenDashboard
 ) -> None:
     from tierdeck.screens.history.run_detail import RunDetailScreen
 
-    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_inventory(pilot, app)
+    async with opened_dashboard(SIZE) as (app, pilot):
         await pilot.press("h")
         await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
         history = app.screen
