@@ -17,6 +17,7 @@ echo "== pytest" >&2
 # As root, setup.sh has installed what the integration tests need: a missing piece fails
 # the run instead of skipping those tests (the CI rule in tests/conftest.py).
 if [ "$(id -u)" = 0 ]; then export CI="${CI:-1}"; fi
-# Two workers: the tests that need the machine on one, in order, the rest spread
-# (tests/conftest.py marks them; docs/testing.md). "-n 0" among the arguments overrides.
-exec .venv/bin/pytest -q -p no:cacheprovider -n 2 --dist loadgroup "$@"
+# Three workers: the tests that need the machine on one, in order (mostly waiting on fio
+# and the disks), the rest spread over two (tests/conftest.py marks them;
+# docs/testing.md). "-n 0" among the arguments runs everything in one process.
+exec .venv/bin/pytest -q -p no:cacheprovider -n 3 --dist loadgroup "$@"

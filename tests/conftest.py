@@ -82,7 +82,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         raise pytest.UsageError(
             "tests using a root fixture must be marked integration: " + ", ".join(unmarked)
         )
-    # Under pytest-xdist (scripts/test.sh: -n 2 --dist loadgroup) every test that needs
+    # Under pytest-xdist (scripts/test.sh: -n 3 --dist loadgroup) every test that needs
     # the machine runs on one worker, in file order: they share one lab NAS (a session
     # fixture), udevd, loop devices and the blkio cgroup, which two workers would each
     # build and fight over. Everything else spreads over both workers.
