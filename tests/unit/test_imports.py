@@ -5,6 +5,7 @@ concept lives; a circle means a helper lives inside one of its users."""
 from __future__ import annotations
 
 import ast
+import importlib
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -106,3 +107,27 @@ def test_the_walk_finds_a_private_import(tmp_path: Path) -> None:
     text = "from .history.store import _hidden, public\nfrom . import __version__\n"
     sample.write_text(text, encoding="utf-8")
     assert list(private_imports([sample], tmp_path)) == ["app/sample.py: .history.store._hidden"]
+
+
+def module_names(files: Iterable[Path], root: Path = REPO) -> list[str]:
+    names = []
+    for path in files:
+        parts = path.relative_to(root).with_suffix("").parts
+        if parts[-1] == "__main__":
+            continue  # running it is what it does
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        names.append(".".join(("tierdeck", *parts)))
+    return names
+
+
+def test_every_module_imports() -> None:
+    # mypy reads relative imports as missing modules (ignore_missing_imports): a module
+    # moved without its importers would pass it and fail only when it runs.
+    failed = []
+    for name in module_names(product_files()):
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # noqa: BLE001 - each failure is listed, not the first
+            failed.append(f"{name}: {type(exc).__name__}: {exc}")
+    assert failed == []
