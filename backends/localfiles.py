@@ -13,11 +13,24 @@ from pathlib import Path
 
 from .fio.text_sniff import HEAD_BYTES
 
+ENV_CACHE_DIR = "TIERDECK_CACHE_DIR"
+
 # Extended attributes a replaced file keeps: the SELinux label (a relabelled /etc/fstab
 # breaks confined daemons reading it) and the user's own user.* notes. Everything else
 # (ACLs, capabilities) belongs to policies tierdeck does not know.
 _KEPT_XATTR = "security.selinux"
 _USER_XATTRS = "user."
+
+
+def cache_folder() -> Path:
+    """Where tierdeck keeps what it can rebuild (the demo history, each host's last
+    inventory): ``$TIERDECK_CACHE_DIR``, else ``platformdirs.user_cache_dir("tierdeck")``."""
+    folder = os.environ.get(ENV_CACHE_DIR)
+    if folder:
+        return Path(folder)
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("tierdeck"))
 
 
 def _create_temp(folder: Path, name: str, mode: int) -> tuple[int, str]:

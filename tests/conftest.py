@@ -13,6 +13,12 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Hypothesis's 200 ms deadline per example is a timed test in disguise: on a loaded
+# 2-core machine running three workers it fails examples that are merely slow.
+settings.register_profile("tierdeck", deadline=None)
+settings.load_profile("tierdeck")
 
 # ------------------------------------------------------------------ integration tests
 #
@@ -67,6 +73,21 @@ def pytest_configure(config: pytest.Config) -> None:
         folder = Path(tempfile.mkdtemp(prefix=f"tierdeck-locks-{worker}-"))
         os.environ["TIERDECK_LOCK_DIR"] = str(folder)
         config.add_cleanup(functools.partial(shutil.rmtree, folder, ignore_errors=True))
+
+
+@pytest.fixture(scope="session")
+def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(_session_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Every test starts with no kept inventory (the dashboard opens as on a first
+    start) and never reads or writes the user's cache; the demo history built in it is
+    kept for the session."""
+    monkeypatch.setenv("TIERDECK_CACHE_DIR", str(_session_cache))
+    yield _session_cache
+    shutil.rmtree(_session_cache / "inventory", ignore_errors=True)
 
 
 # tryfirst: xdist's loadgroup reads the xdist_group mark in this same hook.

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ...backends.fio.imports import imported_run, jobs_of_command
+from ...backends.localfiles import cache_folder
 from ...core.bench_models import BenchTarget, RunResult, TargetKind
 from ...core.errors import TierdeckError
 from .store import DB_NAME, ENV_DATA_DIR, HistoryStore
@@ -156,12 +157,10 @@ def _fingerprint() -> str:
 
 def demo_history_folder(cache_dir: Path | None = None) -> Path:
     """The demo history's folder, built if missing. Under ``cache_dir`` (default: the
-    user's cache folder, ``platformdirs.user_cache_dir("tierdeck")``); in a fresh
+    user's cache folder, ``backends/localfiles.cache_folder``); in a fresh
     temporary folder when that cannot be written."""
     if cache_dir is None:
-        from platformdirs import user_cache_dir
-
-        cache_dir = Path(user_cache_dir("tierdeck"))
+        cache_dir = cache_folder()
     folder = cache_dir / f"demo-history-{_fingerprint()}"
     if (folder / DB_NAME).exists():
         return folder

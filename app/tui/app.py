@@ -2,6 +2,11 @@
 
 ``TierdeckApp(host, demo=...)`` is all the CLI needs: ``TierdeckApp(LiveHost()).run()``
 or ``TierdeckApp(load_demo_host(), demo=True).run()``.
+
+Paint first, then refresh: the dashboard opens on the host's last inventory (kept in the
+cache folder, app/machine/snapshot.py), marked with its age, and the collection starts
+once that is on screen; the fresh result replaces it the moment it lands, with the rows
+that changed marked. On a host never seen before the dashboard opens on a skeleton.
 """
 
 from __future__ import annotations
@@ -20,10 +25,12 @@ from textual.worker import get_current_worker
 from ...backends.host import Host
 from ...core import health
 from ...core.errors import one_line
+from ...core.inventory_changes import inventory_changes
 from ...core.models import Inventory, Problem, Severity
 from ...screens.dashboard.dashboard import DashboardScreen
 from ...screens.modals.help import HelpScreen
 from ..machine.hotplug import HotplugWatcher, start_hotplug
+from ..machine.snapshot import InventorySnapshot, SnapshotStore, age_text
 from .messages import HotplugEvent, InventoryFailed, InventoryLoaded
 from .navigation import Navigator
 
@@ -86,6 +93,9 @@ class TierdeckApp(Navigator, App[None]):
     """Why the last refresh failed, or None after a good one."""
     refreshes: var[int] = var(0)
     """How many inventories have loaded (tests wait on it)."""
+    stale_since: var[float | None] = var(None)
+    """When the inventory on screen was collected (wall clock), while it is a snapshot
+    kept from an earlier start; None once a fresh collection has landed."""
 
     def __init__(
         self,
@@ -94,15 +104,20 @@ class TierdeckApp(Navigator, App[None]):
         *,
         collect: Collector | None = None,
         hotplug: bool = True,
+        snapshots: SnapshotStore | None = None,
     ) -> None:
+        """``snapshots``: where the last inventory of each host is kept (default: the
+        cache folder; tests pass a throwaway one)."""
         super().__init__()
         self.host = host
+        self.snapshots = snapshots if snapshots is not None else SnapshotStore()
         self.demo = demo
         self._bench: BenchService | None = None
         self._collect = collect
         self._hotplug_wanted = hotplug
         self._hotplug: HotplugWatcher | None = None
         self._hotplug_timer: Timer | None = None
+        self._stale_timer: Timer | None = None
         self._set_title(host.hostname)
 
     def _set_title(self, hostname: str) -> None:
@@ -126,10 +141,24 @@ class TierdeckApp(Navigator, App[None]):
         return screen
 
     def on_mount(self) -> None:
-        self.install_screen(DashboardScreen(), name="dashboard")
+        snapshot = self._kept_snapshot()
+        dashboard = DashboardScreen()
+        if snapshot is None:
+            self.sub_title = "reading the storage…"
+            self.refresh_inventory()
+        else:
+            self.inventory = snapshot.inventory
+            self.problems = snapshot.problems
+            self.stale_since = snapshot.taken_at
+            self._set_title(snapshot.inventory.hostname)
+            self.sub_title = self._status_line()
+            dashboard.preset(snapshot.inventory, snapshot.problems, self.stale_mark())
+            # The collection's threads would slow the first paint (they share the GIL):
+            # it starts once the snapshot is on screen.
+            self.call_after_refresh(self.refresh_inventory)
+            self._stale_timer = self.set_interval(1.0, self._show_age)
+        self.install_screen(dashboard, name="dashboard")
         self.push_screen("dashboard")
-        self.sub_title = "loading…"
-        self.refresh_inventory()
         self._clean_throwaway_mounts()
         if self._hotplug_wanted:
             self._hotplug = start_hotplug(self.host, self._on_udev_event)
@@ -140,6 +169,27 @@ class TierdeckApp(Navigator, App[None]):
             self._hotplug = None
 
     # -- loading ------------------------------------------------------------------------
+
+    def _kept_snapshot(self) -> InventorySnapshot | None:
+        try:
+            return self.snapshots.load(self.host.identity)
+        except Exception:  # noqa: BLE001 - a cache is never a reason not to start
+            return None
+
+    def stale_mark(self) -> str | None:
+        """ "as of 12 s ago, refreshing…" while a kept snapshot is on screen, else None."""
+        if self.stale_since is None:
+            return None
+        age = age_text(max(0.0, time.time() - self.stale_since))
+        doing = "refresh failed: press r to retry" if self.last_error else "refreshing…"
+        return f"as of {age} ago, {doing}"
+
+    def _show_age(self) -> None:
+        mark = self.stale_mark()
+        if mark is None:
+            return
+        self.sub_title = self._status_line()
+        self.dashboard.show_stale_mark(mark)
 
     def refresh_inventory(self) -> None:
         self._load_inventory()
@@ -166,15 +216,28 @@ class TierdeckApp(Navigator, App[None]):
         problems = safe_problems(inv)
         if not worker.is_cancelled:  # a newer refresh (r pressed again) supersedes us
             self.post_message(InventoryLoaded(inv, problems, time.monotonic() - started))
+            self._keep_snapshot(inv, problems)
+
+    def _keep_snapshot(self, inv: Inventory, problems: tuple[Problem, ...]) -> None:
+        # After the message: the UI never waits for the cache file.
+        try:
+            self.snapshots.save(self.host.identity, inv, problems)
+        except Exception:  # noqa: BLE001 - a read-only home still gets a dashboard
+            return
 
     def on_inventory_loaded(self, message: InventoryLoaded) -> None:
+        changes = inventory_changes(self.inventory, message.inventory)
         self.inventory = message.inventory
         self.problems = message.problems
         self.last_error = None
+        self.stale_since = None
+        if self._stale_timer is not None:
+            self._stale_timer.stop()
+            self._stale_timer = None
         self.refreshes += 1
         self._set_title(message.inventory.hostname)
         self.sub_title = self._status_line()
-        self.dashboard.show_inventory(message.inventory, message.problems)
+        self.dashboard.show_inventory(message.inventory, message.problems, changes)
 
     def on_inventory_failed(self, message: InventoryFailed) -> None:
         self.last_error = message.error
@@ -182,6 +245,7 @@ class TierdeckApp(Navigator, App[None]):
         self.notify(f"Inventory failed: {message.error}{kept}", severity="error", timeout=10)
         self.sub_title = self._status_line()
         self.dashboard.show_failure(message.error)
+        self._show_age()
 
     def _status_line(self) -> str:
         inv = self.inventory
@@ -189,6 +253,9 @@ class TierdeckApp(Navigator, App[None]):
             return "no inventory" + (" (refresh failed)" if self.last_error else "")
         count = len(self.problems)
         parts = [f"{count} problem{'s' if count != 1 else ''}" if count else "no problems"]
+        mark = self.stale_mark()
+        if mark is not None:
+            return " · ".join([mark, *parts])
         if not inv.is_root:
             parts.append("not root: partial")
         if self.last_error:

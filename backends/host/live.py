@@ -59,6 +59,17 @@ class LiveHost:
         return socket.gethostname()
 
     @property
+    def identity(self) -> str:
+        # The machine id survives renaming the host; a machine without one (a minimal
+        # container) falls back to its hostname.
+        try:
+            with open("/etc/machine-id", encoding="ascii") as fh:
+                machine_id = fh.read().strip()
+        except (OSError, UnicodeDecodeError):
+            machine_id = ""
+        return f"local:{machine_id or self.hostname}"
+
+    @property
     def kernel(self) -> str:
         return platform.release()
 

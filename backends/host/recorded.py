@@ -133,6 +133,11 @@ class RecordedHost:
         return str(self._meta.get("hostname", "recorded"))
 
     @property
+    def identity(self) -> str:
+        # Two recordings of one NAS are two past states: each is its own machine here.
+        return f"recorded:{self.folder.resolve()}"
+
+    @property
     def kernel(self) -> str:
         return str(self._meta.get("kernel", "unknown"))
 

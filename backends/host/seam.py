@@ -92,6 +92,13 @@ class Host(Protocol):
     def hostname(self) -> str: ...
 
     @property
+    def identity(self) -> str:
+        """A stable name for this machine among all tierdeck sees ("local:<machine-id>",
+        "recorded:<folder>"): what is kept about a machine between starts (its last
+        inventory) is filed under it. Two hosts may share a hostname, never an identity."""
+        ...
+
+    @property
     def kernel(self) -> str: ...
 
     @property

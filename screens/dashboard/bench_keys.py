@@ -14,6 +14,7 @@ from ...app.tui.context import context
 from ...widgets.dashboard.disk_table import DiskTable
 from ...widgets.dashboard.mergerfs_tables import BranchTable, MergerfsPoolTable
 from ...widgets.dashboard.pool_tree import PoolTree
+from ...widgets.dashboard.skeleton import KEPT_REFUSAL, LOADING_REFUSAL
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -53,7 +54,12 @@ BENCH_BINDINGS = [
 class BenchEntries(_Base):
     """Mixed into the dashboard (before Screen in its bases)."""
 
-    inventory: Inventory | None
+    kept: bool
+
+    if TYPE_CHECKING:
+
+        @property
+        def inventory(self) -> Inventory | None: ...
 
     def action_bench(self) -> None:
         """b: the setup screen, aimed at the selected pool, branch, dataset or disk."""
@@ -65,8 +71,9 @@ class BenchEntries(_Base):
         context(self).open_bench_setup(self.inventory, initial_path=choice.path, note=choice.note)
 
     def _can_bench(self) -> bool:
-        if self.inventory is None:
-            self.notify("The inventory is still loading: try again in a moment.")
+        # A benchmark aims at the machine as it is, never at a kept snapshot.
+        if self.inventory is None or self.kept:
+            self.notify(KEPT_REFUSAL if self.kept else LOADING_REFUSAL)
             return False
         if not context(self).host.capabilities.run_benchmarks:
             # The demo's paths and disks belong to another machine: running fio on

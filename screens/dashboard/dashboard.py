@@ -1,36 +1,45 @@
 """The dashboard: Disks, Pools, mergerfs and Problems, one tab each, keys 1-4.
 
-The screen only draws what the app hands it (``show_inventory``); it never reads the
-machine. Detail panes follow the highlighted row of the focused table or tree.
+The screen only draws what the app hands it (``preset`` before it opens, then
+``show_inventory``); it never reads the machine. Detail panes follow the highlighted row
+of the focused table or tree. Only the tab on screen is drawn when an inventory arrives;
+the others are drawn when first shown, so a 240-disk NAS pays for one tab at start.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from rich.console import RenderableType
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Vertical
+from textual.css.query import NoMatches
+from textual.lazy import Lazy
 from textual.screen import Screen
-from textual.widgets import DataTable, Header, TabbedContent, TabPane, Tree
+from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane, Tree
 
 from ...app.tui.context import context
+from ...core.inventory_changes import NO_CHANGES, InventoryChanges
 from ...core.models import Inventory, Problem, Severity
-from ...core.relations import disks_under
-from ...core.units import format_bytes
 from ...widgets.calm_footer import CalmFooter
-from ...widgets.dashboard.disk_table import KIND_LABEL, DiskTable, disk_detail
-from ...widgets.dashboard.mergerfs_tables import BranchTable, MergerfsPoolTable, branch_detail
-from ...widgets.dashboard.mergerfs_tables import pool_detail as mergerfs_detail
-from ...widgets.dashboard.pool_tree import PoolItem, PoolTree, pool_detail, relation_key
-from ...widgets.dashboard.problem_list import problems_renderable
+from ...widgets.dashboard.disk_table import DiskTable
+from ...widgets.dashboard.mergerfs_tables import BranchTable, MergerfsPoolTable
+from ...widgets.dashboard.pool_tree import PoolTree
+from ...widgets.dashboard.skeleton import (
+    KEPT_REFUSAL,
+    LOADING_REFUSAL,
+    SKELETON_NOTE,
+    changes_note,
+)
 from ...widgets.detail_pane import DetailPane
 from .bench_keys import BENCH_BINDINGS, BenchEntries
-
-if TYPE_CHECKING:  # the mover's modules load when m is pressed, not with the dashboard
-    pass
+from .sections import (
+    SectionState,
+    draw_section,
+    update_disk_detail,
+    update_mergerfs_detail,
+    update_pool_detail,
+)
 
 SECTION_FOCUS = {
     "disks": "#disk-table",
@@ -85,43 +94,81 @@ class DashboardScreen(BenchEntries, Screen[None]):
     )
     HELP_LEGEND = (
         "Red: degraded/faulted vdevs and arrays, branches below minfreespace, "
-        "filesystems over 90% full. ! after a disk: something was unreadable."
+        "filesystems over 90% full. ! after a disk: something was unreadable. "
+        "* after a name: changed since the inventory shown before. A yellow line under "
+        "the title: the inventory on screen was kept from an earlier start."
     )
 
     def __init__(self) -> None:
         super().__init__(id="dashboard")
-        self.inventory: Inventory | None = None
-        self.problems: tuple[Problem, ...] = ()
+        self.stale_mark: str | None = None
+        self.kept = False  # the inventory on screen is a snapshot from an earlier start
+        self._state = SectionState()
+
+    def preset(self, inv: Inventory, problems: tuple[Problem, ...], stale_mark: str | None) -> None:
+        """What to show as soon as the screen opens (a kept snapshot), before any
+        collection: drawn in the same paint as the screen itself."""
+        self._state = SectionState(inv, problems)
+        self.stale_mark = stale_mark
+
+    @property
+    def inventory(self) -> Inventory | None:
+        return self._state.inventory
+
+    @property
+    def problems(self) -> tuple[Problem, ...]:
+        return self._state.problems
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield Static(id="freshness")
         with TabbedContent(initial="disks", id="sections"):
             with TabPane("1 Disks", id="disks"):
                 yield DiskTable(id="disk-table")
                 yield DetailPane(id="disk-detail")
-            with TabPane("2 Pools", id="pools"):
+            # Hidden at start: mounted just after the first paint (sections.py).
+            with TabPane("2 Pools", id="pools"), Lazy(Vertical(classes="pane-body")):
                 yield PoolTree(id="pool-tree")
                 yield DetailPane(id="pool-detail")
-            with TabPane("3 mergerfs", id="mergerfs"):
+            with TabPane("3 mergerfs", id="mergerfs"), Lazy(Vertical(classes="pane-body")):
                 yield MergerfsPoolTable(id="mergerfs-pools")
                 yield BranchTable(id="mergerfs-branches")
                 yield DetailPane(id="mergerfs-detail")
-            with TabPane("4 Problems", id="problems"):
+            with TabPane("4 Problems", id="problems"), Lazy(Vertical(classes="pane-body")):
                 yield DetailPane(id="problem-list")
         yield CalmFooter()
 
     def on_mount(self) -> None:
         if self.inventory is None:
-            self.query_one("#sections", TabbedContent).loading = True
+            self.show_stale_mark(SKELETON_NOTE)
+            self._draw("disks")
+        else:
+            mark = self.stale_mark
+            self.show_inventory(self.inventory, self.problems, kept=True)
+            self.show_stale_mark(mark)
         self.query_one(DiskTable).focus()
+
+    def show_stale_mark(self, mark: str | None) -> None:
+        """A yellow line under the title while what is on screen is not fresh."""
+        self.stale_mark = mark
+        freshness = self.query_one("#freshness", Static)
+        freshness.display = mark is not None
+        if mark is not None:
+            freshness.update(mark)
 
     # -- sections -------------------------------------------------------------------
 
     def action_section(self, section: str) -> None:
         self.query_one("#sections", TabbedContent).active = section
+        # Drawn now, not when the tab's activation message arrives: a key pressed right
+        # after (3, down) must find the rows there.
+        self._draw(section)
         # Land on the section's list so arrows work at once (walking the tab bar with
         # left/right keeps focus on the tabs instead: that path does not come here).
-        self.query_one(SECTION_FOCUS[section]).focus()
+        try:
+            self.query_one(SECTION_FOCUS[section]).focus()
+        except NoMatches:  # a key pressed before the tab's widgets mounted
+            self.call_after_refresh(self.action_section, section)
 
     def action_history(self) -> None:
         """h: the benchmark history."""
@@ -129,8 +176,9 @@ class DashboardScreen(BenchEntries, Screen[None]):
 
     def action_compose(self) -> None:
         """l: the compose screen, from the highlighted pool when on the mergerfs tab."""
-        if self.inventory is None:
-            self.notify("The inventory is still loading: try again in a moment.")
+        if self.inventory is None or self.kept:
+            # A layout is checked against the machine as it is, never a kept snapshot.
+            self.notify(KEPT_REFUSAL if self.kept else LOADING_REFUSAL)
             return
         on_pools = self.query_one("#sections", TabbedContent).active == "mergerfs"
         pool = self.query_one(MergerfsPoolTable).selected_pool if on_pools else None
@@ -142,31 +190,43 @@ class DashboardScreen(BenchEntries, Screen[None]):
 
     # -- data -------------------------------------------------------------------------
 
-    def show_inventory(self, inv: Inventory, problems: tuple[Problem, ...]) -> None:
-        self.inventory = inv
-        self.problems = problems
-        self.query_one("#sections", TabbedContent).loading = False
-        self.query_one(DiskTable).show_inventory(inv)
-        self.query_one(PoolTree).show_inventory(inv)
-        pools = self.query_one(MergerfsPoolTable)
-        pools.show_pools(inv.mergerfs)
-        self.query_one(BranchTable).show_pool(pools.selected_pool)
-        self.query_one("#problem-list", DetailPane).show(problems_renderable(inv, problems))
+    def show_inventory(
+        self,
+        inv: Inventory,
+        problems: tuple[Problem, ...],
+        changes: InventoryChanges = NO_CHANGES,
+        *,
+        kept: bool = False,
+    ) -> None:
+        """A fresh inventory (``kept``: the preset snapshot): drawn on the tab on screen
+        now, on the others when they are first shown."""
+        self._state = SectionState(inv, problems, changes)
+        self.kept = kept
+        self.show_stale_mark(changes_note(changes) if changes.count else None)
         self._label_problems_tab(problems)
-        self._update_disk_detail()
-        self._update_pool_detail()
-        self._update_mergerfs_detail(branch=self.query_one(BranchTable).has_focus)
+        self._draw(self.query_one("#sections", TabbedContent).active or "disks")
 
     def show_failure(self, error: str) -> None:
         """The first inventory failed: say so where the data would be."""
-        self.query_one("#sections", TabbedContent).loading = False
         if self.inventory is not None:
             return
-        message = Text.assemble(
-            ("Could not read the inventory: ", "bold red"), error, "\nPress r to retry."
-        )
-        for pane in self.query(DetailPane):
-            pane.show(message)
+        self.show_stale_mark(None)
+        self._state = SectionState(failure=error)
+        self._draw(self.query_one("#sections", TabbedContent).active or "disks")
+
+    @on(TabbedContent.TabActivated, "#sections")
+    def _section_shown(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id is not None:
+            self._draw(event.pane.id)
+
+    def _draw(self, section: str) -> None:
+        state = self._state
+        if not draw_section(self, state, section):  # its widgets mount after this paint
+            self.call_after_refresh(self._draw_again, state, section)
+
+    def _draw_again(self, state: SectionState, section: str) -> None:
+        if state is self._state:  # else a newer inventory has drawn (or will draw) it
+            self._draw(section)
 
     def _label_problems_tab(self, problems: tuple[Problem, ...]) -> None:
         tab = self.query_one("#sections", TabbedContent).get_tab("problems")
@@ -180,56 +240,17 @@ class DashboardScreen(BenchEntries, Screen[None]):
 
     # -- detail panes -------------------------------------------------------------------
 
-    def _disks_under(self, path: str | None) -> RenderableType:
-        inv = self.inventory
-        if inv is None or path is None:
-            return Text("")
-        try:
-            names = disks_under(inv, path)
-        except Exception as exc:  # noqa: BLE001 - a relation bug must not kill the view
-            return Text(f"Disks under it: unknown ({exc})", style="yellow")
-        out = Text.assemble(("Disks under it: ", "bold"))
-        if not names:
-            out.append("none found", style="dim")
-        for i, name in enumerate(names):
-            if i:
-                out.append(", ")
-            out.append(name, style="bold cyan")
-            disk = inv.disk(name)
-            if disk is not None:
-                model = disk.model or KIND_LABEL[disk.kind]
-                out.append(f" ({model}, {format_bytes(disk.size_bytes)})")
-        return out
-
     def _update_disk_detail(self) -> None:
-        pane = self.query_one("#disk-detail", DetailPane)
-        disk = self.query_one(DiskTable).selected_disk
-        if self.inventory is None or disk is None:
-            pane.show(Text("No disks found.", style="dim"))
-            return
-        pane.show(disk_detail(self.inventory, disk))
+        if self.inventory is not None:  # else the skeleton's note stays
+            update_disk_detail(self, self.inventory)
 
     def _update_pool_detail(self) -> None:
-        item: PoolItem = self.query_one(PoolTree).selected_item
-        parts = pool_detail(item)
-        if item is not None:  # right under the title: the answer people come for
-            parts.insert(1, self._disks_under(relation_key(item)))
-        self.query_one("#pool-detail", DetailPane).show(*parts)
+        if self.inventory is not None:
+            update_pool_detail(self, self.inventory)
 
     def _update_mergerfs_detail(self, *, branch: bool) -> None:
-        pane = self.query_one("#mergerfs-detail", DetailPane)
-        pool = self.query_one(MergerfsPoolTable).selected_pool
-        if pool is None:
-            pane.show(Text("No mergerfs pools mounted.", style="dim"))
-            return
-        selected = self.query_one(BranchTable).selected_branch if branch else None
-        if selected is not None:
-            parts = branch_detail(pool, selected)
-            parts.insert(1, self._disks_under(selected.path))
-        else:
-            parts = mergerfs_detail(pool)
-            parts.insert(1, self._disks_under(pool.mountpoint))
-        pane.show(*parts)
+        if self.inventory is not None:
+            update_mergerfs_detail(self, self.inventory, branch=branch)
 
     @on(DataTable.RowHighlighted, "#disk-table")
     def _disk_highlighted(self) -> None:

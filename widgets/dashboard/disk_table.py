@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from rich.cells import cell_len
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -14,6 +15,7 @@ from ...core.models import Disk, DiskKind, Inventory, Mount
 from ...core.relations import disk_users
 from ...core.units import format_bytes
 from ..bars import FULL_FRACTION, usage_bar
+from .skeleton import mark_changed, placeholder
 
 KIND_LABEL = {
     DiskKind.HDD: "hdd",
@@ -82,7 +84,7 @@ def _cut(text: str | None, width: int) -> str:
 WIDE = 110  # from this width on, the table also shows serial numbers
 
 
-class DiskTable(DataTable[Text | str]):
+class DiskTable(DataTable[Text]):
     """Disks of an inventory. Column widths follow the table's width: below ``WIDE``
     columns the serial moves to the detail pane so 80x24 shows everything else."""
 
@@ -93,24 +95,43 @@ class DiskTable(DataTable[Text | str]):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=False)
         self._inventory: Inventory | None = None
+        self._changed: frozenset[str] = frozenset()
         self._built_width = -1
+        self._generation = 0  # bumped by every rebuild: rows added late check it
 
     @property
     def compact(self) -> bool:
         return self.size.width < WIDE
 
     def on_resize(self) -> None:
-        if self.size.width != self._built_width:
+        # Before the first inventory the table holds its skeleton: nothing to fit.
+        if self._inventory is not None and self.size.width != self._built_width:
             self._rebuild()
 
-    def show_inventory(self, inv: Inventory) -> None:
+    def show_inventory(self, inv: Inventory, changed: frozenset[str] = frozenset()) -> None:
+        """The inventory's disks; those named in ``changed`` marked as changed."""
         self._inventory = inv
+        self._changed = changed
         self._rebuild()
+
+    def show_skeleton(self, rows: int = 6) -> None:
+        """The table's shape with grey bars: the first start, before any inventory."""
+        self.clear(columns=True)
+        widths = {"Disk": 4, "Kind": 4, "Size": 6, "Model": 18, "Bus": 4, "HCTL": 7, "Used by": 12}
+        for label in widths:
+            self.add_column(label)
+        for _ in range(rows):
+            self.add_row(*(placeholder(w) for w in widths.values()))
+
+    @property
+    def _width(self) -> int:
+        # Before its first layout the table will span the screen (the dashboard's tab):
+        # building for that width spares a second build when the layout confirms it.
+        return self.size.width or self.app.size.width or 80
 
     def _widths(self, disks: list[Disk], uses: dict[str, str]) -> tuple[int, int]:
         """Model and Used-by widths: what the other columns leave, without truncating
         the short columns (name, kind, size, bus, HCTL)."""
-        width = self.size.width or 80
         fixed = [
             max([len(d.name) + 1 for d in disks] + [4]),
             4,
@@ -120,8 +141,10 @@ class DiskTable(DataTable[Text | str]):
         ]
         if not self.compact:
             fixed.append(max([len(d.serial or "") for d in disks] + [6]))
+        if self._changed:
+            fixed[0] += 1  # the changed mark
         columns = len(fixed) + 2
-        room = width - 2 - 2 * self.cell_padding * columns - sum(fixed)  # 2: scrollbar
+        room = self._width - 2 - 2 * self.cell_padding * columns - sum(fixed)  # 2: scrollbar
         want_model = max([len(d.model or "") for d in disks] + [5])
         want_uses = max([len(u) for u in uses.values()] + [7])
         if room >= want_model + want_uses:
@@ -130,31 +153,18 @@ class DiskTable(DataTable[Text | str]):
         model_w = min(want_model, max(14, room - want_uses))
         return model_w, max(10, room - model_w)
 
-    def _rebuild(self) -> None:
-        # Rebuild instead of diffing rows: remove_row is O(n) and a NAS has few disks.
-        self._built_width = self.size.width
-        selected = self._selected_key()
-        self.clear(columns=True)
-        inv = self._inventory
-        disks = sorted(inv.disks, key=disk_sort_key) if inv is not None else []
-        users = disk_users(inv) if inv is not None else {}
-        uses = {d.name: ", ".join(used_by(inv, d, users)) for d in disks} if inv is not None else {}
-        model_w, uses_w = self._widths(disks, uses)
-        self.add_column("Disk", key="name")
-        self.add_column("Kind", key="kind")
-        self.add_column("Size", key="size")
-        self.add_column("Model", key="model", width=model_w)
-        if not self.compact:
-            self.add_column("Serial", key="serial")
-        self.add_column("Bus", key="bus")
-        self.add_column("HCTL", key="hctl")
-        self.add_column("Used by", key="used", width=uses_w)
+    def _rows(
+        self, disks: list[Disk], uses: dict[str, str], model_w: int, uses_w: int
+    ) -> list[list[Text]]:
+        rows = []
         for disk in disks:
             style = "dim italic" if disk.virtual else ""
             name = Text(disk.name, style=style)
             if disk.notes:
                 name.append("!", style="bold yellow")
-            cells: list[Text | str] = [
+            if disk.name in self._changed:
+                mark_changed(name)
+            cells = [
                 name,
                 Text(KIND_LABEL[disk.kind], style=style or "cyan"),
                 Text(format_bytes(disk.size_bytes), style=style, justify="right"),
@@ -167,9 +177,46 @@ class DiskTable(DataTable[Text | str]):
                 Text(disk.hctl or "", style=style),
                 Text(_cut(uses[disk.name], uses_w), style=style),
             ]
-            self.add_row(*cells, key=disk.name)
-        if selected is not None and inv is not None and inv.disk(selected) is not None:
-            self.move_cursor(row=self.get_row_index(selected), animate=False)
+            rows.append(cells)
+        return rows
+
+    def _rebuild(self) -> None:
+        # Rebuild instead of diffing rows: remove_row is O(n) and a NAS has few disks.
+        self._built_width = self._width
+        self._generation += 1
+        selected = self._selected_key()
+        self.clear(columns=True)
+        inv = self._inventory
+        disks = sorted(inv.disks, key=disk_sort_key) if inv is not None else []
+        users = disk_users(inv) if inv is not None else {}
+        uses = {d.name: ", ".join(used_by(inv, d, users)) for d in disks} if inv is not None else {}
+        model_w, uses_w = self._widths(disks, uses)
+        rows = self._rows(disks, uses, model_w, uses_w)
+        labels = [("Disk", "name"), ("Kind", "kind"), ("Size", "size"), ("Model", "model")]
+        if not self.compact:
+            labels.append(("Serial", "serial"))
+        labels += [("Bus", "bus"), ("HCTL", "hctl"), ("Used by", "used")]
+        for index, (label, key) in enumerate(labels):
+            # Widths known now, from all rows: rows added after the first paint never
+            # widen a column (and the table measures nothing it already knows).
+            width = max([cell_len(r[index].plain) for r in rows] + [len(label)])
+            self.add_column(label, key=key, width=width)
+        keys = [d.name for d in disks]
+        at = keys.index(selected) if selected in keys else 0
+        # The rows a screen can show now; the rest once that is painted. A 240-disk NAS
+        # pays for 24 rows before its dashboard appears.
+        first = max(self.app.size.height, at + 1)
+        self._add_rows(self._generation, rows[:first], keys[:first])
+        if len(rows) > first:
+            self.call_after_refresh(self._add_rows, self._generation, rows[first:], keys[first:])
+        if at:
+            self.move_cursor(row=at, animate=False)
+
+    def _add_rows(self, generation: int, rows: list[list[Text]], keys: list[str]) -> None:
+        if generation != self._generation:  # rebuilt meanwhile: these rows are gone
+            return
+        for cells, key in zip(rows, keys, strict=True):
+            self.add_row(*cells, key=key)
 
     def _selected_key(self) -> str | None:
         if self.row_count == 0:

@@ -10,6 +10,7 @@ from textual.widgets import DataTable
 from ...core.models import MergerfsBranch, MergerfsPool
 from ...core.units import format_bytes
 from ..bars import usage_bar
+from .skeleton import mark_changed
 
 
 def _fraction(size: int | None, avail: int | None) -> float | None:
@@ -46,7 +47,13 @@ class MergerfsPoolTable(DataTable[Text | str]):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row")
         self.pools: tuple[MergerfsPool, ...] = ()
+        self._changed: frozenset[str] = frozenset()
         self._built_width = -1
+
+    def _label(self, pool: MergerfsPool, room: int) -> Text:
+        label = Text(_cut_left(pool.mountpoint, room - (pool.mountpoint in self._changed)))
+        label.stylize("bold")
+        return mark_changed(label) if pool.mountpoint in self._changed else label
 
     def on_mount(self) -> None:
         self.add_column("Pool", key="mount")
@@ -61,16 +68,22 @@ class MergerfsPoolTable(DataTable[Text | str]):
         if self.pools and self.size.width != self._built_width:
             self.show_pools(self.pools)
 
-    def show_pools(self, pools: tuple[MergerfsPool, ...]) -> None:
+    def show_pools(
+        self, pools: tuple[MergerfsPool, ...], changed: frozenset[str] | None = None
+    ) -> None:
+        """One row per pool; mountpoints named in ``changed`` marked as changed (None:
+        keep the marks of the last call, as a resize redraws)."""
         selected = self.selected_pool
         self.pools = pools
+        if changed is not None:
+            self._changed = changed
         self.clear()
         self._built_width = self.size.width
         room = _path_room(self, 50)
         for pool in pools:
             if pool.error:
                 self.add_row(
-                    Text(_cut_left(pool.mountpoint, room), style="bold"),
+                    self._label(pool, room),
                     "",
                     "",
                     Text("unreadable", style="bold red"),
@@ -81,7 +94,7 @@ class MergerfsPoolTable(DataTable[Text | str]):
                 continue
             alarm = any(below_min(pool, b) for b in pool.branches)
             self.add_row(
-                Text(_cut_left(pool.mountpoint, room), style="bold"),
+                self._label(pool, room),
                 Text(format_bytes(pool.size_bytes), justify="right"),
                 Text(format_bytes(pool.avail_bytes), justify="right"),
                 usage_bar(_fraction(pool.size_bytes, pool.avail_bytes), 10, alarm=alarm),

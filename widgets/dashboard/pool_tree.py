@@ -17,6 +17,7 @@ from textual.widgets.tree import TreeNode
 from ...core.models import BtrfsFilesystem, Inventory, MdArray, Vdev, ZfsDataset, ZPool
 from ...core.units import format_bytes
 from ..bars import percent_bar, state_style, state_text, usage_bar
+from .skeleton import mark_changed, placeholder
 
 GUIDE = 2  # tree indentation per level: narrow, so deep raidz trees fit 80 columns
 ICON = 2  # "▼ " in front of expandable nodes
@@ -67,11 +68,21 @@ class PoolTree(Tree[PoolItem]):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("pools", id=id)
+        self._changed: frozenset[str] = frozenset()
         self.show_root = False
         self.guide_depth = GUIDE
 
-    def show_inventory(self, inv: Inventory) -> None:
+    def show_skeleton(self) -> None:
+        """The first start, before any inventory: where the pools will be."""
+        self.clear()
+        for width in (28, 22, 22):
+            self.root.add_leaf(placeholder(width))
+        self.root.expand()
+
+    def show_inventory(self, inv: Inventory, changed: frozenset[str] = frozenset()) -> None:
+        """Every pool of the inventory; zpools named in ``changed`` marked as changed."""
         keep = self._cursor_identity()
+        self._changed = changed
         self.clear()
         zfs = inv.zfs
         if zfs.available and zfs.message:  # zpool ran but failed: say so above the pools
@@ -97,9 +108,11 @@ class PoolTree(Tree[PoolItem]):
         label = Text.assemble(
             ("zpool ", "bold"),
             (pool.name, "bold"),
-            "  ",
-            state_text(pool.state),
         )
+        if pool.name in self._changed:
+            mark_changed(label)
+        label.append("  ")
+        label.append_text(state_text(pool.state))
         if pool.size_bytes is not None:
             label.append(f"  {format_bytes(pool.size_bytes)}")
         if pool.capacity_pct is not None:

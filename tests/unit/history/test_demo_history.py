@@ -22,6 +22,7 @@ MIB = 1024**2
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "cache"
     monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
+    monkeypatch.delenv("TIERDECK_CACHE_DIR")  # the user's own cache folder, as platformdirs has it
     return folder
 
 

@@ -1,0 +1,150 @@
+"""Paint first, then refresh: the dashboard opens on the host's kept inventory, marked
+with its age, and the fresh collection replaces it the moment it lands."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import threading
+import time
+from pathlib import Path
+
+from textual.widgets import TabbedContent
+from tierdeck.app.machine.snapshot import SnapshotStore
+from tierdeck.app.tui.app import TierdeckApp
+from tierdeck.backends.host import RecordedHost
+from tierdeck.core.health import find_problems
+from tierdeck.core.models import Inventory
+from tierdeck.screens.dashboard.dashboard import DashboardScreen
+from tierdeck.widgets.dashboard.disk_table import DiskTable
+from tierdeck.widgets.dashboard.skeleton import KEPT_REFUSAL
+
+from ..conftest import CountingCollector
+from ..waiting import screen_text, wait_for_failure, wait_for_inventory, wait_until
+
+SIZE = (80, 24)
+
+
+def degraded(inv: Inventory) -> Inventory:
+    """The demo NAS a day later: its zpool degraded and sdb swapped for another model."""
+    pools = tuple(dataclasses.replace(p, state="DEGRADED") for p in inv.zfs.pools)
+    disks = tuple(
+        dataclasses.replace(d, model="ST4000VN008-2DR1") if d.name == "sdb" else d
+        for d in inv.disks
+    )
+    return dataclasses.replace(inv, zfs=dataclasses.replace(inv.zfs, pools=pools), disks=disks)
+
+
+def keep(store: SnapshotStore, host: RecordedHost, inv: Inventory, age_s: float) -> None:
+    store.save(host.identity, inv, find_problems(inv), taken_at=time.time() - age_s)
+
+
+def kept_refusals(app: TierdeckApp) -> int:
+    return sum(n.message == KEPT_REFUSAL for n in app._notifications)  # noqa: SLF001
+
+
+def problems_label(app: TierdeckApp) -> str:
+    return str(app.screen.query_one(TabbedContent).get_tab("problems").label)
+
+
+async def test_kept_inventory_shown_at_once_then_replaced_by_the_fresh_one(
+    demo_host: RecordedHost, demo_inventory: Inventory, tmp_path: Path
+) -> None:
+    store = SnapshotStore(tmp_path)
+    keep(store, demo_host, demo_inventory, age_s=12)
+    fresh = degraded(demo_inventory)
+    collect = CountingCollector(lambda host: fresh)
+    collect.gate = threading.Event()
+    app = TierdeckApp(demo_host, demo=True, collect=collect, hotplug=False, snapshots=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "WDC" in screen_text(app), "the kept disks")
+        # Before any collection lands: the kept disks, with their age, and no skeleton.
+        assert app.refreshes == 0 and app.inventory == demo_inventory
+        text = screen_text(app)
+        assert re.search(r"as of 1\d s ago, refreshing…", text)
+        assert "WDC WD180EDGZ-11" in text and "░" not in text
+        assert problems_label(app) == "4 Problems"  # the kept one had none
+        collect.gate.set()
+        await wait_for_inventory(pilot, app)
+        text = screen_text(app)
+        assert "as of" not in text and "refreshing" not in text
+        # What changed since the kept inventory is marked, and the banner says so.
+        assert "refreshed: 2 changed (marked *)" in text
+        table = app.screen.query_one(DiskTable)
+        sdb = table.get_row_index("sdb")
+        assert str(table.get_row_at(sdb)[0]) == "sdb*"
+        assert str(table.get_row_at(table.get_row_index("sda"))[0]) == "sda"
+        await pilot.press("2")
+        await wait_until(pilot, lambda: "zpool cache*" in screen_text(app), "the marked zpool")
+
+
+async def test_a_degraded_pool_wins_over_a_kept_healthy_one_at_once(
+    demo_host: RecordedHost, demo_inventory: Inventory, tmp_path: Path
+) -> None:
+    """The stale mark stays until the fresh result lands; then its problem shows within
+    a second of the collection finishing."""
+    store = SnapshotStore(tmp_path)
+    keep(store, demo_host, demo_inventory, age_s=3600)
+    finished: list[float] = []
+
+    def collect(host: object) -> Inventory:
+        gate.wait(timeout=10)
+        finished.append(time.monotonic())
+        return degraded(demo_inventory)
+
+    gate = threading.Event()
+    app = TierdeckApp(demo_host, demo=True, collect=collect, hotplug=False, snapshots=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "WDC" in screen_text(app), "the kept disks")
+        assert "as of 60 min ago, refreshing…" in screen_text(app)
+        assert "(" not in problems_label(app)
+        gate.set()
+        await wait_until(pilot, lambda: "(1)" in problems_label(app), "the degraded pool")
+        shown = time.monotonic()
+        assert shown - finished[0] < 1.0
+        assert "as of" not in screen_text(app)
+        await pilot.press("4")
+        await wait_until(pilot, lambda: "pool is DEGRADED" in screen_text(app), "the problem")
+
+
+async def test_a_failed_refresh_keeps_the_stale_mark(
+    demo_host: RecordedHost, demo_inventory: Inventory, tmp_path: Path
+) -> None:
+    store = SnapshotStore(tmp_path)
+    keep(store, demo_host, demo_inventory, age_s=300)
+    collect = CountingCollector(lambda host: demo_inventory)
+    collect.fail_with = RuntimeError("zpool hung")
+    app = TierdeckApp(demo_host, demo=True, collect=collect, hotplug=False, snapshots=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_failure(pilot, app)
+        await wait_until(
+            pilot,
+            lambda: "as of 5 min ago, refresh failed: press r to retry" in screen_text(app),
+            "the stale mark with the failure",
+        )
+        assert app.stale_since is not None
+        # Nothing is aimed at the machine from a kept inventory.
+        for key in ("b", "l"):
+            await pilot.press(key)
+            await wait_until(pilot, lambda: kept_refusals(app) == 1, "the refusal")
+            app.clear_notifications()
+        assert isinstance(app.screen, DashboardScreen)
+        collect.fail_with = None
+        await pilot.press("r")
+        await wait_for_inventory(pilot, app)
+        assert app.stale_since is None and "as of" not in screen_text(app)
+
+
+async def test_the_collection_is_kept_for_the_next_start(
+    demo_host: RecordedHost, demo_inventory: Inventory, tmp_path: Path
+) -> None:
+    store = SnapshotStore(tmp_path)
+    assert store.load(demo_host.identity) is None
+    collect = CountingCollector(lambda host: demo_inventory)
+    app = TierdeckApp(demo_host, demo=True, collect=collect, hotplug=False, snapshots=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_inventory(pilot, app)
+        await wait_until(pilot, lambda: store.load(demo_host.identity) is not None, "kept")
+    kept = store.load(demo_host.identity)
+    assert kept is not None and kept.inventory == demo_inventory and kept.problems == ()
+    assert time.time() - kept.taken_at < 60
