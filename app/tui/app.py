@@ -67,9 +67,10 @@ def safe_problems(inv: Inventory) -> tuple[Problem, ...]:
 class TierdeckApp(Navigator, App[None]):
     """The composition root: the one place that opens screens (``Navigator``)."""
 
-    # The compose screen's CSS read at start: a screen's first push that brings new CSS
-    # re-parses every stylesheet and restyles every screen (30 ms on the 240-disk host).
-    CSS_PATH = ["tierdeck.tcss", "../../screens/layout/compose.tcss"]
+    # The dashboard's CSS is the app's: a screen's first push that brings CSS of its own
+    # re-parses every stylesheet, which the first paint would wait for. Other screens
+    # bring theirs when first opened (the compose screen's costs it ~30 ms then).
+    CSS_PATH = ["tierdeck.tcss", "../../screens/dashboard/dashboard.tcss"]
     ENABLE_COMMAND_PALETTE = False
 
     # Tooltips are the help page's words (screens/modals/help.py): one source for both.
@@ -118,6 +119,7 @@ class TierdeckApp(Navigator, App[None]):
         self._hotplug: HotplugWatcher | None = None
         self._hotplug_timer: Timer | None = None
         self._stale_timer: Timer | None = None
+        self._cleaned = False
         self._set_title(host.hostname)
 
     def _set_title(self, hostname: str) -> None:
@@ -152,14 +154,12 @@ class TierdeckApp(Navigator, App[None]):
             self.stale_since = snapshot.taken_at
             self._set_title(snapshot.inventory.hostname)
             self.sub_title = self._status_line()
+            # The collection starts once the dashboard has painted this (its threads would
+            # slow that paint: they share the GIL): on_kept_inventory_painted.
             dashboard.preset(snapshot.inventory, snapshot.problems, self.stale_mark())
-            # The collection's threads would slow the first paint (they share the GIL):
-            # it starts once the snapshot is on screen.
-            self.call_after_refresh(self.refresh_inventory)
             self._stale_timer = self.set_interval(1.0, self._show_age)
         self.install_screen(dashboard, name="dashboard")
         self.push_screen("dashboard")
-        self._clean_throwaway_mounts()
         if self._hotplug_wanted:
             self._hotplug = start_hotplug(self.host, self._on_udev_event)
 
@@ -192,15 +192,21 @@ class TierdeckApp(Navigator, App[None]):
         self.dashboard.show_stale_mark(mark)
 
     def refresh_inventory(self) -> None:
+        if self.refreshes == 0 and not self._cleaned:
+            # Started with the first collection, after the first paint (its imports would
+            # hold the GIL the paint needs).
+            self._cleaned = True
+            self._clean_throwaway_mounts()
         self._load_inventory()
 
     @work(thread=True, group="throwaway", exit_on_error=False)
     def _clean_throwaway_mounts(self) -> None:
         """The ladder's mounts left by a tierdeck that was killed (app/ladder/throwaway_mounts)."""
+        if not self.host.capabilities.run_benchmarks:  # a recording has none
+            return
         from ..ladder.throwaway_mounts import clean_stale
 
-        if self.host.capabilities.run_benchmarks:  # a recording has none
-            clean_stale(self.host)
+        clean_stale(self.host)
 
     @work(thread=True, exclusive=True, group="inventory", exit_on_error=False)
     def _load_inventory(self) -> None:
@@ -224,6 +230,9 @@ class TierdeckApp(Navigator, App[None]):
             self.snapshots.save(self.host.identity, inv, problems)
         except Exception:  # noqa: BLE001 - a read-only home still gets a dashboard
             return
+
+    def on_kept_inventory_painted(self) -> None:
+        self.refresh_inventory()
 
     def on_inventory_loaded(self, message: InventoryLoaded) -> None:
         changes = inventory_changes(self.inventory, message.inventory)

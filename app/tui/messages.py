@@ -22,6 +22,11 @@ class InventoryLoaded(Message):
     seconds: float  # how long collect_inventory took: shown nowhere yet, kept for the log
 
 
+class KeptInventoryPainted(Message):
+    """The dashboard has painted the inventory kept from an earlier start: time for the
+    fresh collection, whose threads would have slowed that paint."""
+
+
 @dataclass
 class InventoryFailed(Message):
     """collect_inventory raised: the app keeps the previous inventory and says why."""

@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane, Tree
 
 from ...app.tui.context import context
+from ...app.tui.messages import KeptInventoryPainted
 from ...core.inventory_changes import NO_CHANGES, InventoryChanges
 from ...core.models import Inventory, Problem, Severity
 from ...widgets.calm_footer import CalmFooter
@@ -50,7 +51,7 @@ SECTION_FOCUS = {
 
 
 class DashboardScreen(BenchEntries, Screen[None]):
-    CSS_PATH = "dashboard.tcss"
+    # dashboard.tcss is read with the app's CSS (app/tui/app.py): no re-parse at start.
 
     _SECTIONS = "switch to Disks, Pools, mergerfs, Problems"
     BINDINGS = [
@@ -146,6 +147,7 @@ class DashboardScreen(BenchEntries, Screen[None]):
             mark = self.stale_mark
             self.show_inventory(self.inventory, self.problems, kept=True)
             self.show_stale_mark(mark)
+            self.call_after_refresh(self.post_message, KeptInventoryPainted())
         self.query_one(DiskTable).focus()
 
     def show_stale_mark(self, mark: str | None) -> None:
