@@ -152,19 +152,23 @@ def main() -> None:
             raise SystemExit("no inventory was kept")
 
     def med(mode: str, key: str = "total") -> float:
-        return statistics.median(r[key] for r in results[mode])
+        # A cold run whose collection beat the skeleton's first frame has no skeleton.
+        return statistics.median([r[key] for r in results[mode] if key in r] or [float("nan")])
 
-    def ratio(mode: str) -> list[float]:
+    def ratio(mode: str, key: str = "total") -> list[float]:
         # Paired by round: the same minute of this shared machine's load.
-        return sorted(
-            m["total"] / b["total"] for m, b in zip(results[mode], results["bare"], strict=True)
-        )
+        pairs = zip(results[mode], results["bare"], strict=True)
+        return sorted(m[key] / b[key] for m, b in pairs)
 
     print(json.dumps({
         "bare_s": med("bare"), "warm_s": med("warm"), "cold_s": med("cold"),
         "skeleton_s": med("cold", "skeleton"),
-        "warm_ratio": statistics.median(ratio("warm")), "warm_range": ratio("warm")[::len(ratio("warm")) - 1 or 1],
-        "cold_ratio": statistics.median(ratio("cold")), "cold_range": ratio("cold")[::len(ratio("cold")) - 1 or 1],
+        "warm_ratio": statistics.median(ratio("warm")),
+        "warm_range": [ratio("warm")[0], ratio("warm")[-1]],
+        "cold_ratio": statistics.median(ratio("cold")),
+        "cold_range": [ratio("cold")[0], ratio("cold")[-1]],
+        "warm_cpu_ratio": statistics.median(ratio("warm", "cpu")),
+        "cold_cpu_ratio": statistics.median(ratio("cold", "cpu")),
         "bare_rss_kib": max(r["rss"] for r in results["bare"]),
         "warm_rss_kib": max(r["rss"] for r in results["warm"]),
         "cold_rss_kib": max(r["rss"] for r in results["cold"]),

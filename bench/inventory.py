@@ -3,16 +3,23 @@
 Builds a recorded host with 240 disks (2 partitions each), 20 ZFS pools (raidz2, 12
 disks per vdev) and 10 mergerfs pools, then measures, each as the median of N runs:
 
-1. ``tierdeck inventory --json --recorded DIR`` (a whole CLI process: interpreter start,
-   imports, collection, relations, JSON), as a ratio to ``lsblk -J -O --sysroot`` reading
-   the very same 240-disk sysfs tree; and ``tierdeck inventory --json`` of this machine's
-   own storage as a ratio to ``lsblk -J -O`` here (with the interpreter start-up floor).
-2. Time to first paint of the dashboard with that inventory on screen (headless Textual,
-   80x24), as a ratio to the first paint of a bare Textual app in the same process.
-3. Peak memory (max RSS) of the CLI run and of the dashboard run, as ratios to lsblk's
-   and to the bare Textual app's.
+1. Time to first paint of the dashboard with that inventory on screen (headless Textual,
+   80x24: the first frame the compositor renders with the disk table laid out), as a
+   ratio to the first paint of a bare Textual app, paired round by round: **warm** (the
+   inventory kept from an earlier start, what a user sees every time but the first) and
+   **cold** (nothing kept: a skeleton first, then the collected inventory). Wall time and
+   CPU time (the process's own, whatever the shared machine did meanwhile).
+2. ``tierdeck inventory --json --recorded DIR`` (a whole CLI process) as a ratio to
+   ``lsblk -J -O --sysroot`` reading the very same 240-disk sysfs tree; ``tierdeck
+   inventory --json`` of this machine as a ratio to ``lsblk -J -O`` here and to ``python
+   -c pass`` (the floor of any Python command); ``tierdeck --help`` against that floor.
+3. Peak memory (max RSS) of the CLI run and of the dashboard run.
 
-Usage: .venv/bin/python bench/inventory.py [--runs N]
+Prints the lines and appends them, dated, to docs/performance.md (--no-append: not).
+The CLI runs as installed (the ``tierdeck`` script beside this Python, bytecode compiled
+first, untimed, as pip does for an installed package).
+
+Usage: .venv/bin/python bench/inventory.py [--runs N] [--no-append]
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ HERE = Path(__file__).resolve().parent
 # The builders are test/dev support (tests/support), not installed: import them from here.
 sys.path.insert(0, str(HERE.parent))
 
+from bench._report import append_run  # noqa: E402
 from tests.support.large_host import build_large_host  # noqa: E402
 
 
@@ -72,54 +80,87 @@ def first_paint(runs: int, recorded: Path) -> dict[str, float]:
         [sys.executable, str(HERE / "_first_paint.py"), str(recorded), str(runs)],
         capture_output=True,
         text=True,
-        check=True,
     )
+    if out.returncode != 0:
+        raise SystemExit(f"first paint failed: {out.stderr[-800:]}")
     result: dict[str, float] = json.loads(out.stdout)
     return result
+
+
+def compile_bytecode() -> None:
+    """What pip does for an installed package; this checkout may run with
+    PYTHONDONTWRITEBYTECODE=1, which would otherwise compile every module on each start."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(HERE.parent)], env=env,
+                   stdout=subprocess.DEVNULL, check=True)  # fmt: skip
+
+
+def paired(a: list[str], b: list[str], runs: int) -> tuple[float, float, float, float]:
+    """Medians of a and b, and the median and max of the ratios a/b taken pair by pair."""
+    ta, tb, ratios = [], [], []
+    for _ in range(runs):
+        one, _ = timed_runs(a, 1)
+        two, _ = timed_runs(b, 1)
+        ta.append(one)
+        tb.append(two)
+        ratios.append(one / two)
+    return statistics.median(ta), statistics.median(tb), statistics.median(ratios), max(ratios)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--no-append", action="store_true", help="print only")
     args = parser.parse_args()
-    tierdeck = [sys.executable, "-m", "tierdeck.app.cli"]
+    compile_bytecode()
+    tierdeck = [str(Path(sys.executable).parent / "tierdeck")]
+    floor = [sys.executable, "-c", "pass"]
     with tempfile.TemporaryDirectory(prefix="tierdeck-bench-") as tmp:
         folder = build_large_host(Path(tmp) / "big")
         lsblk_folder = Path(tmp) / "big-lsblk"
         shutil.copytree(folder, lsblk_folder, symlinks=True)
         materialise_links_for_lsblk(lsblk_folder)
-
+        paint = first_paint(args.runs, folder)
         lsblk_same, lsblk_same_rss = timed_runs(
             ["lsblk", "-J", "-O", "--sysroot", str(lsblk_folder / "root")], args.runs
         )
-        lsblk_here, _ = timed_runs(["lsblk", "-J", "-O"], args.runs)
-        live_here, _ = timed_runs([*tierdeck, "inventory", "--json"], args.runs)
-        python_floor, _ = timed_runs([sys.executable, "-c", "import tierdeck.app.cli"], args.runs)
         inventory, inventory_rss = timed_runs(
             [*tierdeck, "inventory", "--json", "--recorded", str(folder)], args.runs
         )
-        paint = first_paint(args.runs, folder)
+        live, lsblk_here, live_lsblk, _ = paired(
+            [*tierdeck, "inventory", "--json"], ["lsblk", "-J", "-O"], args.runs
+        )
+        _, floor_s, live_floor, _ = paired([*tierdeck, "inventory", "--json"], floor, args.runs)
+        helped, _, help_floor, help_max = paired([*tierdeck, "--help"], floor, args.runs)
 
-    print(f"recorded host: 240 disks, 20 zpools, 10 mergerfs pools; median of {args.runs} runs")
-    print("inventory --json (whole CLI process)")
-    print(f"  vs lsblk -J -O on the same 240-disk sysfs : {inventory / lsblk_same:5.2f}x")
-    print(f"  (for scale: {inventory * 1000:.0f} ms vs {lsblk_same * 1000:.0f} ms)")
-    print("inventory --json of this machine's own storage (live) vs lsblk -J -O here")
-    print(f"  ratio                                     : {live_here / lsblk_here:5.2f}x")
-    print(
-        f"  (for scale: {live_here * 1000:.0f} ms vs {lsblk_here * 1000:.0f} ms; starting"
-        f" Python and importing tierdeck alone takes {python_floor * 1000:.0f} ms)"
-    )
-    print("dashboard first paint with the 240-disk inventory on screen (80x24)")
-    print(f"  vs a bare Textual app's first paint       : {paint['ratio']:5.2f}x")
-    print(f"  (for scale: {paint['dashboard_s'] * 1000:.0f} ms; goal < 1000 ms)")
-    print("peak memory (max RSS)")
-    print(f"  inventory CLI vs lsblk                    : {inventory_rss / lsblk_same_rss:5.2f}x")
-    print(f"  dashboard vs bare Textual app             : {paint['rss_ratio']:5.2f}x")
-    print(
-        f"  (for scale: CLI {inventory_rss / 1024:.0f} MiB, dashboard"
-        f" {paint['dashboard_rss_kib'] / 1024:.0f} MiB)"
-    )
+    def ms(seconds: float) -> str:
+        return f"{seconds * 1000:.0f} ms"
+
+    lines = [
+        f"recorded host: 240 disks, 20 zpools, 10 mergerfs pools; median of {args.runs} runs",
+        "dashboard first paint with the 240-disk inventory on screen (80x24), vs a bare "
+        "Textual app's first paint (paired)",
+        f"  warm (inventory kept)  : {paint['warm_ratio']:5.2f}x wall "
+        f"({paint['warm_range'][0]:.2f}-{paint['warm_range'][1]:.2f}), "
+        f"{paint['warm_cpu_ratio']:.2f}x CPU; {ms(paint['warm_s'])} vs {ms(paint['bare_s'])}",
+        f"  cold (nothing kept)    : {paint['cold_ratio']:5.2f}x wall "
+        f"({paint['cold_range'][0]:.2f}-{paint['cold_range'][1]:.2f}), "
+        f"{paint['cold_cpu_ratio']:.2f}x CPU; {ms(paint['cold_s'])} "
+        f"(its skeleton at {ms(paint['skeleton_s'])})",
+        "  goal: warm < 400 ms and <= 2x the bare app",
+        f"inventory --json --recorded (whole CLI process) vs lsblk -J -O --sysroot on the "
+        f"same tree: {inventory / lsblk_same:5.2f}x ({ms(inventory)} vs {ms(lsblk_same)})",
+        f"inventory --json of this machine vs lsblk -J -O here: {live_lsblk:5.2f}x "
+        f"({ms(live)} vs {ms(lsblk_here)}); vs python -c pass: {live_floor:.2f}x",
+        f"tierdeck --help vs python -c pass: {help_floor:.2f}x (max {help_max:.2f}; "
+        f"{ms(helped)} vs {ms(floor_s)}); goal <= 2x",
+        f"peak memory: inventory CLI {inventory_rss / lsblk_same_rss:.2f}x lsblk's; dashboard "
+        f"warm {paint['warm_rss_kib'] / paint['bare_rss_kib']:.2f}x the bare app's "
+        f"({paint['warm_rss_kib'] / 1024:.0f} MiB)",
+    ]
+    print("\n".join(lines))
+    if not args.no_append:
+        append_run("Inventory: `bench/inventory.py`", "Measured", lines)
 
 
 if __name__ == "__main__":

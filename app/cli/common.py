@@ -11,7 +11,6 @@ import contextlib
 import errno
 import importlib
 import os
-import shutil
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Iterator
@@ -49,6 +48,8 @@ def output_width() -> int | None:
     cut) in a pipe, where the full text is what grep and scripts want."""
     if not sys.stdout.isatty():
         return None
+    import shutil  # here: --help and most commands never ask (its imports cost ~3 ms)
+
     return shutil.get_terminal_size().columns
 
 
