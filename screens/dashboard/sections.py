@@ -107,11 +107,12 @@ def _draw_failure(screen: Screen[None], section: str, error: str) -> None:
 
 def update_disk_detail(screen: Screen[None], inv: Inventory) -> None:
     pane = screen.query_one(DETAIL_PANES["disks"], DetailPane)
-    disk = screen.query_one(DiskTable).selected_disk
+    table = screen.query_one(DiskTable)
+    disk = table.selected_disk
     if disk is None:
         pane.show(Text("No disks found.", style="dim"))
         return
-    pane.show(disk_detail(inv, disk))
+    pane.show(disk_detail(inv, disk, table.users))
 
 
 def update_pool_detail(screen: Screen[None], inv: Inventory) -> None:

@@ -15,7 +15,7 @@ from ...core.models import Disk, DiskKind, Inventory, Mount
 from ...core.relations import disk_users
 from ...core.units import format_bytes
 from ..bars import FULL_FRACTION, usage_bar
-from .skeleton import mark_changed, placeholder
+from .skeleton import CHANGED_MARK, mark_changed, placeholder
 
 KIND_LABEL = {
     DiskKind.HDD: "hdd",
@@ -98,6 +98,7 @@ class DiskTable(DataTable[Text]):
         self._changed: frozenset[str] = frozenset()
         self._built_width = -1
         self._generation = 0  # bumped by every rebuild: rows added late check it
+        self.users: dict[str, tuple[str, ...]] = {}  # core.relations.disk_users of it
 
     @property
     def compact(self) -> bool:
@@ -153,32 +154,46 @@ class DiskTable(DataTable[Text]):
         model_w = min(want_model, max(14, room - want_uses))
         return model_w, max(10, room - model_w)
 
-    def _rows(
-        self, disks: list[Disk], uses: dict[str, str], model_w: int, uses_w: int
-    ) -> list[list[Text]]:
+    def _cells(
+        self, disks: list[Disk], uses: dict[str, str], widths: tuple[int, int]
+    ) -> list[list[str]]:
+        """Each row's text, column by column: plain strings, so that 240 disks cost
+        their widths' measure and not 1,700 styled cells before the first paint."""
+        model_w, uses_w = widths
+        compact = self.compact
         rows = []
         for disk in disks:
-            style = "dim italic" if disk.virtual else ""
-            name = Text(disk.name, style=style)
-            if disk.notes:
-                name.append("!", style="bold yellow")
-            if disk.name in self._changed:
-                mark_changed(name)
+            name = (
+                disk.name
+                + ("!" if disk.notes else "")
+                + (CHANGED_MARK if disk.name in self._changed else "")
+            )
             cells = [
                 name,
-                Text(KIND_LABEL[disk.kind], style=style or "cyan"),
-                Text(format_bytes(disk.size_bytes), style=style, justify="right"),
-                Text(_cut(disk.model, model_w), style=style),
+                KIND_LABEL[disk.kind],
+                format_bytes(disk.size_bytes),
+                _cut(disk.model, model_w),
             ]
-            if not self.compact:
-                cells.append(Text(disk.serial or "", style=style))
-            cells += [
-                Text(disk.transport or "", style=style),
-                Text(disk.hctl or "", style=style),
-                Text(_cut(uses[disk.name], uses_w), style=style),
-            ]
+            if not compact:
+                cells.append(disk.serial or "")
+            cells += [disk.transport or "", disk.hctl or "", _cut(uses[disk.name], uses_w)]
             rows.append(cells)
         return rows
+
+    def _styled(self, disk: Disk, cells: list[str]) -> list[Text]:
+        style = "dim italic" if disk.virtual else ""
+        name = Text(disk.name, style=style)
+        if disk.notes:
+            name.append("!", style="bold yellow")
+        if disk.name in self._changed:
+            mark_changed(name)
+        out = [
+            name,
+            Text(cells[1], style=style or "cyan"),
+            Text(cells[2], style=style, justify="right"),
+        ]
+        out += [Text(cell, style=style) for cell in cells[3:]]
+        return out
 
     def _rebuild(self) -> None:
         # Rebuild instead of diffing rows: remove_row is O(n) and a NAS has few disks.
@@ -188,10 +203,13 @@ class DiskTable(DataTable[Text]):
         self.clear(columns=True)
         inv = self._inventory
         disks = sorted(inv.disks, key=disk_sort_key) if inv is not None else []
-        users = disk_users(inv) if inv is not None else {}
-        uses = {d.name: ", ".join(used_by(inv, d, users)) for d in disks} if inv is not None else {}
-        model_w, uses_w = self._widths(disks, uses)
-        rows = self._rows(disks, uses, model_w, uses_w)
+        self.users = disk_users(inv) if inv is not None else {}
+        uses = (
+            {d.name: ", ".join(used_by(inv, d, self.users)) for d in disks}
+            if inv is not None
+            else {}
+        )
+        rows = self._cells(disks, uses, self._widths(disks, uses))
         labels = [("Disk", "name"), ("Kind", "kind"), ("Size", "size"), ("Model", "model")]
         if not self.compact:
             labels.append(("Serial", "serial"))
@@ -199,24 +217,23 @@ class DiskTable(DataTable[Text]):
         for index, (label, key) in enumerate(labels):
             # Widths known now, from all rows: rows added after the first paint never
             # widen a column (and the table measures nothing it already knows).
-            width = max([cell_len(r[index].plain) for r in rows] + [len(label)])
+            width = max([cell_len(r[index]) for r in rows] + [len(label)])
             self.add_column(label, key=key, width=width)
-        keys = [d.name for d in disks]
-        at = keys.index(selected) if selected in keys else 0
+        at = next((i for i, d in enumerate(disks) if d.name == selected), 0)
         # The rows a screen can show now; the rest once that is painted. A 240-disk NAS
         # pays for 24 rows before its dashboard appears.
         first = max(self.app.size.height, at + 1)
-        self._add_rows(self._generation, rows[:first], keys[:first])
+        self._add_rows(self._generation, disks[:first], rows[:first])
         if len(rows) > first:
-            self.call_after_refresh(self._add_rows, self._generation, rows[first:], keys[first:])
+            self.call_after_refresh(self._add_rows, self._generation, disks[first:], rows[first:])
         if at:
             self.move_cursor(row=at, animate=False)
 
-    def _add_rows(self, generation: int, rows: list[list[Text]], keys: list[str]) -> None:
+    def _add_rows(self, generation: int, disks: list[Disk], rows: list[list[str]]) -> None:
         if generation != self._generation:  # rebuilt meanwhile: these rows are gone
             return
-        for cells, key in zip(rows, keys, strict=True):
-            self.add_row(*cells, key=key)
+        for disk, cells in zip(disks, rows, strict=True):
+            self.add_row(*self._styled(disk, cells), key=disk.name)
 
     def _selected_key(self) -> str | None:
         if self.row_count == 0:
@@ -241,8 +258,11 @@ def _kv(grid: Table, key: str, value: RenderableType | str | None) -> None:
     grid.add_row(Text(key, style="bold"), value)
 
 
-def disk_detail(inv: Inventory, disk: Disk) -> RenderableType:
-    """Everything known about one disk: identity, partitions, holders, by-id paths."""
+def disk_detail(
+    inv: Inventory, disk: Disk, users: dict[str, tuple[str, ...]] | None = None
+) -> RenderableType:
+    """Everything known about one disk: identity, partitions, holders, by-id paths.
+    ``users``: core.relations.disk_users of ``inv``, when the caller has it."""
     grid = Table.grid(padding=(0, 1))
     grid.add_column(no_wrap=True)
     grid.add_column()
@@ -251,7 +271,7 @@ def disk_detail(inv: Inventory, disk: Disk) -> RenderableType:
     if disk.virtual:
         title.append("  (virtual device)", style="dim italic")
     model = " ".join(x for x in (disk.vendor, disk.model) if x)
-    _kv(grid, "Used by", ", ".join(used_by(inv, disk)) or "nothing")
+    _kv(grid, "Used by", ", ".join(used_by(inv, disk, users)) or "nothing")
     pools = mergerfs_pools_of(inv, disk)
     _kv(grid, "mergerfs", ", ".join(pools))
     _kv(grid, "Model", model)
