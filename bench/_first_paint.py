@@ -131,19 +131,24 @@ def main() -> None:
         one(sys.argv[3], sys.argv[1])
         return
     folder, runs = sys.argv[1], int(sys.argv[2])
-    results: dict[str, list[dict[str, float]]] = {"bare": [], "warm": [], "cold": []}
+    # BEFORE_TREE: another revision's tree (a folder holding "tierdeck"), whose dashboard
+    # runs in the same rounds; it knows no kept inventory, so its first paint is a cold one.
+    before = os.environ.get("BEFORE_TREE")
+    modes = ("bare", "warm", "cold", "before") if before else ("bare", "warm", "cold")
+    results: dict[str, list[dict[str, float]]] = {mode: [] for mode in modes}
     with tempfile.TemporaryDirectory(prefix="tierdeck-paint-") as cache:
         env = {**os.environ, "TIERDECK_CACHE_DIR": cache}
         os.environ["TIERDECK_CACHE_DIR"] = cache
         keep_inventory(folder)
         kept = os.path.join(cache, "inventory")
         for _ in range(runs):
-            for mode in ("bare", "warm", "cold"):
+            for mode in modes:
                 # A cold start has nothing kept; a warm one the snapshot made above.
                 env["TIERDECK_CACHE_DIR"] = os.path.join(cache, "none") if mode == "cold" else cache
+                run_env = {**env, "PYTHONPATH": before} if mode == "before" and before else env
                 proc = subprocess.run(
-                    [sys.executable, __file__, folder, "1", mode],
-                    capture_output=True, text=True, env=env,
+                    [sys.executable, __file__, folder, "1", "cold" if mode == "before" else mode],
+                    capture_output=True, text=True, env=run_env,
                 )  # fmt: skip
                 if proc.returncode != 0:
                     raise SystemExit(f"{mode}: {proc.stderr[-800:]}")
@@ -172,6 +177,13 @@ def main() -> None:
         "bare_rss_kib": max(r["rss"] for r in results["bare"]),
         "warm_rss_kib": max(r["rss"] for r in results["warm"]),
         "cold_rss_kib": max(r["rss"] for r in results["cold"]),
+        **({
+            "before_s": med("before"), "before_ratio": statistics.median(ratio("before")),
+            "before_cpu_ratio": statistics.median(ratio("before", "cpu")),
+            "warm_vs_before": statistics.median(
+                w["total"] / b["total"] for w, b in zip(results["warm"], results["before"], strict=True)
+            ),
+        } if before else {}),
     }))  # fmt: skip
 
 

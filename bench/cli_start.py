@@ -38,7 +38,7 @@ COMMANDS = (
 def extract(revision: str, into: Path) -> Path:
     """The revision's tree as a "tierdeck" folder under ``into`` (for PYTHONPATH)."""
     package = into / "tierdeck"
-    package.mkdir()
+    package.mkdir(parents=True)
     archive = into / "tree.tar"
     with archive.open("wb") as out:
         subprocess.run(["git", "-C", str(REPO), "archive", revision], stdout=out, check=True)

@@ -39,6 +39,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from bench._report import append_run  # noqa: E402
+from bench.cli_start import extract  # noqa: E402
 from tests.support.large_host import build_large_host  # noqa: E402
 
 
@@ -75,11 +76,13 @@ def timed_runs(argv: list[str], runs: int) -> tuple[float, int]:
     return statistics.median(times), peak
 
 
-def first_paint(runs: int, recorded: Path) -> dict[str, float]:
+def first_paint(runs: int, recorded: Path, before: Path | None) -> dict[str, float]:
+    env = {**os.environ, **({"BEFORE_TREE": str(before)} if before else {})}
     out = subprocess.run(
         [sys.executable, str(HERE / "_first_paint.py"), str(recorded), str(runs)],
         capture_output=True,
         text=True,
+        env=env,
     )
     if out.returncode != 0:
         raise SystemExit(f"first paint failed: {out.stderr[-800:]}")
@@ -87,11 +90,11 @@ def first_paint(runs: int, recorded: Path) -> dict[str, float]:
     return result
 
 
-def compile_bytecode() -> None:
+def compile_bytecode(folder: Path) -> None:
     """What pip does for an installed package; this checkout may run with
     PYTHONDONTWRITEBYTECODE=1, which would otherwise compile every module on each start."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(HERE.parent)], env=env,
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder)], env=env,
                    stdout=subprocess.DEVNULL, check=True)  # fmt: skip
 
 
@@ -111,16 +114,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--no-append", action="store_true", help="print only")
+    parser.add_argument(
+        "--against", help="a git revision whose dashboard paints in the same rounds"
+    )
     args = parser.parse_args()
-    compile_bytecode()
+    compile_bytecode(HERE.parent)
     tierdeck = [str(Path(sys.executable).parent / "tierdeck")]
     floor = [sys.executable, "-c", "pass"]
     with tempfile.TemporaryDirectory(prefix="tierdeck-bench-") as tmp:
+        before = extract(args.against, Path(tmp) / "before") if args.against else None
+        if before is not None:
+            compile_bytecode(before)
         folder = build_large_host(Path(tmp) / "big")
         lsblk_folder = Path(tmp) / "big-lsblk"
         shutil.copytree(folder, lsblk_folder, symlinks=True)
         materialise_links_for_lsblk(lsblk_folder)
-        paint = first_paint(args.runs, folder)
+        paint = first_paint(args.runs, folder, before)
         lsblk_same, lsblk_same_rss = timed_runs(
             ["lsblk", "-J", "-O", "--sysroot", str(lsblk_folder / "root")], args.runs
         )
@@ -147,6 +156,15 @@ def main() -> None:
         f"({paint['cold_range'][0]:.2f}-{paint['cold_range'][1]:.2f}), "
         f"{paint['cold_cpu_ratio']:.2f}x CPU; {ms(paint['cold_s'])} "
         f"(its skeleton at {ms(paint['skeleton_s'])})",
+        *(
+            [
+                f"  {args.against} (the tree before; it keeps nothing): {paint['before_ratio']:5.2f}x "
+                f"wall, {paint['before_cpu_ratio']:.2f}x CPU; {ms(paint['before_s'])}; warm now / "
+                f"it {paint['warm_vs_before']:.2f}"
+            ]
+            if before
+            else []
+        ),  # fmt: skip
         "  goal: warm < 400 ms and <= 2x the bare app",
         f"inventory --json --recorded (whole CLI process) vs lsblk -J -O --sysroot on the "
         f"same tree: {inventory / lsblk_same:5.2f}x ({ms(inventory)} vs {ms(lsblk_same)})",

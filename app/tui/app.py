@@ -145,23 +145,20 @@ class TierdeckApp(Navigator, App[None]):
     def on_mount(self) -> None:
         snapshot = self._kept_snapshot()
         dashboard = DashboardScreen()
+        # The collection starts once the dashboard has painted (its threads would slow
+        # that paint: they share the GIL): on_dashboard_painted.
         if snapshot is None:
             self.sub_title = "reading the storage…"
-            self.refresh_inventory()
         else:
             self.inventory = snapshot.inventory
             self.problems = snapshot.problems
             self.stale_since = snapshot.taken_at
             self._set_title(snapshot.inventory.hostname)
             self.sub_title = self._status_line()
-            # The collection starts once the dashboard has painted this (its threads would
-            # slow that paint: they share the GIL): on_kept_inventory_painted.
             dashboard.preset(snapshot.inventory, snapshot.problems, self.stale_mark())
             self._stale_timer = self.set_interval(1.0, self._show_age)
         self.install_screen(dashboard, name="dashboard")
         self.push_screen("dashboard")
-        if self._hotplug_wanted:
-            self._hotplug = start_hotplug(self.host, self._on_udev_event)
 
     def on_unmount(self) -> None:
         if self._hotplug is not None:
@@ -231,8 +228,11 @@ class TierdeckApp(Navigator, App[None]):
         except Exception:  # noqa: BLE001 - a read-only home still gets a dashboard
             return
 
-    def on_kept_inventory_painted(self) -> None:
+    def on_dashboard_painted(self) -> None:
         self.refresh_inventory()
+        # After the first paint too: watching udev loads pyudev and starts a thread.
+        if self._hotplug_wanted and self._hotplug is None:
+            self._hotplug = start_hotplug(self.host, self._on_udev_event)
 
     def on_inventory_loaded(self, message: InventoryLoaded) -> None:
         changes = inventory_changes(self.inventory, message.inventory)

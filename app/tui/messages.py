@@ -22,9 +22,10 @@ class InventoryLoaded(Message):
     seconds: float  # how long collect_inventory took: shown nowhere yet, kept for the log
 
 
-class KeptInventoryPainted(Message):
-    """The dashboard has painted the inventory kept from an earlier start: time for the
-    fresh collection, whose threads would have slowed that paint."""
+class DashboardPainted(Message):
+    """The dashboard has painted for the first time (the kept inventory, or the skeleton
+    of a first start): time for the fresh collection, whose threads would have slowed
+    that paint."""
 
 
 @dataclass

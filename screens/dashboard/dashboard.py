@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane, Tree
 
 from ...app.tui.context import context
-from ...app.tui.messages import KeptInventoryPainted
+from ...app.tui.messages import DashboardPainted
 from ...core.inventory_changes import NO_CHANGES, InventoryChanges
 from ...core.models import Inventory, Problem, Severity
 from ...widgets.calm_footer import CalmFooter
@@ -147,7 +147,7 @@ class DashboardScreen(BenchEntries, Screen[None]):
             mark = self.stale_mark
             self.show_inventory(self.inventory, self.problems, kept=True)
             self.show_stale_mark(mark)
-            self.call_after_refresh(self.post_message, KeptInventoryPainted())
+        self.call_after_refresh(self.post_message, DashboardPainted())
         self.query_one(DiskTable).focus()
 
     def show_stale_mark(self, mark: str | None) -> None:
