@@ -28,7 +28,7 @@ async def main(target: str, jobfile: str) -> dict[str, float]:
     host = LiveHost()
     app = TierdeckApp(host, hotplug=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        while app.inventory is None:
+        while app.refreshes == 0:  # the fresh inventory: the one with this run's target
             await app.workers.wait_for_complete()
             await pilot.pause(0.05)
         assert app.inventory is not None
@@ -58,7 +58,8 @@ async def main(target: str, jobfile: str) -> dict[str, float]:
 
 
 if __name__ == "__main__":
-    # History goes to a throwaway folder, not the user's.
+    # History and cache go to a throwaway folder, not the user's.
     with tempfile.TemporaryDirectory() as data_dir:
         os.environ["TIERDECK_DATA_DIR"] = data_dir
+        os.environ["TIERDECK_CACHE_DIR"] = data_dir
         print(json.dumps(asyncio.run(main(sys.argv[1], sys.argv[2]))))

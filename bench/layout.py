@@ -94,6 +94,7 @@ async def _open_in_dashboard(folder: str, mode: str) -> float:
     painted. ``bare``: a screen holding one Static, opened the same way."""
     from textual.screen import Screen
     from textual.widgets import Static
+    from tierdeck.app.machine.snapshot import SnapshotStore
     from tierdeck.app.tui.app import TierdeckApp
     from tierdeck.backends.host import RecordedHost
     from tierdeck.screens.layout.compose import ComposeScreen
@@ -102,8 +103,10 @@ async def _open_in_dashboard(folder: str, mode: str) -> float:
         def compose(self):  # type: ignore[no-untyped-def]
             yield Static("hello")
 
-    app = TierdeckApp(RecordedHost(folder), hotplug=False)
+    app = TierdeckApp(RecordedHost(folder), hotplug=False, snapshots=SnapshotStore(Path(folder)))
     async with app.run_test(size=(80, 24)) as pilot:
+        while app.refreshes == 0:  # collected, not kept from an earlier start
+            await pilot.pause(0.01)
         await app.workers.wait_for_complete()
         await pilot.pause()
         if app.inventory is None or len(app.inventory.disks) != 240:
