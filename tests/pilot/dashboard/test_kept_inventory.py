@@ -148,3 +148,23 @@ async def test_the_collection_is_kept_for_the_next_start(
     kept = store.load(demo_host.identity)
     assert kept is not None and kept.inventory == demo_inventory and kept.problems == ()
     assert time.time() - kept.taken_at < 60
+
+
+async def test_the_compose_screens_css_is_read_after_the_first_paint(
+    demo_host: RecordedHost, demo_inventory: Inventory, tmp_path: Path
+) -> None:
+    """Not before the dashboard paints (it would wait for the parse), and before compose
+    opens (its push would re-parse every stylesheet)."""
+    from tierdeck.screens.layout.compose import ComposeScreen
+
+    collect = CountingCollector(lambda host: demo_inventory)
+    app = TierdeckApp(demo_host, demo=True, collect=collect, hotplug=False,
+                      snapshots=SnapshotStore(tmp_path))  # fmt: skip
+    async with app.run_test(size=SIZE) as pilot:
+        compose_css = ComposeScreen(demo_inventory).css_path
+        await wait_for_inventory(pilot, app)
+        await wait_until(
+            pilot,
+            lambda: all(app.stylesheet.has_source(str(p), "") for p in compose_css),
+            "the compose screen's CSS read",
+        )
