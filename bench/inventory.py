@@ -141,6 +141,10 @@ def main() -> None:
         )
         _, floor_s, live_floor, _ = paired([*tierdeck, "inventory", "--json"], floor, args.runs)
         helped, _, help_floor, help_max = paired([*tierdeck, "--help"], floor, args.runs)
+        # The command-line library alone: what any click CLI pays before its own code.
+        _, click_s, help_click, _ = paired(
+            [*tierdeck, "--help"], [sys.executable, "-c", "import click"], args.runs
+        )
 
     def ms(seconds: float) -> str:
         return f"{seconds * 1000:.0f} ms"
@@ -171,7 +175,8 @@ def main() -> None:
         f"inventory --json of this machine vs lsblk -J -O here: {live_lsblk:5.2f}x "
         f"({ms(live)} vs {ms(lsblk_here)}); vs python -c pass: {live_floor:.2f}x",
         f"tierdeck --help vs python -c pass: {help_floor:.2f}x (max {help_max:.2f}; "
-        f"{ms(helped)} vs {ms(floor_s)}); goal <= 2x",
+        f"{ms(helped)} vs {ms(floor_s)}); goal <= 2x; vs python -c 'import click' "
+        f"({ms(click_s)}): {help_click:.2f}x",
         f"peak memory: inventory CLI {inventory_rss / lsblk_same_rss:.2f}x lsblk's; dashboard "
         f"warm {paint['warm_rss_kib'] / paint['bare_rss_kib']:.2f}x the bare app's "
         f"({paint['warm_rss_kib'] / 1024:.0f} MiB)",
