@@ -115,31 +115,29 @@ def load_run(
         raise ParseError("history database", f"run #{run_id}: {exc}") from exc
 
 
-def _direction(bw: float, iops: float, lat_mean: float | None, p99: int | None) -> DirectionSample:
-    if bw == 0.0 and iops == 0.0 and lat_mean is None and p99 is None:
-        return EMPTY_SAMPLE_DIRECTION  # trim, and a direction a job does not do: most of them
-    return DirectionSample(bw, iops, lat_mean, p99)
+_NO_IO = (0.0, 0.0, None, None)  # a direction's four columns in an interval without its I/O
 
 
 def load_series(conn: sqlite3.Connection, run_id: int) -> tuple[Sample, ...]:
     cursor = conn.cursor()
     cursor.row_factory = None  # plain tuples: a Row's lookups by name cost as much as the read
     jobs: dict[str, tuple[str, ...]] = {}  # every sample of a run names the same few jobs
+    empty = EMPTY_SAMPLE_DIRECTION  # trim, and a direction a job does not do: most of them
     out: list[Sample] = []
     for r in cursor.execute(
         f"SELECT {_SAMPLE_COLUMNS} FROM samples WHERE run_id = ? ORDER BY seq", (run_id,)
     ):
-        active = r[14]
+        read, write, trim, active = r[2:6], r[6:10], r[10:14], r[14]
         if active not in jobs:
             jobs[active] = tuple(json.loads(active))
         out.append(
             Sample(
-                t=r[0],
-                interval_s=r[1],
-                read=_direction(*r[2:6]),
-                write=_direction(*r[6:10]),
-                trim=_direction(*r[10:14]),
-                active_jobs=jobs[active],
+                r[0],
+                r[1],
+                empty if read == _NO_IO else DirectionSample(*read),
+                empty if write == _NO_IO else DirectionSample(*write),
+                empty if trim == _NO_IO else DirectionSample(*trim),
+                jobs[active],
             )
         )
     return tuple(out)
