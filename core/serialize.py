@@ -1,5 +1,6 @@
-"""Stable JSON shapes of the core's types: ``tierdeck inventory --json`` (see
-docs/inventory-json.md), and a job spec as the history stores it and ``--json`` prints it.
+"""The stable JSON shape of the inventory: ``tierdeck inventory --json`` (see
+docs/inventory-json.md). A job spec's dict form is core/spec_dict.py, so that reading
+the history does not load the inventory's types.
 
 Field names are the dataclass field names; enums are their string values; sizes are
 bytes; unknown values are ``null``. Adding keys is allowed within a schema version;
@@ -13,7 +14,6 @@ from enum import Enum
 from typing import Any
 
 from .health import find_problems
-from .jobspec import SPEC_OPTIONS, JobSpec
 from .models import Disk, Inventory
 from .relations import relation_map
 
@@ -50,26 +50,3 @@ def inventory_to_dict(inv: Inventory) -> dict[str, Any]:
         "problems": to_jsonable(find_problems(inv)),
         "notes": to_jsonable(inv.notes),
     }
-
-
-def spec_to_dict(job: JobSpec) -> dict[str, Any]:
-    """A job as JSON; an option its imported file did not state is null, never fio's
-    default ("stated" lists the ones it did; null: all are known)."""
-    out = {f.name: getattr(job, f.name) for f in dataclasses.fields(job)}
-    out["extra"] = dict(job.extra)
-    out["stated"] = None if job.stated is None else sorted(job.stated)
-    for option in SPEC_OPTIONS:
-        if not job.states(option):
-            out[option] = None
-    return out
-
-
-def spec_from_dict(data: dict[str, Any]) -> JobSpec:
-    """The inverse of spec_to_dict, also for runs stored before "stated" existed."""
-    stated = data.get("stated")
-    known = {k: v for k, v in data.items() if v is not None and k != "stated"}
-    # rw is the one option JobSpec cannot be without: an imported job whose rw was not
-    # understood was built with fio's default and stored as null (unknown); it comes back
-    # the same way, still unknown because "stated" leaves it out.
-    known.setdefault("rw", "read")
-    return JobSpec(**known, stated=None if stated is None else frozenset(stated))

@@ -125,12 +125,15 @@ def open_store() -> HistoryStore:
         fail(str(exc), EXIT_FAILED)
 
 
-def stored_run(store: HistoryStore, run_id: int, *, missing: int = EXIT_FAILED) -> RunResult:
-    """The run, or exit with ``missing`` (compare refuses unknown ids with 2)."""
+def stored_run(
+    store: HistoryStore, run_id: int, *, missing: int = EXIT_FAILED, whole: bool = True
+) -> RunResult:
+    """The run, or exit with ``missing`` (compare refuses unknown ids with 2).
+    ``whole=False``: without fio's document and the disks' series (what compare reads)."""
     from ...core.errors import TierdeckError
 
     try:
-        result = store.get(run_id)
+        result = store.get(run_id, fio=whole, devices=whole)
     except TierdeckError as exc:
         fail(str(exc), EXIT_FAILED)
     if result is None:

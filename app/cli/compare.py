@@ -19,7 +19,9 @@ PIPE_WIDTH = 1000  # in a pipe nothing is cut or wrapped: the table's own width
 
 def _load(run_ids: Sequence[int]) -> list[RunResult]:
     store = open_store()
-    return [stored_run(store, run_id, missing=EXIT_REFUSED) for run_id in run_ids]
+    # Not fio's document nor the disks' series: no comparison reads them, and fio's
+    # document alone is hundreds of KiB of JSON to parse per run.
+    return [stored_run(store, run_id, missing=EXIT_REFUSED, whole=False) for run_id in run_ids]
 
 
 def _print_table(renderable: object) -> None:

@@ -15,15 +15,15 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
-from typing import Any
-
-from rich.console import Group, RenderableType
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from ...core.bench_models import RunResult, RunStatus, TargetKind
 from ...core.compare.comparison import Cell, Comparison, Match, Metric, Verdict
 from ...core.units import fmt_mib, fmt_ns
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+    from rich.text import Text
 
 SCHEMA = "tierdeck.compare/1"
 
@@ -322,10 +322,14 @@ def to_csv(comparison: Comparison) -> str:
 
 
 # --------------------------------------------------------------------- rich
+# rich is imported by the functions that draw with it: `compare --format json`, markdown
+# and csv should not pay for it at every start (bench/history.py).
 
 
 def rich_cell(metric: Metric, cell: Cell) -> Text:
     """A value, then its delta coloured by meaning (the CLI table and the TUI)."""
+    from rich.text import Text
+
     text = Text(
         format_value(metric, cell.value), style="bold" if cell.verdict is Verdict.BASELINE else ""
     )
@@ -339,6 +343,10 @@ def rich_cell(metric: Metric, cell: Cell) -> Text:
 def to_rich(comparison: Comparison) -> RenderableType:
     """The terminal table, deltas coloured by meaning (green better, red worse, dim
     "≈" within noise), followed by what differs between the runs."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     table.add_column("job")
     table.add_column("dir")
@@ -366,6 +374,9 @@ def to_rich(comparison: Comparison) -> RenderableType:
 
 def differences_rich(comparison: Comparison) -> Sequence[RenderableType]:
     """The comparability panel as rich renderables (the TUI shows the same)."""
+    from rich.table import Table
+    from rich.text import Text
+
     if comparison.comparable and not comparison.differences:
         return [Text(COMPARABLE, style="green")]
     out: list[RenderableType] = []

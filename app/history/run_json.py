@@ -27,7 +27,7 @@ from ...core.bench_models import (
 from ...core.fio_models import DirectionSample, DirectionStats
 from ...core.imports import ImportFormat, ImportNotice, ImportSource
 from ...core.jobspec import JobSpecError, jobfile_text
-from ...core.serialize import spec_to_dict
+from ...core.spec_dict import spec_to_dict
 
 SCHEMA = "tierdeck.run/1"
 DIRECTIONS = ("read", "write", "trim")

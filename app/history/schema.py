@@ -9,7 +9,6 @@ import json
 import sqlite3
 from collections.abc import Callable, Sequence
 
-from ...backends.fio.stream import job_summaries, parse_report
 from ...core.bench_models import FileLayout, WarningKind
 from ...core.errors import ParseError
 from ...core.jobspec import JobSpec
@@ -85,6 +84,10 @@ _V2 = (
 
 
 def _backfill_job_summaries(conn: sqlite3.Connection) -> None:
+    # fio's parser only for this once-in-a-file step: every open of the history (a CLI
+    # run, the history screen) imports this module.
+    from ...backends.fio.stream import job_summaries, parse_report
+
     rows = conn.execute("SELECT id, spec, fio_json FROM runs WHERE fio_json IS NOT NULL")
     updates = []
     for run_id, spec_text, fio_text in rows.fetchall():
@@ -165,6 +168,15 @@ _V5 = (
 # v6: why a cell has no run (a ladder's rung skipped before fio ran: no room, no RAM).
 _V6 = ("ALTER TABLE run_set_cells ADD COLUMN note TEXT",)
 
+# v7: what the history screen asks first. Its filter menu lists every (target path,
+# label): an index holding both answers from the index alone instead of reading every
+# run's row (22 ms of the screen's first listing at 10,000 runs, under 1 ms after);
+# it starts with the path, so it serves the target filter that runs_target served.
+_V7 = (
+    "CREATE INDEX runs_target_label ON runs (target_path, target_label)",
+    "DROP INDEX runs_target",
+)
+
 Migration = Sequence[str | Callable[[sqlite3.Connection], None]]
 # v3: warnings are {"kind", "text"} objects (core.bench_models.RunWarning).
 MIGRATIONS: list[Migration] = [
@@ -174,4 +186,5 @@ MIGRATIONS: list[Migration] = [
     _V4,
     _V5,
     _V6,
+    _V7,
 ]

@@ -27,31 +27,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
-from ...core.bench_models import (
-    BenchTarget,
-    DeviceSample,
-    DirectionSummary,
-    EnvFingerprint,
-    FileLayout,
-    RunResult,
-    RunStatus,
-    RunWarning,
-    TargetKind,
-    WarningKind,
-)
-from ...core.errors import ParseError, TierdeckError
-from ...core.fio_models import DirectionSample, Sample
-from ...core.presets import find_preset
-from ...core.serialize import spec_from_dict, spec_to_dict
-from .run_json import (
-    env_to_dict,
-    fields_of,
-    import_from_json,
-    import_to_json,
-    job_summary_from_dict,
-    job_summary_to_dict,
-    warning_to_dict,
-)
+from ...core.bench_models import FileLayout, RunResult, RunStatus, TargetKind
+from ...core.errors import TierdeckError
+from ...core.fio_models import Sample
+from ...core.spec_dict import spec_to_dict
+from .rows import LIGHT_COLUMNS, load_run, tags_of
+from .run_json import env_to_dict, fields_of, import_to_json, job_summary_to_dict, warning_to_dict
 from .schema import MIGRATIONS
 
 DB_NAME = "history.sqlite3"
@@ -81,17 +62,9 @@ def default_history_path() -> Path:
 
 # --------------------------------------------------------------------------- schema
 
-# list() without full=True: every runs column but the big fio document
 # Targets (path, label) and presets a filter menu offers. A module-level alias: inside
 # HistoryStore, "list" is the method.
 FilterOptions = tuple[list[tuple[str, str]], list[str]]
-
-_LIGHT_COLUMNS = (
-    "id, name, status, target_path, target_kind, target_label, target_disks,"
-    " target_fs_type, target_mountpoint, preset, started_at, finished_at, error, spec,"
-    " NULL AS fio_json, env, summary, warnings, job_summaries, file_layout, import_source,"
-    " content_hash"
-)
 
 
 def schema_version(conn: sqlite3.Connection) -> int:
@@ -147,7 +120,7 @@ class RunStore(Protocol):
 
     def save(self, result: RunResult) -> int: ...
 
-    def get(self, run_id: int) -> RunResult | None: ...
+    def get(self, run_id: int, *, fio: bool = True, devices: bool = True) -> RunResult | None: ...
 
     def list(
         self,
@@ -307,13 +280,18 @@ class HistoryStore:
 
     # -- reading -------------------------------------------------------------------
 
-    def get(self, run_id: int) -> RunResult | None:
-        """The whole run, with its series and fio JSON; None if there is no such run."""
+    def get(self, run_id: int, *, fio: bool = True, devices: bool = True) -> RunResult | None:
+        """The whole run, with its series and fio JSON; None if there is no such run.
+
+        ``fio=False`` leaves out fio's document (hundreds of KiB of JSON to parse) and
+        ``devices=False`` the disks' series: a comparison reads neither."""
+        columns = "*" if fio else LIGHT_COLUMNS
         with self._connect() as conn:
-            row = conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+            row = conn.execute(f"SELECT {columns} FROM runs WHERE id = ?", (run_id,)).fetchone()
             if row is None:
                 return None
-            return _load(conn, row, with_fio=True)
+            tags = tags_of(conn, [run_id]).get(run_id, ())
+            return load_run(conn, row, tags=tags, with_fio=fio, with_devices=devices)
 
     def list(
         self,
@@ -350,6 +328,8 @@ class HistoryStore:
             params.append(_norm_path(target))
         if preset is not None:
             # a preset's former names too: runs stored before a rename are still its runs
+            from ...core.presets import find_preset  # the presets' table: only for this filter
+
             known = find_preset(preset)
             names = known.names if known is not None else (preset,)
             where.append(f"preset IN ({', '.join('?' * len(names))})")
@@ -357,7 +337,7 @@ class HistoryStore:
         if tag is not None:
             where.append("id IN (SELECT run_id FROM run_tags WHERE tag = ?)")
             params.append(tag)
-        columns = "*" if full else _LIGHT_COLUMNS
+        columns = "*" if full else LIGHT_COLUMNS
         sql = (
             f"SELECT {columns} FROM runs WHERE {' AND '.join(where)}"
             " ORDER BY started_at DESC, id DESC"
@@ -367,7 +347,13 @@ class HistoryStore:
             params.append(max(0, limit))
         with self._connect() as conn:
             rows = conn.execute(sql, params).fetchall()
-            return [_load(conn, row, with_fio=full, with_series=series) for row in rows]
+            tags = tags_of(conn, [int(row["id"]) for row in rows])
+            return [
+                load_run(
+                    conn, row, tags=tags.get(int(row["id"]), ()), with_fio=full, with_series=series
+                )
+                for row in rows
+            ]
 
     def filter_options(self) -> FilterOptions:
         """Every (target path, label) and every preset in the history, whatever the
@@ -407,89 +393,3 @@ def _sample_row(run_id: int, seq: int, s: Sample) -> tuple[Any, ...]:
         row += [d.bw_bytes_per_s, d.iops, d.lat_mean_ns, d.lat_p99_ns]
     row.append(json.dumps(list(s.active_jobs)))
     return tuple(row)
-
-
-def _load(
-    conn: sqlite3.Connection, row: sqlite3.Row, *, with_fio: bool, with_series: bool = True
-) -> RunResult:
-    run_id = int(row["id"])
-    try:
-        spec = [spec_from_dict(job) for job in json.loads(row["spec"])]
-        env = json.loads(row["env"])
-        env["mount_options"] = tuple(env.get("mount_options", ()))
-        summary = {k: DirectionSummary(**v) for k, v in json.loads(row["summary"]).items()}
-        target = BenchTarget(
-            path=row["target_path"],
-            kind=TargetKind(row["target_kind"]),
-            label=row["target_label"],
-            disks=tuple(json.loads(row["target_disks"])),
-            fs_type=row["target_fs_type"],
-            mountpoint=row["target_mountpoint"],
-        )
-        fio_json = json.loads(row["fio_json"]) if with_fio and row["fio_json"] else None
-        result = RunResult(
-            id=run_id,
-            name=row["name"],
-            status=RunStatus(row["status"]),
-            target=target,
-            jobs=tuple(spec),
-            started_at=row["started_at"],
-            finished_at=row["finished_at"],
-            preset=row["preset"],
-            error=row["error"],
-            fio_json=fio_json,
-            summary=summary,
-            series=_load_series(conn, run_id) if with_series else (),
-            device_series=_load_devices(conn, run_id) if with_series else (),
-            env=EnvFingerprint(**env),
-            tags=tuple(
-                r[0]
-                for r in conn.execute(
-                    "SELECT tag FROM run_tags WHERE run_id = ? ORDER BY pos", (run_id,)
-                )
-            ),
-            warnings=tuple(
-                RunWarning(WarningKind(w["kind"]), w["text"]) for w in json.loads(row["warnings"])
-            ),
-            job_summaries=tuple(
-                job_summary_from_dict(j) for j in json.loads(row["job_summaries"] or "[]")
-            ),
-            file_layout=FileLayout(row["file_layout"]),
-            imported=import_from_json(row["import_source"]),
-        )
-    except (ValueError, TypeError, KeyError) as exc:
-        # only a file edited by hand (or a buggy migration) gets here
-        raise ParseError("history database", f"run #{run_id}: {exc}") from exc
-    return result
-
-
-def _load_series(conn: sqlite3.Connection, run_id: int) -> tuple[Sample, ...]:
-    out: list[Sample] = []
-    for r in conn.execute("SELECT * FROM samples WHERE run_id = ? ORDER BY seq", (run_id,)):
-        dirs = [
-            DirectionSample(r[f"{p}_bw"], r[f"{p}_iops"], r[f"{p}_lat_mean"], r[f"{p}_lat_p99"])
-            for p in ("r", "w", "t")
-        ]
-        out.append(
-            Sample(
-                t=r["t"],
-                interval_s=r["interval_s"],
-                read=dirs[0],
-                write=dirs[1],
-                trim=dirs[2],
-                active_jobs=tuple(json.loads(r["active_jobs"])),
-            )
-        )
-    return tuple(out)
-
-
-def _load_devices(conn: sqlite3.Connection, run_id: int) -> tuple[DeviceSample, ...]:
-    rows = conn.execute(
-        "SELECT t, device, read_bytes_per_s, write_bytes_per_s, read_iops, write_iops,"
-        " util_pct FROM device_samples WHERE run_id = ? ORDER BY seq",
-        (run_id,),
-    )
-    return tuple(DeviceSample(*r) for r in rows)
-
-
-# --------------------------------------------------------------------------- JSON

@@ -113,7 +113,7 @@ class LadderPlan:
 
     def definition(self) -> dict[str, Any]:
         """The run set's definition: what was asked, as JSON values."""
-        from ...core.serialize import spec_to_dict
+        from ...core.spec_dict import spec_to_dict
 
         return {
             "schema": LADDER_SCHEMA,

@@ -1,9 +1,12 @@
 """2 to 8 stored runs side by side: the table, what differs, the per-second charts.
 
 Opened from the history list with the marked runs (the first marked is the baseline).
-The runs load complete (series included) from app.history in a thread, and
-core.compare builds the Comparison there too; ``b`` rebases it on the run under the
-cursor (``Comparison.rebased``: the rows stay, the deltas change).
+The runs load with their fio series (the noise rule and the charts read them) but
+without fio's document and the disks' series, which nothing here shows; that and
+core.compare's Comparison take ~10 ms, so they are done as the screen is composed and
+its first paint has the table (a thread worker sharing the interpreter with that paint
+delivered it ~150 ms later: bench/history.py). ``b`` rebases the comparison on the run
+under the cursor (``Comparison.rebased``: the rows stay, the deltas change).
 
 Three views, one at a time so that each has the whole 80x24 screen: 1 the table
 (widgets/compare/table: run columns scroll sideways past the fixed label column), 2 the
@@ -16,18 +19,18 @@ screens/history/exporting) and says where.
 from __future__ import annotations
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
+from textual.widgets import Header, Static, TabbedContent, TabPane
 
 from ...app.compare.render import run_label
 from ...app.tui.bench_messages import CompareLoaded, HistoryFailed
 from ...core.compare.comparison import Comparison, compare_runs
 from ...core.errors import one_line
+from ...widgets.calm_footer import CalmFooter
 from ...widgets.charts.run_charts import overlay_charts, plot_rows
 from ...widgets.charts.series_chart import SeriesChart
 from ...widgets.compare.panel import baseline_line, chart_note, panel_renderable
@@ -71,8 +74,10 @@ class CompareScreen(Exporting, Screen[None]):
         self.run_ids = list(run_ids)
         self.store_factory = store_factory or default_store
         self._charts_mounted = False
+        self._first: CompareLoaded | HistoryFailed | None = None  # read by compose()
 
     def compose(self) -> ComposeResult:
+        self._first = self._read()
         yield Header()
         yield Static(Text("loading the runs…", style="dim"), id="compare-status")
         with TabbedContent(id="compare-views"):
@@ -86,28 +91,31 @@ class CompareScreen(Exporting, Screen[None]):
                 yield Static(id="compare-panel")
             with TabPane("3 Charts", id="tab-charts"), VerticalScroll(id="compare-charts"):
                 yield Static(id="compare-chart-note")
-        yield Footer()
+        yield CalmFooter()  # one redraw of the keys for the burst of focus changes
 
     def on_mount(self) -> None:
         self.sub_title = "compare " + " ".join(f"#{i}" for i in self.run_ids)
-        self.query_one("#compare-views").display = False
-        self._load()
+        first, self._first = self._first, None
+        if isinstance(first, CompareLoaded):
+            self.on_compare_loaded(first)
+        elif first is not None:
+            self.query_one("#compare-views").display = False
+            self.on_history_failed(first)
 
-    @work(thread=True, exclusive=True, group="compare-load", exit_on_error=False)
-    def _load(self) -> None:
+    def _read(self) -> CompareLoaded | HistoryFailed:
+        """The runs compared, or why not."""
         try:
             store = self.store_factory()
             runs = []
             for run_id in self.run_ids:
-                run = store.get(run_id)
+                run = store.get(run_id, fio=False, devices=False)
                 if run is None:
                     raise LookupError(f"no run #{run_id} in the history")
                 runs.append(run)
             comparison = compare_runs(runs)
         except Exception as exc:  # noqa: BLE001 - shown on the screen, which stays
-            self.post_message(HistoryFailed(one_line(exc)))
-            return
-        self.post_message(CompareLoaded(comparison))
+            return HistoryFailed(one_line(exc))
+        return CompareLoaded(comparison)
 
     def on_history_failed(self, message: HistoryFailed) -> None:
         self.error = message.error

@@ -83,6 +83,7 @@ class HistoryTable(_Base):
     _filters: tuple[str | None, str | None]
     _short_dates: bool
     _target_width: int
+    _room: int
 
     if TYPE_CHECKING:
 
@@ -96,8 +97,7 @@ class HistoryTable(_Base):
         table: DataTable[Text | str] = self.query_one("#history-table", DataTable)
         keep = self.select_id if self.select_id is not None else self.selected_id
         table.clear(columns=True)
-        # Each column costs its width plus 2 of cell padding; 1 more for the scrollbar.
-        room = (table.size.width or self.size.width - 2) - 1
+        room = self._room = self.table_room()
         self._short_dates = room < 110
         date_w = 11 if self._short_dates else 16
         # The highlighted run's target is written out under the table: at 80 columns
@@ -149,6 +149,13 @@ class HistoryTable(_Base):
         box.update(marks)
         box.display = bool(marks.plain)
         self._draw_current()
+
+    def table_room(self) -> int:
+        """The columns the table's cells may fill: each column costs its width plus 2 of
+        cell padding; 1 more for the scrollbar. Before the first layout (the first page
+        is listed as the screen mounts) the table spans the screen (common.tcss)."""
+        table: DataTable[Text | str] = self.query_one("#history-table", DataTable)
+        return (table.size.width or self.size.width) - 1
 
     def _filter_note(self) -> str:
         target, preset = self._filters

@@ -18,7 +18,7 @@ PRESETS_SCHEMA = "tierdeck.presets/1"
 
 
 def _preset_json(p: Preset) -> dict[str, Any]:
-    from ....core.serialize import spec_to_dict
+    from ....core.spec_dict import spec_to_dict
 
     return {
         "name": p.name,

@@ -125,3 +125,28 @@ def test_json_flag_is_format_json_like_every_other_command(stored: list[int]) ->
     assert run("compare", "5", "6", "--json", "--format", "json").exit_code == 0
     clash = run("compare", "5", "6", "--json", "--format", "csv")
     assert clash.exit_code == 2 and "exclude each other" in clash.stderr
+
+
+def test_compare_reads_neither_fio_s_document_nor_the_disks(
+    stored: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[tuple[int, bool, bool]] = []
+    get = HistoryStore.get
+
+    def recording(
+        self: HistoryStore, run_id: int, *, fio: bool = True, devices: bool = True
+    ) -> object:
+        asked.append((run_id, fio, devices))
+        return get(self, run_id, fio=fio, devices=devices)
+
+    monkeypatch.setattr(HistoryStore, "get", recording)
+    whole = json.loads(run("compare", "5", "6", "--format", "json").stdout)
+    assert asked == [(5, False, False), (6, False, False)]
+    monkeypatch.setattr(HistoryStore, "get", get)
+    # what it prints is what the whole runs give
+    from tierdeck.app.compare.render import to_json
+    from tierdeck.core.compare.comparison import compare_runs
+
+    store = HistoryStore()
+    runs = [store.get(5), store.get(6)]
+    assert whole == json.loads(json.dumps(to_json(compare_runs(runs)), ensure_ascii=False))  # type: ignore[arg-type]

@@ -348,7 +348,7 @@ def _v1_store_with_run(path: Path, spec: list[JobSpec], fio_json: dict[str, Any]
     """A history file as tierdeck 0.1 wrote it (schema 1), holding one run."""
     conn = sqlite3.connect(path, isolation_level=None)
     migrate(conn, path, upto=1)
-    from tierdeck.core.serialize import spec_to_dict
+    from tierdeck.core.spec_dict import spec_to_dict
 
     conn.execute(
         "INSERT INTO runs (name, status, target_path, target_kind, target_label,"

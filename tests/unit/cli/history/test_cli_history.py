@@ -81,6 +81,20 @@ def test_history_list_shows_ok_runs_only_by_default(stored: HistoryStore) -> Non
     assert [(r["id"], r["error"]) for r in failed] == [(2, "boom")]
 
 
+def test_history_list_json_is_each_run_whole_one_to_a_line(stored: HistoryStore) -> None:
+    from tierdeck.app.history.run_json import result_to_json
+
+    out = run("history", "list", "--json", "--status", "all").stdout
+    lines = out.splitlines()
+    assert lines[0] == "[" and lines[-1] == "]" and len(lines) == 3 + 2
+    whole = [stored.get(run_id) for run_id in (3, 2, 1)]
+    expected = [result_to_json(r) for r in whole if r is not None]
+    assert json.loads(out) == json.loads(json.dumps(expected))
+    assert expected[0]["series"] and expected[0]["devices"]  # the series are all there
+    assert [json.loads(line.rstrip(",")) for line in lines[1:-1]] == json.loads(out)
+    assert cli_history.runs_json([]) == "[]"
+
+
 def test_history_list_filters(stored: HistoryStore) -> None:
     ids = lambda *a: [r["id"] for r in json.loads(run("history", "list", "--json", *a).stdout)]  # noqa: E731
     assert ids("--preset", "seed000-seqwrite") == [1]
