@@ -275,31 +275,24 @@ def _execute(
     progress = ProgressMeter(moves, on_progress, TICK)
     ticker = threading.Thread(target=progress.tick, name="mover-progress", daemon=True)
     ticker.start()
-    outcomes: list[MoveOutcome] = []
+    outcomes: tuple[MoveOutcome, ...] = ()
     stopped: StopReason | None = None
     detail = ""
     try:
-        for batch in _batches(moves):
-            if cancel.is_set():
-                stopped, detail = StopReason.CANCELLED, "cancelled"
-                break
-            try:
-                opened = host.open_files().paths
-                done = engine.move_batch(batch, opened, cancel, progress.on_bytes,
-                                         progress.on_outcome, progress.on_step)  # fmt: skip
-            except MoveStopped as stop:
-                outcomes.extend(stop.outcomes)
-                progress.settle(stop.outcomes)
-                stopped, detail = stop.reason, stop.detail
-                break
-            except TierdeckError as exc:
-                stopped, detail = StopReason.ERROR, str(exc)
-                break
-            outcomes.extend(done)
-            progress.settle(done)
+        # One call for every batch: the engine looks up the open files before each
+        # and keeps its copies going from one batch to the next.
+        outcomes = engine.move_batches(_batches(moves), lambda: host.open_files().paths, cancel,
+                                       progress.on_bytes, progress.on_outcome,
+                                       progress.on_step)  # fmt: skip
+    except MoveStopped as stop:
+        outcomes = stop.outcomes
+        stopped, detail = stop.reason, stop.detail
+    except TierdeckError as exc:
+        stopped, detail = StopReason.ERROR, str(exc)
     finally:
         progress.stop.set()
         ticker.join()
+    progress.settle(outcomes)
     on_progress(progress.snapshot())
     return tuple(outcomes), stopped, detail
 

@@ -27,7 +27,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ...core.errors import HostError
+from ...core.errors import HostError, TierdeckError
 from ...core.mover import (
     TEMP_PREFIX,
     MoveOutcome,
@@ -52,6 +52,9 @@ GROUP_BYTES = 512 * 2**20  # ... and what a crash makes the next run copy again
 # MiB took 14 % longer here), and their bytes show the progress.
 LANDINGS = 4
 LEAST_GROUP_FILES = 25
+# The run's first group copies with nothing settling beside it: a small one gets the
+# pipeline going sooner (2,000 small files: its first 250 took ~0.1 s alone).
+FIRST_GROUP_FILES = LEAST_GROUP_FILES
 
 SETTLE_THREADS = 8
 COPY_THREADS = 4
@@ -92,6 +95,20 @@ class FileMover(Protocol):
         and ``on_step`` of each phase a group of files starts. Raises MoveStopped."""
         ...
 
+    def move_batches(
+        self,
+        batches: Sequence[Sequence[PlannedMove]],
+        open_paths: Callable[[], frozenset[str]],
+        cancel: threading.Event,
+        on_bytes: Callable[[int], None],
+        on_outcome: Callable[[MoveOutcome], None] = ...,
+        on_step: Callable[[MoveStep], None] = ...,
+    ) -> tuple[MoveOutcome, ...]:
+        """``move_batch`` of each batch in turn, its open files looked up (``open_paths``)
+        just before its first copy, in one pipeline. Raises MoveStopped (a failed look-up
+        too, with StopReason.ERROR)."""
+        ...
+
 
 def stop_reason(exc: OSError) -> StopReason:
     if exc.errno in _NO_SPACE:
@@ -130,22 +147,41 @@ class LocalFileMover:
         on_outcome: Callable[[MoveOutcome], None] = lambda o: None,
         on_step: Callable[[MoveStep], None] = lambda s: None,
     ) -> tuple[MoveOutcome, ...]:
+        return self.move_batches([moves], lambda: open_paths, cancel, on_bytes, on_outcome,
+                                 on_step)  # fmt: skip
+
+    def move_batches(
+        self,
+        batches: Sequence[Sequence[PlannedMove]],
+        open_paths: Callable[[], frozenset[str]],
+        cancel: threading.Event,
+        on_bytes: Callable[[int], None],
+        on_outcome: Callable[[MoveOutcome], None] = lambda o: None,
+        on_step: Callable[[MoveStep], None] = lambda s: None,
+    ) -> tuple[MoveOutcome, ...]:
         done: list[MoveOutcome] = []
         folders: list[tuple[str, os.stat_result]] = []
+        opened = frozenset[str]()
         try:
             # A group is made durable and its sources unlinked in the background while
             # the next group copies (both wait on the disk): what rsync gets from its
             # sender unlinking while its receiver writes, and what lets a batch be cut
             # in several groups, landing in steps, at little cost. Each group keeps its
-            # own journal and order of steps; only their durations overlap.
+            # own journal and order of steps; only their durations overlap. The next
+            # batch's first group copies while the last group of the one before settles
+            # (one pipeline for the run, not one per batch: 2,000 small files, 2 batches,
+            # had ~0.15 s with only one of the two at work at each batch's end).
             with ThreadPoolExecutor(1, thread_name_prefix="mover-settle") as background:
                 settling: Future[list[MoveOutcome]] | None = None
                 waiting: _Group | None = None
-                for group in _groups(moves):
-                    batch = _Group(self, group, open_paths, cancel, on_bytes, folders, on_outcome,
-                                   on_step)  # fmt: skip
+                for group, first in _batch_groups(batches):
                     stopped: MoveStopped | None = None
+                    batch: _Group | None = None
                     try:
+                        if first:  # looked up after the batch before was copied
+                            opened = _look_up(open_paths)
+                        batch = _Group(self, group, opened, cancel, on_bytes, folders,
+                                       on_outcome, on_step)  # fmt: skip
                         batch.prepare()
                     except MoveStopped as stop:
                         stopped = stop
@@ -154,11 +190,12 @@ class LocalFileMover:
                     earlier, failed = _join(settling)
                     settling = None
                     done.extend(earlier)
-                    if failed is not None and stopped is None:
+                    if failed is not None and stopped is None and batch is not None:
                         stopped = batch.undo(failed.reason, failed.detail)
                     if stopped is not None:
                         raise MoveStopped(stopped.reason, stopped.detail,
                                           (*done, *stopped.outcomes)) from stopped  # fmt: skip
+                    assert batch is not None
                     waiting = batch
                     batch.step()
                     settling = background.submit(batch.finish)
@@ -183,14 +220,34 @@ def _join(
         return list(stop.outcomes), stop
 
 
-def _groups(moves: Sequence[PlannedMove]) -> Iterator[list[PlannedMove]]:
+def _look_up(open_paths: Callable[[], frozenset[str]]) -> frozenset[str]:
+    """The open files now; a failed look-up stops the run (no file is moved unchecked)."""
+    try:
+        return open_paths()
+    except (TierdeckError, OSError) as exc:
+        raise MoveStopped(StopReason.ERROR, f"looking up open files: {exc}", ()) from exc
+
+
+def _batch_groups(
+    batches: Sequence[Sequence[PlannedMove]],
+) -> Iterator[tuple[list[PlannedMove], bool]]:
+    """Each batch's groups, in order, each with whether it is its batch's first."""
+    for number, moves in enumerate(batches):
+        for place, group in enumerate(_groups(moves, first_small=number == 0)):
+            yield group, place == 0
+
+
+def _groups(
+    moves: Sequence[PlannedMove], *, first_small: bool = False
+) -> Iterator[list[PlannedMove]]:
     most_files = min(GROUP_FILES, max(LEAST_GROUP_FILES, -(-len(moves) // LANDINGS)))
+    limit = min(most_files, FIRST_GROUP_FILES) if first_small else most_files
     group: list[PlannedMove] = []
     size = 0
     for move in moves:
-        if group and (len(group) >= most_files or size + move.file.size > GROUP_BYTES):
+        if group and (len(group) >= limit or size + move.file.size > GROUP_BYTES):
             yield group
-            group, size = [], 0
+            group, size, limit = [], 0, most_files
         group.append(move)
         size += move.file.size
     if group:

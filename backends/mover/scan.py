@@ -14,8 +14,6 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import psutil
-
 from ...core.models import Mount
 from ...core.mover import TEMP_PREFIX, CachedFile
 
@@ -33,7 +31,7 @@ class BranchScan:
 
 @dataclass(frozen=True)
 class OpenFiles:
-    paths: frozenset[str]  # absolute paths of regular files open in some process
+    paths: frozenset[str]  # absolute paths open in some process (files, also folders)
     unreadable: int  # processes whose open files we may not see (not root)
 
 
@@ -126,20 +124,43 @@ def copy_allocation(path: str, st: os.stat_result) -> int:
     return max(blocks, min(data, st.st_size))
 
 
-def open_files() -> OpenFiles:
-    """The regular files every process has open (psutil reads /proc/*/fd). Processes
+def open_files(proc: str = "/proc") -> OpenFiles:
+    """What every process has open, in one pass over ``/proc/PID/fd``: the target of
+    each link that is a path (sockets, pipes and anonymous inodes are not). Processes
     that vanish meanwhile are ignored; those we may not read are counted: without root
-    a file open by another user's process (mergerfs's, say) goes unseen."""
+    a file open by another user's process (mergerfs's, say) goes unseen.
+
+    One readlink per descriptor, no more: psutil's ``open_files`` also stats each path
+    and reads each descriptor's fdinfo (four calls more per descriptor, and ~15 ms of
+    import for every run). Folders and devices held open come along: the mover only
+    asks whether a file it is about to move is among them."""
     paths: set[str] = set()
     unreadable = 0
-    for proc in psutil.process_iter():
-        try:
-            paths.update(f.path for f in proc.open_files())
-        except psutil.NoSuchProcess:
+    for pid in os.listdir(proc):
+        if not pid.isdigit():
             continue
-        except (psutil.AccessDenied, OSError):
+        try:
+            targets = _fd_targets(posixpath.join(proc, pid, "fd"))
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # exited since the listing
+        except OSError:  # not ours to read (EACCES), or not a process's folder at all
             unreadable += 1
+            continue
+        paths.update(t for t in targets if t.startswith("/"))
     return OpenFiles(frozenset(paths), unreadable)
+
+
+def _fd_targets(fd_dir: str) -> list[str]:
+    """The link targets of one process's descriptors. Raises OSError when the folder
+    cannot be read; a descriptor closed while it is read is left out."""
+    targets = []
+    with os.scandir(fd_dir) as entries:
+        for entry in entries:
+            try:
+                targets.append(os.readlink(entry.path))
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+    return targets
 
 
 def is_noatime(mount: Mount) -> bool:

@@ -63,3 +63,27 @@ def test_a_roomy_work_disk_keeps_mergerfs_default_and_a_full_one_is_refused(
     free_space(monkeypatch, 3 * LARGEST_SET)
     with pytest.raises(SystemExit, match="too little free space"):
         bench.bench_minfreespace(tmp_path)
+
+
+def test_the_goal_line_is_against_rsync_then_sync_and_comes_first() -> None:
+    bench = bench_mover()
+    times = {"tierdeck": [1.0, 2.0, 4.0], "rsync": [0.5, 0.5, 0.5],
+             "rsync --fsync": [2.0, 2.0, 2.0], "rsync; sync": [2.0, 1.0, 1.0]}  # fmt: skip
+    name, goal, *others = bench.report_lines({"2000 small files": times})[:4]
+    assert name == "2000 small files:"
+    # Per round 2/1, 1/2, 1/4: the median and the range, and the goal named.
+    assert "vs rsync; sync" in goal and " 0.50x (range 0.25-2.00" in goal and "goal" in goal
+    assert [line.split(":")[0].strip() for line in others] == ["vs rsync", "vs rsync --fsync"]
+
+
+def test_figures_land_at_the_end_of_the_mover_speed_section(tmp_path: Path) -> None:
+    bench = bench_mover()
+    doc = tmp_path / "performance.md"
+    doc.write_text(f"# Performance\n\n{bench.DOC_SECTION}\n\nolder text\n\n## Sweeps\n\nx\n")
+    bench.append_to_doc(doc, "run one", ["a:", "  vs rsync; sync: 1.00x"])
+    bench.append_to_doc(doc, "run two", ["b:"])
+    text = doc.read_text()
+    assert text.index("older text") < text.index("### run one") < text.index("### run two")
+    assert text.index("### run two") < text.index("## Sweeps")
+    assert "### run one\n\n```\na:\n  vs rsync; sync: 1.00x\n```\n\n### run two" in text
+    assert text.endswith("```\n\n## Sweeps\n\nx\n")

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -215,7 +216,12 @@ def test_cancel_keeps_the_groups_already_moved(
 
     def after_three(n: int) -> None:
         counted.append(n)
-        if len(counted) == 3:
+        if len(counted) == 3:  # f2, in the second group, while the first one settles
+            # A cancel seen before the first group's sources go undoes that group too:
+            # wait for them (the copies of this group do not block that settle).
+            deadline = time.monotonic() + 30
+            while any((cache / f).exists() for f in ("f0", "f1")) and time.monotonic() < deadline:
+                time.sleep(0.005)
             cancel.set()
 
     with pytest.raises(MoveStopped) as stopped:

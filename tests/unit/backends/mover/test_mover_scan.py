@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -120,3 +122,37 @@ def test_a_sparse_file_counts_its_data_not_its_holes(tmp_path: Path) -> None:
     st = os.stat(path)
     assert st.st_blocks * 512 < st.st_size  # this filesystem keeps the hole
     assert copy_allocation(str(path), st) < 1 << 20
+
+
+def test_open_files_sees_a_file_another_process_holds(tmp_path: Path) -> None:
+    f = write(tmp_path / "theirs")
+    held = subprocess.Popen(["sh", "-c", 'exec 3<"$1"; read line', "sh", str(f)],
+                            stdin=subprocess.PIPE)  # fmt: skip
+    try:
+        # The shell has f open once it waits on its stdin: /proc shows its fd 3 then.
+        while not os.path.exists(f"/proc/{held.pid}/fd/3"):
+            assert held.poll() is None
+            time.sleep(0.001)
+        assert str(f) in open_files().paths
+    finally:
+        held.communicate(b"\n")
+
+
+def test_open_files_keeps_paths_counts_what_it_cannot_read_and_skips_the_rest(
+    tmp_path: Path,
+) -> None:
+    # A /proc of three processes: one with a file, a socket and a pipe open, one whose
+    # fd folder cannot be read (here not a folder), one that exited (no fd folder);
+    # and an entry that is not a process.
+    proc = tmp_path / "proc"
+    fds = proc / "10" / "fd"
+    fds.mkdir(parents=True)
+    for fd, target in (("0", "/srv/cache/a.mkv"), ("1", "socket:[4242]"), ("2", "pipe:[7]")):
+        (fds / fd).symlink_to(target)
+    (proc / "11").mkdir()
+    (proc / "11" / "fd").write_text("")
+    (proc / "12").mkdir()
+    (proc / "self").mkdir()
+    found = open_files(str(proc))
+    assert found.paths == frozenset({"/srv/cache/a.mkv"})
+    assert found.unreadable == 1
