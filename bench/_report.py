@@ -10,23 +10,28 @@ from pathlib import Path
 PERFORMANCE = Path(__file__).resolve().parent.parent / "docs" / "performance.md"
 
 
-def load_note() -> str:
-    """ "load 1.2" (the one-minute load average): how busy the shared machine was."""
-    return f"load {os.getloadavg()[0]:.1f}"
-
-
-def append_run(section: str, title: str, lines: list[str], path: Path = PERFORMANCE) -> None:
+def append_run(
+    section: str,
+    title: str,
+    lines: list[str],
+    path: Path = PERFORMANCE,
+    *,
+    load: float | None = None,
+) -> None:
     """Add ``lines`` (as printed) under the ``## section`` heading of ``path``, as a
-    dated block at the end of that section."""
+    dated block at the end of that section. ``load``: the one-minute load average to
+    note (default: now's), how busy the shared machine was."""
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    block = [f"#### {title}, {stamp} ({load_note()})", "", "```", *lines, "```", ""]
+    load = os.getloadavg()[0] if load is None else load
+    block = [f"### {title}, {stamp} (load {load:.1f})", "", "```", *lines, "```", ""]
     text = path.read_text(encoding="utf-8").splitlines()
     start = next((i for i, line in enumerate(text) if line == f"## {section}"), None)
     if start is None:
         text += ["", f"## {section}", "", *block]
     else:
         end = next((i for i in range(start + 1, len(text)) if text[i].startswith("## ")), len(text))
-        while end > start + 1 and not text[end - 1].strip():
-            end -= 1
-        text[end:end] = ["", *block]
+        last = end  # the section's blank lines at its end make way for the block's
+        while last > start + 1 and not text[last - 1].strip():
+            last -= 1
+        text[last:end] = ["", *block] if end < len(text) else ["", *block[:-1]]
     path.write_text("\n".join(text) + "\n", encoding="utf-8")

@@ -53,6 +53,8 @@ sys.path.insert(0, str(HERE.parent))
 from tierdeck.app.history.store import DB_NAME as HISTORY_FILE  # noqa: E402
 from tierdeck.app.history.store import ENV_DATA_DIR  # noqa: E402
 
+from bench._report import append_run  # noqa: E402
+
 RUNS_IN_HISTORY = 10_000
 RUNS_LISTED = 100  # the history `history list --json` prints whole
 SECONDS = 60
@@ -300,21 +302,6 @@ def _ensure(path: Path, runs: int) -> None:
     HistoryStore(path)
 
 
-def append_to_doc(lines: list[str], doc: Path = PERFORMANCE_DOC) -> None:
-    """The figures as a dated subsection at the end of the history section."""
-    text = doc.read_text(encoding="utf-8")
-    start = text.index(SECTION)
-    end = text.find("\n## ", start + len(SECTION))
-    end = len(text) if end < 0 else end + 1
-    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    load = os.getloadavg()[0]
-    block = (
-        f"### bench/history.py, {stamp} (load average {load:.1f} at the end)\n\n"
-        "```\n" + "\n".join(lines) + "\n```\n\n"
-    )
-    doc.write_text(text[:end] + block + text[end:], encoding="utf-8")
-
-
 def main() -> None:
     if len(sys.argv) == 4 and sys.argv[1] == "--measure":
         _one(sys.argv[2], sys.argv[3])
@@ -384,7 +371,7 @@ def main() -> None:
         ]
         print("\n".join(lines))
         if not args.no_append:
-            append_to_doc(lines)
+            append_run(SECTION.removeprefix("## "), "`bench/history.py`", lines, PERFORMANCE_DOC)
             print(f"appended to {PERFORMANCE_DOC}")
 
 

@@ -51,6 +51,10 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+# The report's writer is a sibling script, found from the checkout's root.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench._report import append_run  # noqa: E402
+
 SETS = {
     "2000 small files": lambda rng: [
         (f"d{i % 40:02d}/f{i:04d}", rng.randint(1024, 65536)) for i in range(2000)
@@ -233,18 +237,6 @@ def report_lines(results: dict[str, dict[str, list[float]]]) -> list[str]:
     return lines
 
 
-def append_to_doc(doc: Path, heading: str, lines: list[str]) -> None:
-    """``lines`` as a subsection (``heading``, then a code block) at the end of the
-    mover's speed section of ``doc``, before the next ``## `` section."""
-    text = doc.read_text(encoding="utf-8")
-    start = text.index(DOC_SECTION)
-    following = text.find("\n## ", start + len(DOC_SECTION))
-    end = len(text) if following == -1 else following + 1
-    block = "\n".join([f"### {heading}", "", "```", *lines, "```", "", ""])
-    body = text[:end].rstrip("\n") + "\n\n"
-    doc.write_text(body + block + text[end:], encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="rounds per data set (median)")
@@ -264,10 +256,8 @@ def main() -> None:
     print(title)
     print("\n".join(lines))
     if not args.no_append:
-        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-        heading = (f"`bench/mover.py`, {when} (load {load:.1f} at the start, {args.rounds} "
-                   f"rounds, tree {_commit()})")  # fmt: skip
-        append_to_doc(DOC, heading, [title, *lines])
+        heading = f"`bench/mover.py`, {args.rounds} rounds, tree {_commit()}"
+        append_run(DOC_SECTION.removeprefix("## "), heading, [title, *lines], DOC, load=load)
         print(f"appended to {DOC}")
 
 

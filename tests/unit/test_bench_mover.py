@@ -80,10 +80,11 @@ def test_figures_land_at_the_end_of_the_mover_speed_section(tmp_path: Path) -> N
     bench = bench_mover()
     doc = tmp_path / "performance.md"
     doc.write_text(f"# Performance\n\n{bench.DOC_SECTION}\n\nolder text\n\n## Sweeps\n\nx\n")
-    bench.append_to_doc(doc, "run one", ["a:", "  vs rsync; sync: 1.00x"])
-    bench.append_to_doc(doc, "run two", ["b:"])
+    section = bench.DOC_SECTION.removeprefix("## ")
+    bench.append_run(section, "run one", ["a:", "  vs rsync; sync: 1.00x"], doc, load=1.5)
+    bench.append_run(section, "run two", ["b:"], doc)
     text = doc.read_text()
     assert text.index("older text") < text.index("### run one") < text.index("### run two")
     assert text.index("### run two") < text.index("## Sweeps")
-    assert "### run one\n\n```\na:\n  vs rsync; sync: 1.00x\n```\n\n### run two" in text
+    assert " UTC (load 1.5)\n\n```\na:\n  vs rsync; sync: 1.00x\n```\n\n### run two" in text
     assert text.endswith("```\n\n## Sweeps\n\nx\n")

@@ -37,8 +37,8 @@ def test_lines_go_to_the_end_of_their_section(tmp_path: Path) -> None:
     text = doc.read_text()
     inventory, mover = text.split("## Mover: speed")
     assert inventory.rstrip().endswith("```\na 1.00x\nb\n```")
-    assert "#### Measured, 20" in inventory and "UTC (load " in inventory
-    assert inventory.index("Old text.") < inventory.index("#### Measured")
+    assert "### Measured, 20" in inventory and "UTC (load " in inventory
+    assert inventory.index("Old text.") < inventory.index("### Measured")
     assert mover == "\n\nMover text.\n"
 
 
