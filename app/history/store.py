@@ -20,10 +20,10 @@ A run's JSON (the columns' forms and the ``tierdeck.run/1`` object) is run_json.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -31,12 +31,12 @@ from ...core.bench_models import FileLayout, RunResult, RunStatus, TargetKind
 from ...core.errors import TierdeckError
 from ...core.fio_models import Sample
 from ...core.spec_dict import spec_to_dict
+from .paths import DB_NAME, ENV_DATA_DIR, default_history_path
 from .rows import LIGHT_COLUMNS, load_run, tags_of
 from .run_json import env_to_dict, fields_of, import_to_json, job_summary_to_dict, warning_to_dict
 from .schema import MIGRATIONS
 
-DB_NAME = "history.sqlite3"
-ENV_DATA_DIR = "TIERDECK_DATA_DIR"
+__all__ = ["DB_NAME", "ENV_DATA_DIR", "default_history_path"]  # kept importable from here
 
 
 class HistoryError(TierdeckError):
@@ -51,13 +51,12 @@ class RunNotFound(HistoryError):
         self.run_id = run_id
 
 
-def default_history_path() -> Path:
-    folder = os.environ.get(ENV_DATA_DIR)
-    if folder:
-        return Path(folder) / DB_NAME
-    from platformdirs import user_data_dir
+@dataclass(frozen=True)
+class MeasuredWrite:
+    """The best write bandwidth the ok runs measured at one place."""
 
-    return Path(user_data_dir("tierdeck")) / DB_NAME
+    where: str  # the target's mountpoint, or its path when none was recorded
+    bw_bytes: int
 
 
 # --------------------------------------------------------------------------- schema
@@ -255,6 +254,25 @@ class HistoryStore:
                 "SELECT id FROM runs WHERE content_hash = ?", (content_hash,)
             ).fetchone()
         return None if row is None else int(row[0])
+
+    def best_writes(self) -> list[MeasuredWrite]:
+        """Per place (mountpoint, else path) the best write bandwidth of its ok runs,
+        read from the summaries alone: the mover's forecast asks on every run, and
+        building every run of a 10,000-run history took it 1.9 s."""
+        best: dict[str, int] = {}
+        with self._connect() as conn:
+            rows = conn.execute(
+                "SELECT COALESCE(target_mountpoint, target_path), summary FROM runs"
+                " WHERE status = 'ok'"
+            ).fetchall()
+        for where, summary in rows:
+            try:
+                bw = int((json.loads(summary).get("write") or {}).get("bw_bytes") or 0)
+            except (ValueError, TypeError, AttributeError):
+                continue  # a summary this tierdeck cannot read measures nothing here
+            if bw > best.get(where, 0):
+                best[where] = bw
+        return [MeasuredWrite(where, bw) for where, bw in best.items()]
 
     def rename(self, run_id: int, name: str) -> None:
         name = name.strip()

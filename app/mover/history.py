@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ...core.errors import TierdeckError
 from ...core.mover import SkipReason, StopReason
-from ..history.store import default_history_path
+from ..history.paths import default_history_path
 
 DB_NAME = "mover.sqlite"
 _VERSION = 2

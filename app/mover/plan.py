@@ -12,10 +12,10 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
 
 from ...backends.host import FsUsage, Host
 from ...backends.mover.scan import BranchScan, is_noatime
-from ...core.bench_models import RunResult
 from ...core.errors import HostError
 from ...core.layout.branch_facts import BranchFacts
 from ...core.layout.destination import destination_of
@@ -31,8 +31,10 @@ from ...core.mover import (
     select_files,
 )
 from ...core.units import format_bytes
-from ..history.store import HistoryError, HistoryStore
 from .why import unplaced_reason
+
+if TYPE_CHECKING:  # the store loads only when a forecast has files to time
+    from ..history.store import HistoryStore, MeasuredWrite
 
 
 @dataclass(frozen=True)
@@ -136,24 +138,18 @@ def _branch_of(layout: Layout, path: str) -> str:
     return path
 
 
-def _write_bps(run: RunResult) -> int | None:
-    write = run.summary.get("write")
-    return write.bw_bytes if write is not None and write.bw_bytes > 0 else None
-
-
-def best_write_bandwidth(runs: list[RunResult], fact: BranchFacts | None) -> int | None:
-    """The best write bandwidth of the runs on this branch's filesystem."""
+def best_write_bandwidth(writes: list[MeasuredWrite], fact: BranchFacts | None) -> int | None:
+    """The best write bandwidth measured on this branch's filesystem."""
     if fact is None or fact.mount_point is None:
         return None
     top = fact.mount_point
     best: int | None = None
-    for run in runs:
-        where = run.target.mountpoint or run.target.path
+    for measured in writes:
+        where = measured.where
         if where != top and not where.startswith(top.rstrip("/") + "/"):
             continue
-        bps = _write_bps(run)
-        if bps is not None and (best is None or bps > best):
-            best = bps
+        if measured.bw_bytes > 0 and (best is None or measured.bw_bytes > best):
+            best = measured.bw_bytes
     return best
 
 
@@ -170,14 +166,16 @@ def _duration(
         return 0.0, "nothing to move"
     if history is None:
         return None, "no benchmark history"
+    from ..history.store import HistoryError
+
     try:
-        runs = history.list(series=False)
+        writes = history.best_writes()
     except HistoryError as exc:
         return None, f"the benchmark history cannot be read: {exc}"
     seconds = 0.0
     used: list[str] = []
     for branch, size in sorted(per_branch.items()):
-        bps = best_write_bandwidth(runs, facts.get(branch))
+        bps = best_write_bandwidth(writes, facts.get(branch))
         if bps is None:
             return None, f"no benchmark of {branch}'s filesystem in the history"
         seconds += forecast_seconds(size, bps) or 0.0

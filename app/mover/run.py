@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...backends.host import Host
 from ...backends.locks import LockHeld
@@ -31,11 +31,14 @@ from ...core.layout.rules import RuleSeverity, check_layout
 from ...core.models import Inventory, SourceNote, ZfsInfo
 from ...core.mover import MoveOutcome, PlannedMove, RecoveryOutcome, StopReason, Unplaced
 from ...core.units import counted, format_bytes
-from ..history.store import HistoryError, HistoryStore, default_history_path
+from ..history.paths import default_history_path
 from ..layout.facts import branch_facts
 from .history import MoverHistory, MoverHistoryError, MoverRecord, SkippedFile
 from .plan import forecast
 from .progress import MoverProgress, ProgressMeter
+
+if TYPE_CHECKING:
+    from ..history.store import HistoryStore
 
 __all__ = ["MoverOptions", "MoverProgress", "MoverRefused", "MoverReport", "RefusalKind",
            "run_mover"]  # fmt: skip
@@ -246,6 +249,9 @@ def _locked(
 
 
 def _bench_history() -> HistoryStore | None:
+    # Here, not at the top: loading the run store is a cost paid before the first byte.
+    from ..history.store import HistoryError, HistoryStore
+
     try:
         return HistoryStore()
     except HistoryError:
