@@ -26,6 +26,7 @@ from ...widgets.bench.device_panel import DevicePanel
 from ...widgets.bench.run_view import cache_warning_text, duration, result_renderable, status_text
 from ...widgets.charts.run_charts import DiskRateChart, feed_charts, make_charts, plot_rows
 from ...widgets.charts.series_chart import SeriesChart
+from ...widgets.detail_pane import plain_row
 from .exporting import Exporting
 from .run_editing import RunEditing, StoreFactory, default_store, when
 
@@ -37,7 +38,7 @@ def env_renderable(env: EnvFingerprint) -> RenderableType:
 
     def row(key: str, value: str | None) -> None:
         if value:
-            grid.add_row(key, value)
+            plain_row(grid, key, value)
 
     row("kernel", env.kernel)
     row("fio", env.fio_version)
@@ -66,10 +67,12 @@ def head_renderable(run: RunResult) -> RenderableType:
     where = run.target.label
     if run.target.path not in where:
         where += f" ({run.target.path})"
-    grid.add_row("target", f"{where} · disks {disks}")
-    grid.add_row("preset", run.preset or "custom job")
-    grid.add_row(
-        "started", f"{when(run.started_at)} · {duration(run)} · " + status_text(run.status).plain
+    plain_row(grid, "target", f"{where} · disks {disks}")
+    plain_row(grid, "preset", run.preset or "custom job")
+    plain_row(
+        grid,
+        "started",
+        f"{when(run.started_at)} · {duration(run)} · " + status_text(run.status).plain,
     )
     return Group(title, grid)
 

@@ -20,6 +20,7 @@ from rich.text import Text
 from ...app.compare.render import COMPARABLE, noise_legend, note_lines, run_label
 from ...core.bench_models import RunResult
 from ...core.compare.comparison import Comparison, Difference
+from ..detail_pane import plain_row
 
 INDENT = "  "
 
@@ -58,7 +59,7 @@ def _difference(difference: Difference, runs: tuple[RunResult, ...], width: int)
     grid.add_column(no_wrap=True, style="bold")
     grid.add_column(overflow="fold", style=style)
     for ref, value in values:
-        grid.add_row(INDENT + ref, value)
+        plain_row(grid, INDENT + ref, value)
     return Group(title, grid)
 
 

@@ -15,6 +15,7 @@ from ...core.models import Disk, DiskKind, Inventory, Mount
 from ...core.relations import disk_users
 from ...core.units import format_bytes
 from ..bars import FULL_FRACTION, usage_bar
+from ..detail_pane import plain_row
 from .skeleton import CHANGED_MARK, mark_changed, placeholder
 
 KIND_LABEL = {
@@ -255,7 +256,7 @@ class DiskTable(DataTable[Text]):
 def _kv(grid: Table, key: str, value: RenderableType | str | None) -> None:
     if value is None or value == "":
         return
-    grid.add_row(Text(key, style="bold"), value)
+    plain_row(grid, Text(key, style="bold"), value)
 
 
 def disk_detail(
@@ -298,7 +299,8 @@ def disk_detail(
         for col in ("Partition", "Size", "FS", "Label", "Holders"):
             ptable.add_column(col, justify="right" if col == "Size" else "left")
         for p in disk.partitions:
-            ptable.add_row(
+            plain_row(
+                ptable,
                 p.name,
                 format_bytes(p.size_bytes),
                 p.fs_type or "",
@@ -316,7 +318,7 @@ def disk_detail(
             pct = Text(f"{frac:.0%}" if frac is not None else "?")
             if frac is not None and frac > FULL_FRACTION:
                 pct.stylize("bold red")
-            mtable.add_row(m.mountpoint, m.fs_type, usage_bar(frac, 10), pct,
+            plain_row(mtable, m.mountpoint, m.fs_type, usage_bar(frac, 10), pct,
                            format_bytes(m.size_bytes))  # fmt: skip
         parts.append(mtable)
     if disk.by_id:

@@ -10,6 +10,7 @@ from textual.widgets import DataTable
 from ...core.models import MergerfsBranch, MergerfsPool
 from ...core.units import format_bytes
 from ..bars import usage_bar
+from ..detail_pane import plain_row
 from .skeleton import mark_changed
 
 
@@ -192,10 +193,13 @@ def pool_detail(pool: MergerfsPool) -> list[RenderableType]:
     if pool.error:
         return [title, Text(f"could not read .mergerfs: {pool.error}", style="yellow")]
     grid = _grid()
-    grid.add_row("fsname", pool.fsname + (f"  (mergerfs {pool.version})" if pool.version else ""))
-    grid.add_row("Create", pool.create_policy or "?")
-    grid.add_row("Min free", format_bytes(pool.minfreespace_bytes))
-    grid.add_row(
+    plain_row(
+        grid, "fsname", pool.fsname + (f"  (mergerfs {pool.version})" if pool.version else "")
+    )
+    plain_row(grid, "Create", pool.create_policy or "?")
+    plain_row(grid, "Min free", format_bytes(pool.minfreespace_bytes))
+    plain_row(
+        grid,
         "Space",
         f"{format_bytes(pool.avail_bytes)} free of {format_bytes(pool.size_bytes)}",
     )
@@ -205,7 +209,7 @@ def pool_detail(pool: MergerfsPool) -> list[RenderableType]:
             order.append(" → ", style="dim")
         order.append(b.path, style="bold red" if below_min(pool, b) else "")
         order.append(f"={b.mode.value}", style="dim")
-    grid.add_row("Branches", order)
+    plain_row(grid, "Branches", order)
     options = Text()
     # "branches" is shown above, in order and readable; the rest as mergerfs has them.
     shown = sorted((k, v) for k, v in pool.options.items() if k != "branches")
@@ -214,15 +218,16 @@ def pool_detail(pool: MergerfsPool) -> list[RenderableType]:
             options.append(", ", style="dim")
         options.append(key, style="cyan")
         options.append(f"={value}")
-    grid.add_row("Options", options if pool.options else Text("none read", style="dim"))
+    plain_row(grid, "Options", options if pool.options else Text("none read", style="dim"))
     return [title, grid]
 
 
 def branch_detail(pool: MergerfsPool, branch: MergerfsBranch) -> list[RenderableType]:
     grid = _grid()
     index = pool.branches.index(branch) + 1
-    grid.add_row("Branch", f"{index} of {len(pool.branches)} in {pool.mountpoint}")
-    grid.add_row(
+    plain_row(grid, "Branch", f"{index} of {len(pool.branches)} in {pool.mountpoint}")
+    plain_row(
+        grid,
         "Mode",
         {"RW": "RW (read-write)", "RO": "RO (read-only)", "NC": "NC (no new files)"}[
             branch.mode.value
@@ -232,11 +237,11 @@ def branch_detail(pool: MergerfsPool, branch: MergerfsBranch) -> list[Renderable
     free = Text(f"{format_bytes(branch.avail_bytes)} free of {format_bytes(branch.size_bytes)}")
     if low:
         free.stylize("bold red")
-    grid.add_row("Space", free)
+    plain_row(grid, "Space", free)
     minimum = pool.branch_minfreespace(branch)
     source = "branch" if branch.minfreespace_bytes is not None else "pool"
     min_text = Text(f"{format_bytes(minimum)} ({source} setting)" if minimum is not None else "-")
     if low:
         min_text.append("  below it: no new files land here", style="bold red")
-    grid.add_row("Min free", min_text)
+    plain_row(grid, "Min free", min_text)
     return [Text(branch.path, style="bold"), grid]

@@ -17,6 +17,7 @@ from textual.widgets.tree import TreeNode
 from ...core.models import BtrfsFilesystem, Inventory, MdArray, Vdev, ZfsDataset, ZPool
 from ...core.units import format_bytes
 from ..bars import percent_bar, state_style, state_text, usage_bar
+from ..detail_pane import plain_row
 from .skeleton import mark_changed, placeholder
 
 GUIDE = 2  # tree indentation per level: narrow, so deep raidz trees fit 80 columns
@@ -305,7 +306,7 @@ def _grid() -> Table:
 
 def zpool_detail(pool: ZPool) -> list[RenderableType]:
     grid = _grid()
-    grid.add_row("State", state_text(pool.state))
+    plain_row(grid, "State", state_text(pool.state))
     if pool.size_bytes is not None:
         used = Text(
             f"{format_bytes(pool.alloc_bytes)} of {format_bytes(pool.size_bytes)}, "
@@ -313,28 +314,28 @@ def zpool_detail(pool: ZPool) -> list[RenderableType]:
         )
         if pool.capacity_pct is not None:
             used.append(f" ({pool.capacity_pct}%)")
-        grid.add_row("Size", used)
+        plain_row(grid, "Size", used)
     extra = []
     if pool.fragmentation_pct is not None:
         extra.append(f"frag {pool.fragmentation_pct}%")
     if pool.dedup_ratio is not None:
         extra.append(f"dedup {pool.dedup_ratio:.2f}x")
     if extra:
-        grid.add_row("", ", ".join(extra))
+        plain_row(grid, "", ", ".join(extra))
     if pool.status:
-        grid.add_row("Status", Text(pool.status, style="yellow"))
+        plain_row(grid, "Status", Text(pool.status, style="yellow"))
     if pool.action:
-        grid.add_row("Action", pool.action)
+        plain_row(grid, "Action", pool.action)
     if pool.scan is not None:
-        grid.add_row("Scan", pool.scan.text)
+        plain_row(grid, "Scan", pool.scan.text)
         if pool.scan.state == "in_progress":
             bar = percent_bar(pool.scan.percent_done, 20)
             if pool.scan.eta:
                 bar.append(f"  eta {pool.scan.eta}")
-            grid.add_row(pool.scan.function.capitalize(), bar)
+            plain_row(grid, pool.scan.function.capitalize(), bar)
     if pool.errors:
         ok = pool.errors.lower().startswith("no known")
-        grid.add_row("Errors", Text(pool.errors, style="" if ok else "bold red"))
+        plain_row(grid, "Errors", Text(pool.errors, style="" if ok else "bold red"))
     return [Text(f"zpool {pool.name}", style="bold"), grid]
 
 
@@ -346,32 +347,34 @@ def vdev_detail(ref: VdevRef) -> list[RenderableType]:
         kind += f" (parity {vdev.parity})"
     if vdev.draid_config:
         kind += f" {vdev.draid_config}"
-    grid.add_row("Kind", f"{kind}, {vdev.vdev_class.value} vdev of zpool {ref.pool.name}")
-    grid.add_row("State", state_text(vdev.state))
+    plain_row(grid, "Kind", f"{kind}, {vdev.vdev_class.value} vdev of zpool {ref.pool.name}")
+    plain_row(grid, "State", state_text(vdev.state))
     errors = Text(
         f"read {vdev.read_errors}, write {vdev.write_errors}, cksum {vdev.checksum_errors}"
     )
     if not vdev.healthy:
         errors.stylize("red")
-    grid.add_row("Errors", errors)
+    plain_row(grid, "Errors", errors)
     if vdev.note:
-        grid.add_row("Note", Text(vdev.note, style="yellow"))
+        plain_row(grid, "Note", Text(vdev.note, style="yellow"))
     if vdev.children:
-        grid.add_row("Leaves", ", ".join(leaf.name for leaf in vdev.leaves()))
+        plain_row(grid, "Leaves", ", ".join(leaf.name for leaf in vdev.leaves()))
     return [Text(vdev.name, style="bold"), grid]
 
 
 def btrfs_detail(fs: BtrfsFilesystem) -> list[RenderableType]:
     grid = _grid()
-    grid.add_row("UUID", fs.uuid)
-    grid.add_row(
+    plain_row(grid, "UUID", fs.uuid)
+    plain_row(
+        grid,
         "Profiles",
         f"data {fs.profile('data') or '?'}, "
         f"metadata {fs.profile('metadata') or '?'}, system {fs.profile('system') or '?'}",
     )
-    grid.add_row("Size", format_bytes(fs.total_bytes))
+    plain_row(grid, "Size", format_bytes(fs.total_bytes))
     for alloc in fs.allocations:
-        grid.add_row(
+        plain_row(
+            grid,
             alloc.kind.capitalize(),
             f"{alloc.profile}: {format_bytes(alloc.used_bytes)} used of "
             f"{format_bytes(alloc.total_bytes)} allocated",
@@ -383,41 +386,41 @@ def btrfs_detail(fs: BtrfsFilesystem) -> list[RenderableType]:
         devices.append(f"{dev.devid}:{dev.path}", style="bold red" if dev.missing else "")
         if dev.missing:
             devices.append(" (missing)", style="bold red")
-    grid.add_row("Devices", devices)
-    grid.add_row("Mounted", ", ".join(fs.mountpoints) or "not mounted")
+    plain_row(grid, "Devices", devices)
+    plain_row(grid, "Mounted", ", ".join(fs.mountpoints) or "not mounted")
     return [Text(f"btrfs {fs.label or fs.uuid}", style="bold"), grid]
 
 
 def md_detail(array: MdArray) -> list[RenderableType]:
     grid = _grid()
-    grid.add_row("Level", array.level)
+    plain_row(grid, "Level", array.level)
     bad = array.degraded or "degraded" in array.state.lower()
     state = Text(array.state, style="bold red" if bad else state_style(array.state))
     if array.raid_disks is not None and array.active_disks is not None:
         state.append(f"  {array.active_disks} of {array.raid_disks} devices active")
-    grid.add_row("State", state)
-    grid.add_row("Size", format_bytes(array.size_bytes))
+    plain_row(grid, "State", state)
+    plain_row(grid, "Size", format_bytes(array.size_bytes))
     members = ", ".join(f"{m.name} ({m.state})" for m in array.members)
-    grid.add_row("Members", members)
+    plain_row(grid, "Members", members)
     if array.sync_action and array.sync_action != "idle":
         bar = percent_bar(array.sync_progress, 20)
         for extra in (array.sync_eta, array.sync_speed):
             if extra:
                 bar.append(f"  {extra}")
-        grid.add_row(array.sync_action.capitalize(), bar)
-    grid.add_row("Bitmap", array.bitmap or "?")
+        plain_row(grid, array.sync_action.capitalize(), bar)
+    plain_row(grid, "Bitmap", array.bitmap or "?")
     if array.metadata_version:
-        grid.add_row("Metadata", array.metadata_version)
+        plain_row(grid, "Metadata", array.metadata_version)
     return [Text(f"/dev/{array.name}", style="bold"), grid]
 
 
 def dataset_detail(ds: ZfsDataset) -> list[RenderableType]:
     grid = _grid()
-    grid.add_row("Type", ds.kind)
-    grid.add_row("Used", format_bytes(ds.used_bytes))
-    grid.add_row("Available", format_bytes(ds.avail_bytes))
-    grid.add_row("Refer", format_bytes(ds.refer_bytes))
-    grid.add_row("Mountpoint", ds.mountpoint or "-")
+    plain_row(grid, "Type", ds.kind)
+    plain_row(grid, "Used", format_bytes(ds.used_bytes))
+    plain_row(grid, "Available", format_bytes(ds.avail_bytes))
+    plain_row(grid, "Refer", format_bytes(ds.refer_bytes))
+    plain_row(grid, "Mountpoint", ds.mountpoint or "-")
     return [Text(f"dataset {ds.name}", style="bold"), grid]
 
 

@@ -8,6 +8,7 @@ from rich.text import Text
 
 from ...core.models import Inventory, Problem, Severity
 from ..bars import severity_style
+from ..detail_pane import plain_row
 
 _ORDER = {Severity.CRITICAL: 0, Severity.WARNING: 1, Severity.INFO: 2}
 _MARK = {Severity.CRITICAL: "✗", Severity.WARNING: "!", Severity.INFO: "i"}
@@ -36,7 +37,7 @@ def problems_renderable(inv: Inventory, problems: tuple[Problem, ...]) -> Render
         for p in sorted(problems, key=lambda p: _ORDER.get(p.severity, 3)):
             style = severity_style(p.severity.value)
             mark = Text(f"{_MARK.get(p.severity, '?')} {p.severity.value.upper():<8}", style=style)
-            grid.add_row(mark, Text.assemble((p.subject, "bold"), f": {p.message}"))
+            plain_row(grid, mark, Text.assemble((p.subject, "bold"), f": {p.message}"))
         parts.append(grid)
     else:
         parts.append(Text("✓ No problems found.", style="green"))

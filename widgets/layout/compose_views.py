@@ -14,6 +14,7 @@ from ...core.layout.model import AgeBasis, CreatePolicy, MoverPolicy
 from ...core.layout.rules import RuleSeverity, create_policy_placement
 from ...core.mergerfs_policy import Placement
 from ...core.units import counted, format_bytes
+from ..detail_pane import plain_row
 from ..text_fit import SeparatedLines
 
 _MARK = {
@@ -174,7 +175,7 @@ def rules_renderable(evaluation: Evaluation) -> Table | Text:
     table.add_column(ratio=1)
     for r in evaluation.results:
         mark, style = _MARK[r.severity]
-        table.add_row(Text(mark, style=style), Text.assemble(r.message, "\n", (r.reason, "dim")))
+        plain_row(table, Text(mark, style=style), Text.assemble(r.message, "\n", (r.reason, "dim")))
     return table
 
 
@@ -205,7 +206,7 @@ def simulation_renderable(evaluation: Evaluation) -> Table | Text:
         name = Text(
             ("▶ " if chosen else "  ") + policy.value, style="bold reverse" if chosen else ""
         )
-        table.add_row(name, _answer(placement))
+        plain_row(table, name, _answer(placement))
     return table
 
 
