@@ -10,10 +10,10 @@ collection replaces it.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 import msgspec
 
@@ -58,8 +58,15 @@ class SnapshotStore:
         self.folder = (folder or cache_folder()) / "inventory"
 
     def path_for(self, identity: str) -> Path:
-        digest = hashlib.sha256(identity.encode("utf-8", "surrogateescape")).hexdigest()
-        return self.folder / f"{digest[:24]}.json"
+        """The identity spelled as a file name ("recorded%3A%2Fnas.json"): readable in
+        the folder, and no hash library to load before the first paint; a digest only
+        for an identity too long for a file name."""
+        name = quote(identity, safe="")
+        if len(name) > 200:
+            import hashlib
+
+            name = hashlib.sha256(identity.encode("utf-8", "surrogateescape")).hexdigest()
+        return self.folder / f"{name}.json"
 
     def load(self, identity: str) -> InventorySnapshot | None:
         """The host's snapshot, or None (none kept, unreadable, or not this model's)."""

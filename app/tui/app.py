@@ -24,12 +24,10 @@ from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from ...backends.host import Host
-from ...core import health
 from ...core.errors import one_line
 from ...core.inventory_changes import inventory_changes
 from ...core.models import Inventory, Problem, Severity
 from ...screens.dashboard.dashboard import DashboardScreen
-from ...screens.modals.help import HelpScreen
 from ..machine.hotplug import HotplugWatcher, start_hotplug
 from ..machine.snapshot import InventorySnapshot, SnapshotStore, age_text
 from .messages import HotplugEvent, InventoryFailed, InventoryLoaded
@@ -60,7 +58,9 @@ def _open_history() -> RunStore:
 def safe_problems(inv: Inventory) -> tuple[Problem, ...]:
     """find_problems, but a bug in a health rule shows up as a problem, not a crash."""
     try:
-        return health.find_problems(inv)
+        from ...core.health import find_problems  # in the worker, not before the paint
+
+        return find_problems(inv)
     except Exception as exc:  # noqa: BLE001
         return (Problem(Severity.WARNING, "tierdeck", f"health checks failed: {one_line(exc)}"),)
 
@@ -308,6 +308,8 @@ class TierdeckApp(Navigator, App[None]):
         self.refresh_inventory()
 
     def action_help(self) -> None:
+        from ...screens.modals.help import HelpScreen  # loaded when first asked for
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen.for_screen(self.screen, self.BINDINGS))
 

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import platform
 import shutil
 import signal
-import socket
 import threading
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
@@ -56,7 +54,7 @@ class LiveHost:
 
     @property
     def hostname(self) -> str:
-        return socket.gethostname()
+        return os.uname().nodename  # socket.gethostname()'s answer, without its import
 
     @property
     def identity(self) -> str:
@@ -71,7 +69,7 @@ class LiveHost:
 
     @property
     def kernel(self) -> str:
-        return platform.release()
+        return os.uname().release  # platform.release()'s
 
     @property
     def is_root(self) -> bool:

@@ -9,11 +9,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-import socket
 from pathlib import Path
 
 import pytest
 from tierdeck.app.history.store import HistoryStore
+from tierdeck.backends.host import LiveHost
 
 from tests.snapshots.apps.bench_data import fill_history
 from tests.unit.cli_support import run
@@ -78,7 +78,9 @@ def test_output_dash_writes_to_stdout(stored: list[int], fmt: str) -> None:
 def test_redact_removes_this_machines_name_and_the_runs_identifiers(
     stored: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(socket, "gethostname", lambda: f"{HOST}.lan")  # this machine's
+    monkeypatch.setattr(
+        LiveHost, "hostname", property(lambda self: f"{HOST}.lan")
+    )  # this machine's
     plain = run("history", "export", "4", "--format", "json", "--output", "-").stdout
     assert HOST in plain and SERIAL in plain and UUID in plain
     result = run("history", "export", "4", "1", "--format", "html", "--redact")
