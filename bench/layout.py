@@ -11,7 +11,7 @@
    one Static opened the same way. Each in a fresh process, in turns; only when
    ``screens/layout/compose.py`` exists.
 
-Goal (issue 9): compose-screen first paint under 0.5 s.
+Goal: compose-screen first paint under 0.5 s.
 
 Usage: .venv/bin/python bench/layout.py [--runs N]
 """

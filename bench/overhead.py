@@ -28,7 +28,7 @@ min-max of the A/A ratios need not contain 1.0 itself, so it is not the band).
 
 Why this reference. The previous version of this script compared tierdeck with "exactly
 tierdeck's fio command": the job as tierdeck had rewritten it. When tierdeck put every
-clone of a job into one shared file (issue 6), both sides carried the same distortion
+clone of a job into one shared file (before 0.2), both sides carried the same distortion
 and the ratio stayed at 1.0 while a ``numjobs=2`` job ran at half the bandwidth of
 plain fio on tmpfs. The reference must be what the user would get without tierdeck.
 
@@ -44,7 +44,7 @@ Anything a tierdeck run leaves in the target is reported ("left behind") and rem
 
 Another tierdeck tree: ``--tierdeck-python /other/tree/.venv/bin/python`` runs the
 harnesses with that interpreter, so its ``tierdeck`` package is measured (the lab and
-the plain fio runs do not depend on it). For the "before" figures of issue 6:
+the plain fio runs do not depend on it). For the "before" figures of the one-file-per-clone layout:
 ``--tierdeck-python /work/before/.venv/bin/python --jobs clones-2,clones-8``.
 
 Reproduce (from the checkout, as root; the defaults take about 30 min on 2 cores)::
