@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tierdeck.app.bench.preflight import PROBE_NAME
 
 from tests.conftest import MountDir
 from tests.waiting import wait_until_sync
@@ -79,7 +80,11 @@ def via_tierdeck(target: Path, jobfile: Path) -> tuple[float, list[str]]:
 
     def ended() -> bool:
         # Watch the target until the run ends: the files exist only while fio works.
-        seen.update(p.name for p in target.iterdir() if p.name.startswith(PREFIX))
+        # The preflight's O_DIRECT probe is there for an instant before fio starts:
+        # a look that lands in that instant sees it, and it is no test file.
+        seen.update(
+            p.name for p in target.iterdir() if p.name.startswith(PREFIX) and p.name != PROBE_NAME
+        )
         return proc.poll() is not None
 
     wait_until_sync(ended, "tierdeck bench run to end", 120)
