@@ -33,9 +33,15 @@ def _lock_dir() -> str:
     return "/run/lock" if os.access("/run/lock", os.W_OK) else tempfile.gettempdir()
 
 
-def _lock_path(key: str) -> str:
+def lock_file_name(key: str) -> str:
+    """The lock file's name for ``key``, the same on every host (a remote host's lock
+    is taken on the same file by a shell over SSH)."""
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    return posixpath.join(_lock_dir(), f"tierdeck-{digest}.lock")
+    return f"tierdeck-{digest}.lock"
+
+
+def _lock_path(key: str) -> str:
+    return posixpath.join(_lock_dir(), lock_file_name(key))
 
 
 def _acquire(path: str) -> int | None:

@@ -52,6 +52,34 @@ class PermissionDenied(HostError):
         self.what = what
 
 
+class HostUnreachable(HostError):
+    """A remote host could not be reached, refused us, or its connection was lost."""
+
+    def __init__(self, target: str, reason: str) -> None:
+        super().__init__(f"{target}: {reason}")
+        self.target = target
+        self.reason = reason
+
+
+class HostKeyRefused(HostUnreachable):
+    """A remote host's key is not the one known for it (``changed``) or is not known at
+    all: nothing was sent to it. ``fingerprint`` is the key it offered."""
+
+    def __init__(self, target: str, *, changed: bool, fingerprint: str, accept_hint: str) -> None:
+        if changed:
+            reason = (f"HOST KEY CHANGED: it now offers {fingerprint}, not the key "
+                      f"~/.ssh/known_hosts holds for it. Someone may be in between; "
+                      f"if the machine was reinstalled, remove its old line "
+                      f"(ssh-keygen -R) and check the new key")  # fmt: skip
+        else:
+            reason = (f"unknown host key {fingerprint}: not in ~/.ssh/known_hosts. "
+                      f"Check it on the machine (ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub), "
+                      f"then accept it with: {accept_hint}")  # fmt: skip
+        super().__init__(target, reason)
+        self.changed = changed
+        self.fingerprint = fingerprint
+
+
 class ParseError(TierdeckError):
     """A tool's output did not have the shape its parser expects."""
 

@@ -16,7 +16,8 @@ declare -A TOOLS=(
   [losetup]=mount [lsblk]=util-linux [fusermount3]=fuse3
 )
 # The mover's tests set ACLs; bench/mover.py measures against rsync.
-[ $want_test = 1 ] && TOOLS+=([setfacl]=acl [rsync]=rsync)
+# The remote-host tests start Debian's OpenSSH server on the loopback.
+[ $want_test = 1 ] && TOOLS+=([setfacl]=acl [rsync]=rsync [sshd]=openssh-server [ssh-keygen]=openssh-client)
 missing_pkgs=()
 for tool in "${!TOOLS[@]}"; do
   command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] || [ -x "/sbin/$tool" ] \

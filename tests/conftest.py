@@ -11,6 +11,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -30,7 +31,7 @@ settings.load_profile("tierdeck")
 
 INTEGRATION_TOOLS = ("fio", "mergerfs", "losetup", "mkfs.btrfs", "mkfs.ext4", "mkfs.xfs", "udevadm")
 # Fixtures that touch the machine as root: a test using one must be marked integration.
-ROOT_FIXTURES = frozenset({"lab_nas", "udevd", "tmpfs_dir", "ramfs_dir"})
+ROOT_FIXTURES = frozenset({"lab_nas", "udevd", "tmpfs_dir", "ramfs_dir", "ssh_lab", "sshd_server"})
 
 
 def in_ci() -> bool:
@@ -208,3 +209,31 @@ def ramfs_dir(tmp_path: Path) -> MountDir:
     """``with ramfs_dir(name="ramfs") as path:`` mounts a ramfs at tmp_path/name, and
     always unmounts it on leaving. Needs root."""
     return _memory_mount("ramfs", tmp_path)
+
+
+# ------------------------------------------------------------------ a real sshd
+
+
+@pytest.fixture(scope="session")
+def sshd_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Debian's OpenSSH server on a loopback port for the session (tests/support/sshd.py),
+    always stopped with every session it had."""
+    from tests.support.sshd import SshLab, sshd_missing
+
+    require(integration_unavailable_reason() or sshd_missing())
+    lab = SshLab.start(tmp_path_factory.mktemp("sshd"))
+    try:
+        yield lab
+    finally:
+        lab.stop()
+
+
+@pytest.fixture
+def ssh_lab(sshd_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """The session's sshd as the admin's machine sees it: HOME with ~/.ssh/config
+    naming it "nas", its key trusted, no ssh agent. Each test starts with that."""
+    sshd_server.write_client_config()
+    sshd_server.trust_host_key()
+    monkeypatch.setenv("HOME", str(sshd_server.home))
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    yield sshd_server

@@ -43,7 +43,7 @@ def collect_inventory(host: Host, sources: Sequence[Source[Any]] = SOURCES) -> I
     results: dict[str, Future[Result]] = {}
     in_main: list[Future[Result]] = []  # set by this thread, in registry order
     in_threads = [s for s in sources if s.runs_commands]
-    with ThreadPoolExecutor(max_workers=max(1, len(in_threads))) as pool:
+    with host.gathering(), ThreadPoolExecutor(max_workers=max(1, len(in_threads))) as pool:
         # One worker per command-running source: none waits in the queue behind another,
         # and each waits only on earlier sources (the registry order), so none deadlocks.
         for source in sources:

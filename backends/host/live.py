@@ -75,6 +75,9 @@ class LiveHost:
     def is_root(self) -> bool:
         return os.geteuid() == 0
 
+    def gathering(self) -> AbstractContextManager[None]:
+        return contextlib.nullcontext()  # every read is already local
+
     def read_text(self, path: str) -> str:
         try:
             with open(path, encoding="utf-8", errors="replace") as fh:

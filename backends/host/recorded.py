@@ -150,6 +150,9 @@ class RecordedHost:
         table the OS follows on-disk symlinks itself, which is faster."""
         return self._local(self.realpath(path) if self._links else path)
 
+    def gathering(self) -> AbstractContextManager[None]:
+        return contextlib.nullcontext()  # every read is already local
+
     def read_text(self, path: str) -> str:
         try:
             return self._resolved(path).read_text(encoding="utf-8", errors="replace")

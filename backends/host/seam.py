@@ -104,6 +104,12 @@ class Host(Protocol):
     @property
     def is_root(self) -> bool: ...
 
+    def gathering(self) -> AbstractContextManager[None]:
+        """The reads inside the block may be answered from one gathering made at its
+        start: a remote host sends what an inventory reads in one round trip; a local
+        one reads as it goes."""
+        ...
+
     def read_text(self, path: str) -> str:
         """File contents. Raises FileNotFoundError, or PermissionDenied."""
         ...

@@ -1,0 +1,305 @@
+"""One SSH connection to a remote host, kept open and shared by every call.
+
+asyncssh is asyncio-only and the host seam is mostly synchronous (the inventory reads
+from worker threads), so the connection lives on an event loop of its own, in a daemon
+thread; synchronous callers hand it coroutines and wait. Each command is a channel of
+the one connection: no new TCP or key exchange per call.
+
+Authentication is ssh's own (asyncssh reads ~/.ssh/config, the agent, the keys and
+~/.ssh/known_hosts as OpenSSH does). A host key that is unknown or changed refuses the
+connection before anything is sent (``HostKeyRefused``). A password or passphrase is
+asked of ``prompt`` when one is needed and kept in this object's memory only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import asyncssh
+
+from ....core.errors import HostKeyRefused, HostUnreachable
+from .shells import ShellPool, ShellTimeout
+from .target import SshTarget
+
+T = TypeVar("T")
+
+# Asks the user one question ("Password for root@nas2: ") and returns the answer, or
+# None when there is no one to ask (a script): then that way of logging in is skipped.
+Prompt = Callable[[str], "str | None"]
+
+CONNECT_TIMEOUT = 10.0
+# A link that stops answering is found out within ~30 s even when nothing is sent.
+KEEPALIVE_INTERVAL = 10.0
+KEEPALIVE_COUNT_MAX = 3
+WARM_SHELLS = 2
+
+
+@dataclass(frozen=True)
+class RemoteResult:
+    returncode: int | None  # None: killed by a signal, or the connection was lost
+    stdout: bytes
+    stderr: bytes
+    signal: str | None = None
+
+
+class _Client(asyncssh.SSHClient):
+    """Asks for a password or a key's passphrase only when the server wants one."""
+
+    def __init__(self, link: SshLink) -> None:
+        self._link = link
+
+    def password_auth_requested(self) -> str | None:
+        return self._link._ask(f"Password for {self._link.target}: ")
+
+    def kbdint_auth_requested(self) -> str:
+        return ""  # answer its questions one by one below
+
+    def kbdint_challenge_received(
+        self, name: str, instructions: str, lang: str, prompts: Any
+    ) -> list[str] | None:
+        answers = []
+        for text, _echo in prompts:
+            answer = self._link._ask(text or f"Password for {self._link.target}: ")
+            if answer is None:
+                return None
+            answers.append(answer)
+        return answers
+
+
+class SshLink:
+    """The connection to one target. ``round_trips`` counts the requests sent."""
+
+    def __init__(
+        self,
+        target: SshTarget,
+        *,
+        prompt: Prompt | None = None,
+        connect_timeout: float = CONNECT_TIMEOUT,
+    ) -> None:
+        self.target = target
+        self.round_trips = 0
+        self._prompt = prompt
+        self._connect_timeout = connect_timeout
+        self._secrets: dict[str, str] = {}  # the question asked -> its answer, in memory
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._conn: asyncssh.SSHClientConnection | None = None
+        self._connecting: asyncio.Lock | None = None
+        self._start_lock = threading.Lock()
+        self._unknown_key: tuple[bool, str] | None = None  # (changed, fingerprint)
+        self._shells = ShellPool()
+
+    # ------------------------------------------------------------------ the loop
+
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        with self._start_lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(
+                    target=loop.run_forever, name=f"ssh {self.target}", daemon=True
+                )
+                thread.start()
+                self._loop, self._thread = loop, thread
+            return self._loop
+
+    def submit(self, coro: Awaitable[T]) -> Future[T]:
+        """Run ``coro`` on the link's loop; a concurrent Future of its result."""
+        return asyncio.run_coroutine_threadsafe(coro, self._ensure_loop())  # type: ignore[arg-type]
+
+    def call(self, coro: Awaitable[T], timeout: float | None = None) -> T:
+        """Run ``coro`` on the link's loop and wait for it (from any thread but that one)."""
+        future = self.submit(coro)
+        try:
+            return future.result(timeout)
+        except TimeoutError:
+            future.cancel()
+            raise
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        return self._ensure_loop()
+
+    def close(self) -> None:
+        loop = self._loop
+        if loop is None:
+            return
+        if self._conn is not None:
+
+            async def _close(conn: asyncssh.SSHClientConnection) -> None:
+                conn.close()
+                await conn.wait_closed()
+
+            try:
+                self.call(_close(self._conn), timeout=5)
+            except Exception:  # noqa: BLE001 - closing a broken link: nothing to keep
+                pass
+            self._conn = None
+        loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        loop.close()
+        self._loop = self._thread = None
+
+    # ------------------------------------------------------------------ connecting
+
+    def _ask(self, question: str) -> str | None:
+        if question in self._secrets:
+            return self._secrets[question]
+        if self._prompt is None:
+            return None
+        answer = self._prompt(question)
+        if answer is not None:
+            self._secrets[question] = answer
+        return answer
+
+    def _known_hosts(self, host: str, addr: str, port: int) -> Any:
+        """ssh's own ~/.ssh/known_hosts, remembering whether it knew this host at all:
+        a refusal then says "unknown" or "changed" without guessing from text."""
+        path = os.path.expanduser("~/.ssh/known_hosts")
+        try:
+            known = asyncssh.read_known_hosts(path)
+        except (OSError, ValueError):
+            return ([], [], [])
+        trusted, *rest = known.match(host, addr, port)
+        self._unknown_key = (bool(trusted), "")
+        return (trusted, *rest)
+
+    async def connection(self) -> asyncssh.SSHClientConnection:
+        """The open connection, made on first use and again after it was lost."""
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+        async with self._connecting:
+            if self._conn is not None and not self._conn.is_closed():
+                return self._conn
+            self._shells.forget()
+            self._conn = await self._connect()
+            # the inventory's readers and its command-running sources ask side by side
+            await self._shells.warm(self._conn, WARM_SHELLS)
+            return self._conn
+
+    async def _connect(self) -> asyncssh.SSHClientConnection:
+        target = self.target
+        options: dict[str, Any] = {
+            "known_hosts": self._known_hosts,
+            "connect_timeout": self._connect_timeout,
+            "keepalive_interval": KEEPALIVE_INTERVAL,
+            "keepalive_count_max": KEEPALIVE_COUNT_MAX,
+            "client_factory": lambda: _Client(self),
+        }
+        if target.user:
+            options["username"] = target.user
+        if target.port:
+            options["port"] = target.port
+        self.round_trips += 1
+        try:
+            return await asyncssh.connect(target.host, **options)
+        except asyncssh.HostKeyNotVerifiable as exc:
+            known_before = self._unknown_key[0] if self._unknown_key else False
+            fingerprint = await self._offered_fingerprint()
+            raise HostKeyRefused(
+                str(target),
+                changed=known_before,
+                fingerprint=fingerprint,
+                accept_hint=target.ssh_command(),
+            ) from exc
+        except asyncssh.PermissionDenied as exc:
+            raise HostUnreachable(
+                str(target),
+                "the server refused every key (and password) we offered: check the "
+                "user, IdentityFile in ~/.ssh/config, the ssh agent, and the server's "
+                "authorized_keys",
+            ) from exc
+        except asyncssh.KeyEncryptionError as exc:
+            raise HostUnreachable(str(target), f"cannot unlock the key: {exc}") from exc
+        except TimeoutError as exc:
+            raise HostUnreachable(
+                str(target), f"no answer within {self._connect_timeout:g} s"
+            ) from exc
+        except asyncssh.Error as exc:
+            raise HostUnreachable(str(target), exc.reason or type(exc).__name__) from exc
+        except OSError as exc:
+            raise HostUnreachable(str(target), exc.strerror or str(exc)) from exc
+
+    async def _offered_fingerprint(self) -> str:
+        try:
+            options: dict[str, Any] = {}
+            if self.target.port:
+                options["port"] = self.target.port
+            key = await asyncio.wait_for(
+                asyncssh.get_server_host_key(self.target.host, **options), self._connect_timeout
+            )
+        except (asyncssh.Error, OSError, TimeoutError):
+            return "(its key could not be read)"
+        if key is None:
+            return "(no key offered)"
+        return f"{key.get_algorithm()} {key.get_fingerprint()}"
+
+    def connect(self) -> None:
+        """Open the connection now (the errors of a bad target, key or login)."""
+        self.call(self.connection(), timeout=self._connect_timeout + 30)
+
+    # ------------------------------------------------------------------ commands
+
+    async def run_async(
+        self, command: str, *, stdin: bytes | None = None, timeout: float | None = None
+    ) -> RemoteResult:
+        conn = await self.connection()
+        self.round_trips += 1
+        try:
+            result = await conn.run(
+                command, input=stdin, encoding=None, timeout=timeout, check=False
+            )
+        except asyncssh.TimeoutError as exc:
+            return RemoteResult(None, _as_bytes(exc.stdout), _as_bytes(exc.stderr), "timeout")
+        except (asyncssh.ConnectionLost, asyncssh.DisconnectError, BrokenPipeError) as exc:
+            raise HostUnreachable(str(self.target), f"connection lost: {exc}") from exc
+        except asyncssh.ChannelOpenError as exc:
+            raise HostUnreachable(str(self.target), f"cannot open a channel: {exc}") from exc
+        return RemoteResult(
+            result.exit_status if result.exit_signal is None else None,
+            _as_bytes(result.stdout),
+            _as_bytes(result.stderr),
+            result.exit_signal[0] if result.exit_signal else None,
+        )
+
+    async def shell_async(
+        self, body: str, *, stdin: bytes | None = None, timeout: float | None = None
+    ) -> RemoteResult:
+        conn = await self.connection()
+        self.round_trips += 1
+        try:
+            status, out, err = await self._shells.request(
+                conn, str(self.target), body, stdin, timeout
+            )
+        except ShellTimeout:
+            return RemoteResult(None, b"", b"", "timeout")
+        return RemoteResult(status, out, err)
+
+    def shell(
+        self, body: str, *, stdin: bytes | None = None, timeout: float | None = None
+    ) -> RemoteResult:
+        """Run POSIX sh lines in one of the kept shells (``shells.py``) to their end:
+        the quick way for every short request."""
+        grace = None if timeout is None else timeout + self._connect_timeout + 5
+        return self.call(self.shell_async(body, stdin=stdin, timeout=timeout), grace)
+
+    def run(
+        self, command: str, *, stdin: bytes | None = None, timeout: float | None = None
+    ) -> RemoteResult:
+        """Run a shell command line on the host (its login shell) to the end."""
+        grace = None if timeout is None else timeout + self._connect_timeout + 5
+        return self.call(self.run_async(command, stdin=stdin, timeout=timeout), grace)
+
+
+def _as_bytes(data: Any) -> bytes:
+    if data is None:
+        return b""
+    if isinstance(data, str):
+        return data.encode()
+    return bytes(data)

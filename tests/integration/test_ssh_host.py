@@ -1,0 +1,205 @@
+"""SshHost against a real OpenSSH server on the loopback: the same machine seen
+through SSH answers as this machine does, and every way to fail says why."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tierdeck.app.machine.inventory import collect_inventory
+from tierdeck.backends.host import LiveHost
+from tierdeck.backends.host.ssh import SshHost
+from tierdeck.backends.host.ssh.link import SshLink
+from tierdeck.backends.host.ssh.target import SshTarget
+from tierdeck.backends.locks import LockHeld
+from tierdeck.core.errors import HostKeyRefused, HostUnreachable
+from tierdeck.core.serialize import inventory_to_dict
+
+from tests.waiting import wait_until, wait_until_sync
+
+pytestmark = pytest.mark.integration
+
+USAGE_FIELDS = ("avail_bytes", "used_bytes", "free_bytes", "size_bytes")
+
+
+def _steady(inventory: dict[str, Any], lab: Path) -> dict[str, Any]:
+    """The inventory without what changes between two looks on a busy machine: the
+    fill of filesystems other programs write to (the lab's own stay)."""
+    steady = dict(inventory)
+    mounts = []
+    for mount in inventory["mounts"]:
+        if not str(mount["mountpoint"]).startswith(str(lab)):
+            mount = {k: v for k, v in mount.items() if k not in USAGE_FIELDS}
+        mounts.append(mount)
+    steady["mounts"] = mounts
+    return steady
+
+
+@pytest.fixture
+def nas(ssh_lab: Any) -> Any:
+    host = SshHost(ssh_lab.alias)
+    yield host
+    host.close()
+
+
+def test_this_machine_over_ssh_is_this_machine(nas: SshHost, lab_nas: Path) -> None:
+    local = inventory_to_dict(collect_inventory(LiveHost()))
+    before = nas.link.round_trips
+    remote = inventory_to_dict(collect_inventory(nas))
+    assert _steady(remote, lab_nas) == _steady(local, lab_nas)
+    assert remote["host"]["hostname"] == os.uname().nodename
+    # one gathering and the few commands the sources run, not a request per file
+    assert nas.link.round_trips - before <= 10
+
+
+def test_an_unknown_host_key_is_refused_with_its_fingerprint(ssh_lab: Any) -> None:
+    ssh_lab.forget_host_key()
+    fingerprint = subprocess.run(["ssh-keygen", "-lf", f"{ssh_lab.host_key}.pub"],
+                                 capture_output=True, text=True, check=True).stdout.split()[1]  # fmt: skip
+    with pytest.raises(HostKeyRefused) as refused:
+        SshHost(ssh_lab.alias).facts  # noqa: B018
+    assert not refused.value.changed
+    assert fingerprint in str(refused.value)
+    assert f"ssh {ssh_lab.alias}" in str(refused.value)  # the command that accepts it
+
+
+def test_a_changed_host_key_is_refused_loudly(ssh_lab: Any, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(other)], check=True)
+    kind, key, *_ = Path(f"{other}.pub").read_text().split()
+    (ssh_lab.home / ".ssh" / "known_hosts").write_text(f"[127.0.0.1]:{ssh_lab.port} {kind} {key}\n")
+    with pytest.raises(HostKeyRefused) as refused:
+        SshHost(ssh_lab.alias).facts  # noqa: B018
+    assert refused.value.changed
+    assert "HOST KEY CHANGED" in str(refused.value)
+
+
+def test_a_key_the_server_does_not_know_is_refused_clearly(ssh_lab: Any, tmp_path: Path) -> None:
+    stranger = tmp_path / "stranger"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(stranger)], check=True)
+    ssh_lab.write_client_config()
+    config = ssh_lab.home / ".ssh" / "config"
+    config.write_text(config.read_text().replace(str(ssh_lab.user_key), str(stranger)))
+    with pytest.raises(HostUnreachable) as refused:
+        SshHost(ssh_lab.alias).facts  # noqa: B018
+    assert "refused every key" in str(refused.value)
+
+
+def test_a_host_that_never_answers_times_out() -> None:
+    # A socket that accepts connections and never speaks: the banner never comes.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+        link = SshLink(SshTarget("127.0.0.1", "root", port), connect_timeout=1.5)
+        with pytest.raises(HostUnreachable, match="no answer within 1.5 s"):
+            SshHost(link.target, link=link).facts  # noqa: B018
+        link.close()
+
+
+_NAMES = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="/\x00"),
+    min_size=1, max_size=40,
+).filter(lambda n: n not in (".", ".."))  # fmt: skip
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=_NAMES, text=st.text(max_size=200))
+def test_any_file_name_reaches_the_host_as_one_word(nas: SshHost, tmp_path: Path,
+                                                   name: str, text: str) -> None:  # fmt: skip
+    folder = tmp_path / "names"
+    folder.mkdir(exist_ok=True)
+    path = folder / name
+    try:
+        path.write_text(text, encoding="utf-8", newline="")
+    except OSError:  # a name too long in bytes for ext4: nothing to check
+        return
+    try:
+        assert nas.exists(str(path)) and not nas.is_dir(str(path))
+        assert nas.read_text(str(path)) == text
+        assert name in nas.listdir(str(folder))
+        nas.write_atomically(str(path), text + "!")
+        with open(path, encoding="utf-8", newline="") as written:
+            assert written.read() == text + "!"
+        assert nas.remove(str(path)) is True
+        assert not path.exists() and nas.remove(str(path)) is False
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def test_errors_are_this_machines_errors(nas: SshHost, tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        nas.read_text(str(tmp_path / "absent"))
+    with pytest.raises(FileNotFoundError):
+        nas.listdir(str(tmp_path / "absent"))
+    nas.make_dirs(str(tmp_path / "a" / "b"))
+    assert (tmp_path / "a" / "b").is_dir()
+    (tmp_path / "a" / "b" / "f").write_text("x")
+    with pytest.raises(OSError):
+        nas.remove_dir(str(tmp_path / "a" / "b"))
+    assert nas.statvfs(str(tmp_path)).size_bytes == LiveHost().statvfs(str(tmp_path)).size_bytes
+
+
+def test_a_command_runs_with_its_status_and_a_missing_tool_is_named(nas: SshHost) -> None:
+    from tierdeck.core.errors import ToolMissing, ToolTimeout
+
+    result = nas.run(["sh", "-c", "printf 'a b'; echo oops >&2; exit 3"])
+    assert (result.returncode, result.stdout, result.stderr) == (3, "a b", "oops\n")
+    with pytest.raises(ToolMissing):
+        nas.run(["no-such-tool-tierdeck"])
+    with pytest.raises(ToolTimeout):
+        nas.run(["sleep", "30"], timeout=1)
+
+
+def _group_alive(pgid: int) -> bool:
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if fields[2] == str(pgid) and fields[0] != "Z":
+            return True
+    return False
+
+
+async def test_a_spawned_command_dies_with_its_connection(nas: SshHost, ssh_lab: Any) -> None:
+    process = await nas.spawn(["sleep", "300"])
+    assert process.pid > 0 and _group_alive(process.pid)
+    assert nas.group_alive(process.pid)
+    assert ssh_lab.session_pids()
+    ssh_lab.kill_sessions()
+    await wait_until(None, lambda: not _group_alive(process.pid), "the remote sleep to stop", 8)
+    with pytest.raises(HostUnreachable):
+        await asyncio.wait_for(process.wait(), 10)
+
+
+def test_a_lock_over_ssh_is_the_hosts_lock_and_dies_with_the_link(
+    nas: SshHost, ssh_lab: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierdeck.backends import locks
+
+    # the host's own lock folder, as its sessions see it (not this worker's own)
+    monkeypatch.delenv(locks.ENV_LOCK_DIR, raising=False)
+
+    with nas.exclusive("ssh-test-key"):
+        with pytest.raises(LockHeld), locks.exclusive("ssh-test-key"):
+            pass
+        ssh_lab.kill_sessions()
+        wait_until_sync(lambda: _lock_free("ssh-test-key"), "the lock to be released", timeout=8)
+
+
+def _lock_free(key: str) -> bool:
+    from tierdeck.backends import locks
+
+    try:
+        with locks.exclusive(key):
+            return True
+    except LockHeld:
+        return False
