@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
 from pathlib import Path
 
 
@@ -35,3 +39,14 @@ def group_commands(pgid: int) -> list[str]:
         if int(pgrp) == pgid and state != "Z":
             found.append(stat[stat.index("(") + 1 : stat.rindex(")")])
     return found
+
+
+def stop_cli_and_fio(proc: subprocess.Popen[str], directory: Path) -> None:
+    """Whatever a test did: the CLI (started in a session of its own) and any fio
+    using ``directory`` are gone afterwards."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    for pid in fio_processes_using(directory):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)

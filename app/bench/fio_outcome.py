@@ -24,6 +24,7 @@ class FioOutcome:
     last_doc: dict[str, Any] | None = None
     last_report: FioReport | None = None
     messages: list[str] = field(default_factory=list)  # fio's own lines, stdout + stderr
+    interrupted: str | None = None  # why fio's end was never seen (a remote link died)
 
 
 def fio_failure(outcome: FioOutcome) -> str | None:
@@ -40,7 +41,9 @@ def fio_failure(outcome: FioOutcome) -> str | None:
             "(btrfs, ZFS) writing over a file needs room for the old and the new blocks. "
             "Choose a smaller size."
         )
-    if report is not None and failed_jobs:
+    if outcome.interrupted is not None:
+        headline = outcome.interrupted
+    elif report is not None and failed_jobs:
         # FioError names each failed job with its errno; fio's lines say why.
         headline = str(FioError.from_report(report)).split(";", 1)[0]
     elif outcome.returncode is None:

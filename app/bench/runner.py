@@ -45,7 +45,7 @@ from ...core.bench_models import (
     TargetKind,
     WarningKind,
 )
-from ...core.errors import ParseError, TierdeckError
+from ...core.errors import HostUnreachable, ParseError, TierdeckError
 from ...core.fio_models import Direction, FioReport, Sample
 from ...core.models import Inventory
 from ...core.units import fmt_bytes
@@ -195,7 +195,10 @@ class _Run:
                     )
                     self.notice("cancelling: stopping fio")
                     await _stop(self.host, proc)
-            outcome.returncode = await exited
+            try:
+                outcome.returncode = await exited
+            except HostUnreachable as exc:  # a remote host's link died under fio
+                outcome.interrupted = f"{exc}; fio was stopped on the host"
             # The pipes close once every process of the group is gone.
             await asyncio.wait(readers, timeout=REAP_TIMEOUT_S)
         finally:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     import asyncio
 
     from ...backends.host import Host
+    from ...backends.host.ssh import SshHost
     from ...core.bench_models import RunResult
     from ...core.layout.model import Layout
     from ..history.store import HistoryStore
@@ -69,11 +70,75 @@ _HOST_OPTIONS = [
 ]
 
 
+# --host: the machine over SSH (an ssh config alias or user@host[:port])
+META_KEY = "tierdeck.host"
+
+HOST_HELP = (
+    "Work on another machine over SSH: an ssh config alias or user@host[:port]. "
+    "~/.ssh/config, the ssh agent, keys and ~/.ssh/known_hosts apply as for ssh."
+)
+
+
+def _remember(ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> None:
+    # given twice (before and after the command name, or by a script appending
+    # options), the last would win silently: refused instead
+    given = [*([ctx.meta[META_KEY]] if META_KEY in ctx.meta else []), *values]
+    if len(given) > 1:
+        raise click.UsageError(
+            f"--host given {len(given)} times ({', '.join(given)}): give it once", ctx=ctx
+        )
+    if values:
+        ctx.meta[META_KEY] = values[0]
+
+
+def host_option(func: F) -> F:
+    """``--host NAME`` on a command (the root group has it too)."""
+    option = click.option("--host", "host_name", metavar="NAME", expose_value=False,
+                          multiple=True, callback=_remember, help=HOST_HELP)  # fmt: skip
+    return option(func)
+
+
+def requested_host() -> str | None:
+    ctx = click.get_current_context(silent=True)
+    return None if ctx is None else ctx.meta.get(META_KEY)
+
+
+def terminal_prompt(question: str) -> str | None:
+    """A password or passphrase typed at the terminal, never echoed nor kept on disk;
+    None without a terminal (a script): that way of logging in is then skipped."""
+    if not sys.stdin.isatty():
+        return None
+    import getpass
+
+    try:
+        return getpass.getpass(question)
+    except (EOFError, KeyboardInterrupt):
+        return None
+
+
+def open_remote_host(name: str) -> SshHost:
+    """The host, connected (its key checked, logged in), or exit 1 saying why."""
+    from ...backends.host.ssh import BadTarget, SshHost
+    from ...core.errors import HostUnreachable
+
+    try:
+        host = SshHost(name, prompt=terminal_prompt)
+    except BadTarget as exc:
+        fail(str(exc), EXIT_REFUSED)
+    try:
+        host.facts  # noqa: B018 - connect now: a refusal is said before any work starts
+    except HostUnreachable as exc:
+        host.close()
+        fail(str(exc), EXIT_FAILED)
+    return host
+
+
 def host_options(func: F) -> F:
-    """``--demo`` and ``--recorded DIR``: the host a command reads (see ``make_host``)."""
+    """``--demo``, ``--recorded DIR`` and ``--host NAME``: the host a command reads
+    (see ``make_host``)."""
     for option in reversed(_HOST_OPTIONS):
         func = option(func)
-    return func
+    return host_option(func)
 
 
 def once(*decls: str, **attrs: Any) -> Callable[[F], F]:
@@ -99,17 +164,27 @@ def once(*decls: str, **attrs: Any) -> Callable[[F], F]:
 
 
 def make_host(demo: bool, recorded: Path | None) -> Host:
+    """The host a command works on: the demo NAS, a recording, the machine ``--host``
+    names (over SSH, connected), or this machine."""
     from ...backends.host import LiveHost, RecordedHost
 
-    if demo and recorded:
-        raise click.UsageError("--demo and --recorded exclude each other")
+    remote = requested_host()
+    if sum((demo, recorded is not None, remote is not None)) > 1:
+        raise click.UsageError("--demo, --recorded and --host exclude each other")
     if demo:
         from ..machine.demo import load_demo_host
 
         return load_demo_host()
     if recorded is not None:
         return RecordedHost(recorded)
+    if remote is not None:
+        return open_remote_host(remote)
     return LiveHost()
+
+
+def command_host() -> Host:
+    """The live host a command changes things on: ``--host``'s, or this machine."""
+    return make_host(False, None)
 
 
 # --------------------------------------------------------------------------- history

@@ -46,17 +46,21 @@ from .common import (
     EXIT_FAILED,
     EXIT_REFUSED,
     fail,
+    host_option,
     host_options,
     load_layout_or_exit,
     make_host,
     once,
 )
+from .remote import run_on_host_itself
 
 _MARK = {RuleSeverity.ERROR: "ERROR", RuleSeverity.WARNING: "warn", RuleSeverity.OK: "ok"}
 
 
 @click.group()
-def layout() -> None:
+@host_option
+@click.pass_context
+def layout(ctx: click.Context) -> None:
     """Compose a cache/slow tier layout of mergerfs pools.
 
     The layout is mergerfs's tiered-cache recipe: a tiered pool (cache branches first,
@@ -64,6 +68,8 @@ def layout() -> None:
     the cache branches into the slow pool on a timer. Every command exits 2 on a rule
     error or bad input.
     """
+    if ctx.invoked_subcommand in ("apply", "undo"):
+        run_on_host_itself()  # with --host: on the machine itself, its files and units
 
 
 def _inventory(demo: bool, recorded: Path | None) -> tuple[Inventory, Host]:

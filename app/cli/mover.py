@@ -25,12 +25,20 @@ from ..mover.progress import step_text
 from ..mover.render_json import history_to_dict, report_to_dict
 from ..mover.render_text import duration_text, forecast_lines, noatime_lines, result_lines
 from ..mover.run import MoverOptions, MoverProgress, MoverRefused, run_mover
-from .common import EXIT_FAILED, EXIT_REFUSED, fail, load_layout_or_exit, once
+from .common import EXIT_FAILED, EXIT_REFUSED, fail, host_option, load_layout_or_exit, once
+from .remote import run_on_host_itself
 
 
 @click.group()
-def mover() -> None:
-    """Move files from a layout's cache branches to its slow tier."""
+@host_option
+@click.pass_context
+def mover(ctx: click.Context) -> None:
+    """Move files from a layout's cache branches to its slow tier.
+
+    With --host (before the subcommand), the command runs on that machine's own
+    tierdeck, over SSH, with its output here: the mover moves the host's files there,
+    never one by one over the network. Paths are that machine's."""
+    run_on_host_itself()
 
 
 _RUN_HELP = """Move what the layout's mover policy selects from the cache branches to

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import MountDir
-from tests.processes import fio_processes_using
+from tests.processes import fio_processes_using, stop_cli_and_fio
 from tests.waiting import wait_until_sync
 
 pytestmark = pytest.mark.integration
@@ -52,13 +52,7 @@ def start_tierdeck(data_dir: Path, *args: str) -> subprocess.Popen[str]:
 
 
 def stop(proc: subprocess.Popen[str], directory: Path) -> None:
-    """Whatever a test did: the CLI and any fio it started are gone afterwards."""
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-    for pid in fio_processes_using(directory):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+    stop_cli_and_fio(proc, directory)
 
 
 def bench_files(directory: Path) -> list[str]:

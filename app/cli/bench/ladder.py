@@ -16,7 +16,16 @@ import click
 
 from ....core.errors import TierdeckError
 from ....core.jobspec import JobSpecError
-from ..common import EXIT_FAILED, EXIT_REFUSED, cancel_exit_code, fail, once, until_cancelled
+from ..common import (
+    EXIT_FAILED,
+    EXIT_REFUSED,
+    cancel_exit_code,
+    command_host,
+    fail,
+    host_option,
+    once,
+    until_cancelled,
+)
 from .jobs import load_jobs
 from .reporting import RunReporter, stderr_is_terminal
 
@@ -106,6 +115,7 @@ async def _drive(
 
 
 @click.command("ladder", help=LADDER_HELP)
+@host_option
 @once("--target", required=True, metavar="MERGERFS_POOL", help="The pool's mountpoint.")
 @once("--preset", "preset_name", metavar="NAME", help="A preset (tierdeck bench presets).")
 @once(
@@ -136,7 +146,6 @@ def ladder_cmd(
     size: str | None,
     no_save: bool,
 ) -> None:
-    from ....backends.host import LiveHost
     from ....core.ladder.options import OptionSweepError, parse_option_sweep
     from ...bench.service import BenchService
     from ...history.run_sets import RunSetStore
@@ -152,7 +161,7 @@ def ladder_cmd(
         option = None if option_text is None else parse_option_sweep(option_text)
     except OptionSweepError as exc:
         fail(str(exc), EXIT_REFUSED)
-    host = LiveHost()
+    host = command_host()
     reporter = LadderReporter(live=stderr_is_terminal() and not as_json)
     for stale in clean_stale(host):
         reporter.say(f"removed throwaway mounts left by a dead tierdeck: {stale.path}")

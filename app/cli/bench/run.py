@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import posixpath
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -35,8 +36,11 @@ from ..common import (
     EXIT_REFUSED,
     EXIT_SIGINT,
     cancel_exit_code,
+    command_host,
     fail,
+    host_option,
     once,
+    requested_host,
     until_cancelled,
 )
 from .jobs import load_jobs
@@ -149,6 +153,7 @@ Exit status:
 
 
 @click.command("run", help=RUN_HELP)
+@host_option
 @once("--preset", "preset_name", metavar="NAME", help="A preset (tierdeck bench presets).")
 @once(
     "--job",
@@ -203,17 +208,23 @@ def run_cmd(
     jobs, preset = load_jobs(preset_name, job_file)
     if confirm_device is not None and not raw:
         raise click.UsageError("--confirm-device confirms raw mode: add --raw")
-    target = os.path.abspath(target)
-    if raw and os.path.isdir(target):
+    from ...bench.service import BenchAsk, BenchService
+    from ...machine.inventory import collect_inventory
+
+    host = command_host()
+    if requested_host() is None:
+        target = os.path.abspath(target)
+    elif not target.startswith("/"):
+        raise click.UsageError(
+            f"with --host, give the target as a full path on that machine, not {target!r}"
+        )
+    else:
+        target = posixpath.normpath(target)  # a path on that machine
+    if raw and host.is_dir(target):
         raise click.UsageError(
             f"--raw is for a block device; {target} is a directory (leave out --raw: the "
             "test files go in the directory)"
         )
-    from ....backends.host import LiveHost
-    from ...bench.service import BenchAsk, BenchService
-    from ...machine.inventory import collect_inventory
-
-    host = LiveHost()
     service = BenchService(host, store=None if no_save else HistoryStore)
     # Open the store first: finding out after a 10-minute run that it cannot be saved
     # would waste the run.
@@ -253,7 +264,7 @@ def run_cmd(
                     "--confirm-device NAME"
                 ) from None
             # by-id links resolve to the node, as plan_run resolves them
-            request = plan(inv, _ask_device_name(inv, os.path.realpath(target)))
+            request = plan(inv, _ask_device_name(inv, host.realpath(target)))
     except BenchRefused as exc:
         _refused(exc, direct=direct, raw=raw)
     except JobSpecError as exc:

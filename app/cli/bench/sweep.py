@@ -14,7 +14,16 @@ import click
 from ....core.errors import TierdeckError
 from ....core.sweep.model import TARGETS_AXIS, SweepError, SweepSpec, parse_sweep
 from ....core.units import fmt_clock
-from ..common import EXIT_FAILED, EXIT_REFUSED, cancel_exit_code, fail, once, until_cancelled
+from ..common import (
+    EXIT_FAILED,
+    EXIT_REFUSED,
+    cancel_exit_code,
+    command_host,
+    fail,
+    host_option,
+    once,
+    until_cancelled,
+)
 from .reporting import RunReporter, stderr_is_terminal
 
 if TYPE_CHECKING:
@@ -174,6 +183,7 @@ def _refused(exc: Exception) -> NoReturn:
 
 
 @click.command("sweep", help=SWEEP_HELP)
+@host_option
 @click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @once("--example", metavar="NAME", help="A sweep shipped with tierdeck (bench sweeps).")
 @click.option("--target", "targets", multiple=True, metavar="PATH",
@@ -196,7 +206,6 @@ def sweep_cmd(
 ) -> None:
     import os
 
-    from ....backends.host import LiveHost
     from ...bench.service import BenchService
     from ...history.run_sets import RunSetStore
     from ...machine.inventory import collect_inventory
@@ -215,7 +224,7 @@ def sweep_cmd(
         size = size if size is not None else stored.size
     else:
         spec = _read_spec(file, example, targets)
-    host = LiveHost()
+    host = command_host()
     try:
         inv = collect_inventory(host)
         plan = plan_sweep(host, inv, spec, target=targets[0] if len(targets) == 1 else None,

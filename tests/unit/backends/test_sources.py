@@ -10,6 +10,7 @@ with ``.venv/bin/python tests/unit/backends/test_sources.py --update`` and revie
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import sys
@@ -117,6 +118,9 @@ class DenyingHost:
     """Every read is refused, as for a user without rights anywhere."""
 
     hostname, kernel, is_root = "denied", "6.0", False
+
+    def gathering(self) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()  # reads nothing itself: each read is refused
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         def refuse(*args: Any, **kwargs: Any) -> Any:
