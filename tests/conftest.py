@@ -221,7 +221,17 @@ def sshd_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from tests.support.sshd import SshLab, sshd_missing
 
     require(integration_unavailable_reason() or sshd_missing())
-    lab = SshLab.start(tmp_path_factory.mktemp("sshd"))
+    import sys
+
+    folder = tmp_path_factory.mktemp("sshd")
+    # The "NAS" has this checkout's tierdeck on its PATH (the mover and layout apply run
+    # there), and keeps its history and cache in the test's folders, not root's own.
+    session_env = {
+        "PATH": f"{Path(sys.executable).parent}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        "TIERDECK_DATA_DIR": str(folder / "nas-data"),
+        "TIERDECK_CACHE_DIR": str(folder / "nas-cache"),
+    }
+    lab = SshLab.start(folder, session_env=session_env)
     try:
         yield lab
     finally:

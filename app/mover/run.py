@@ -170,7 +170,7 @@ def _run(
     bench_history: HistoryStore | None,
 ) -> MoverReport:
     if not (host.capabilities.live and host.capabilities.move_files):
-        raise MoverRefused(RefusalKind.NOT_LIVE, "this host cannot move files (a recording?)")
+        raise MoverRefused(RefusalKind.NOT_LIVE, host.capabilities.no_move_reason)
     inv = mounts_inventory(host)
     paths = (*layout.cache, *(b.path for b in layout.slow))
     facts = branch_facts(inv, host, paths)

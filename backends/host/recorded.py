@@ -78,7 +78,9 @@ class RecordedHost:
     @property
     def capabilities(self) -> HostCapabilities:
         # A recording is another machine's past: nothing may run or change here.
-        return HostCapabilities(live=False, run_benchmarks=False, watch_devices=False)
+        return HostCapabilities(live=False, run_benchmarks=False, watch_devices=False,
+                                no_move_reason="a recording is a past state: files move "
+                                "only on a live machine")  # fmt: skip
 
     def _refuse(self, what: str) -> NotSupported:
         return NotSupported(f"{what}: {self.hostname} is a recording, nothing runs there")

@@ -61,6 +61,8 @@ class HostCapabilities:
     run_benchmarks: bool  # fio may run there, creating and removing its test files
     watch_devices: bool  # udev events arrive when disks come and go
     move_files: bool = False  # the mover may move files between branches (file_mover)
+    # when move_files is False: why, and what the user can do (shown as it is)
+    no_move_reason: str = "this host cannot move files"
 
 
 class HostProcess(Protocol):

@@ -203,3 +203,19 @@ def _lock_free(key: str) -> bool:
             return True
     except LockHeld:
         return False
+
+
+async def test_the_dashboard_of_a_remote_host_shows_its_disks(nas: SshHost, lab_nas: Path) -> None:
+    from textual.widgets import DataTable
+    from tierdeck.app.tui.app import TierdeckApp
+
+    from tests.pilot.waiting import wait_for_inventory
+
+    app = TierdeckApp(nas)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_inventory(pilot, app)
+        table = app.screen.query_one(DataTable)
+        shown = {str(table.get_row_at(i)[0]).strip() for i in range(table.row_count)}
+        local = {d.name for d in collect_inventory(LiveHost()).disks}
+        assert local and local <= {name.lstrip("* ") for name in shown}
+        assert app.last_error is None

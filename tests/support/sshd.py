@@ -53,7 +53,9 @@ class SshLab:
 
     @classmethod
     def start(cls, folder: Path, *, alias: str = "nas", port: int | None = None,
-              listen: str = "127.0.0.1") -> SshLab:  # fmt: skip
+              listen: str = "127.0.0.1", session_env: dict[str, str] | None = None) -> SshLab:  # fmt: skip
+        """``session_env``: what every session on the server has (sshd's SetEnv), e.g.
+        a PATH with this checkout's tierdeck, and its data folders in the test's."""
         folder.mkdir(parents=True, exist_ok=True)
         os.chmod(folder, 0o700)
         host_key, user_key = folder / "host_key", folder / "user_key"
@@ -70,6 +72,7 @@ class SshLab:
             "PermitRootLogin prohibit-password\nPasswordAuthentication no\n"
             "KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"
             f"PidFile {folder}/sshd.pid\nLogLevel ERROR\nMaxSessions 64\nMaxStartups 64\n"
+            + "".join(f"SetEnv {k}={v}\n" for k, v in (session_env or {}).items())
         )
         Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege separation folder
         home = folder / "home"

@@ -109,7 +109,17 @@ class SshHost:
     @property
     def capabilities(self) -> HostCapabilities:
         return HostCapabilities(live=True, run_benchmarks=True, watch_devices=False,
-                                move_files=False)  # fmt: skip
+                                move_files=False, no_move_reason=self._no_move_reason())  # fmt: skip
+
+    def _no_move_reason(self) -> str:
+        # the mover moves the host's files on the host, never one by one over the link
+        if self.tierdeck_installed:
+            return (f"files move on {self.target} itself, by its own tierdeck "
+                    f"({self.facts.tierdeck_version}): tierdeck --host {self.target} "
+                    "mover run --layout FILE")  # fmt: skip
+        return (f"files move on {self.target} itself, and tierdeck is not installed there: "
+                "install it there (clone the project, run scripts/setup.sh), then run "
+                f"tierdeck --host {self.target} mover run --layout FILE")  # fmt: skip
 
     @property
     def hostname(self) -> str:
