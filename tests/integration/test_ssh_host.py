@@ -219,3 +219,32 @@ async def test_the_dashboard_of_a_remote_host_shows_its_disks(nas: SshHost, lab_
         local = {d.name for d in collect_inventory(LiveHost()).disks}
         assert local and local <= {name.lstrip("* ") for name in shown}
         assert app.last_error is None
+
+
+_WORDS = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+    max_size=30,
+) | st.sampled_from(["$(touch /tmp/tierdeck-pwned)", "`id`", "-rf", "--", "a b", "'\"", "\n", "*"])
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(words=st.lists(_WORDS, min_size=1, max_size=4))
+def test_every_argument_reaches_the_command_as_it_was_given(nas: SshHost, words: list[str]) -> None:
+    result = nas.run(["printf", "%s\\0", *words])
+    assert result.returncode == 0
+    assert result.stdout.split("\0")[:-1] == words
+    assert not Path("/tmp/tierdeck-pwned").exists()
+
+
+def test_a_host_behind_a_jump_host_is_reached_through_it(ssh_lab: Any) -> None:
+    ssh_lab.write_client_config(
+        f"Host behind\n  HostName 127.0.0.1\n  Port {ssh_lab.port}\n  User root\n"
+        f"  IdentityFile {ssh_lab.user_key}\n  ProxyJump {ssh_lab.alias}\n"
+    )
+    host = SshHost("behind")
+    try:
+        assert host.hostname == os.uname().nodename
+        # two connections to the server while connected: to the jump host, and through it
+        assert len(ssh_lab.session_pids()) >= 2
+    finally:
+        host.close()
