@@ -1,8 +1,20 @@
-"""How fast tierdeck's CLI starts: this tree against another revision, paired.
+"""How fast tierdeck's CLI starts: against its goals, and this tree against another
+revision, paired.
 
-    .venv/bin/python bench/cli_start.py --against 945c7bc [--rounds 15]
+    .venv/bin/python bench/cli_start.py [--against 945c7bc] [--rounds 15] [--no-append]
 
-For each command (``tierdeck --help``, ``bench --help``, ``history --help``, ``layout
+The goals first, every command in the same rounds as its references, one ratio per
+round, the median printed with the spread:
+
+- ``tierdeck --help`` (the installed script, as a user types it) at most 2x ``python
+  -c pass``; ``python -c "import click"`` is printed beside it for scale (what any click
+  command line pays before its own code).
+- ``tierdeck history list --json`` on a history of 100 runs (bench/history.py's runs,
+  each a 60-second series) at most 2x ``python -c pass`` plus the ``sqlite3`` tool's
+  time reading the same rows.
+
+These lines are appended, dated, to docs/performance.md (its CLI start section) unless
+``--no-append``. With ``--against``, then, for each command (``tierdeck --help``, ``bench --help``, ``history --help``, ``layout
 --help``, ``mover --help``) both trees run in turn, this one then the other, round after
 round, with the same Python: the other revision is a ``git archive`` of it in a temporary
 folder put first on PYTHONPATH. Each round gives one ratio (this tree / the other), so a
@@ -16,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -26,6 +39,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
+# The history builder and its queries are bench/history.py's (and it needs tests/).
+sys.path.insert(0, str(REPO))
+
+from bench._report import append_run  # noqa: E402
+from bench.history import LIST_JSON_SQL, RUNS_LISTED, build_history  # noqa: E402
+
+SECTION = "CLI start: `bench/cli_start.py`"
 COMMANDS = (
     ("--help",),
     ("bench", "--help"),
@@ -54,12 +74,76 @@ def timed(argv: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
+def _spread(ratios: list[float]) -> str:
+    return f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f})"
+
+
+def _ms(times: list[float]) -> str:
+    return f"{statistics.median(times) * 1000:.0f} ms"
+
+
+def goals(rounds: int, data: Path) -> list[str]:
+    """The two goals' lines, each command paired round by round with its references."""
+    python = sys.executable
+    script = str(Path(python).with_name("tierdeck"))
+    if not Path(script).exists():
+        raise SystemExit(f"no tierdeck script beside {python}: run scripts/setup.sh")
+    data.mkdir(parents=True)
+    history = data / "history.sqlite3"  # the name the CLI looks for under TIERDECK_DATA_DIR
+    build_history(history, RUNS_LISTED)
+    env = {**os.environ, "TIERDECK_DATA_DIR": str(data)}
+    env.pop("COLUMNS", None)  # a pipe, as in a script: click's 80 columns
+    sqlite = shutil.which("sqlite3")
+    if sqlite is None:
+        raise SystemExit("the sqlite3 tool is needed (apt-get install sqlite3)")
+    commands = {
+        "floor": [python, "-c", "pass"],
+        "click": [python, "-c", "import click"],
+        "help": [script, "--help"],
+        "list": [script, "history", "list", "--json"],
+        "sqlite": [sqlite, str(history), LIST_JSON_SQL],
+    }
+    for argv in commands.values():  # warm the page cache and the bytecode
+        timed(argv, env)
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(rounds):
+        for name, argv in commands.items():
+            times[name].append(timed(argv, env))
+    floor = times["floor"]
+    help_ratios = [h / f for h, f in zip(times["help"], floor, strict=True)]
+    click_ratios = [c / f for c, f in zip(times["click"], floor, strict=True)]
+    bounds = [2 * f + q for f, q in zip(floor, times["sqlite"], strict=True)]
+    list_ratios = [t / b for t, b in zip(times["list"], bounds, strict=True)]
+
+    def verdict(ratios: list[float], goal: float) -> str:
+        return "met" if statistics.median(ratios) <= goal else "NOT met"
+
+    return [
+        f"goals: median (min-max) of {rounds} rounds, each command paired with its references",
+        f"tierdeck --help vs python -c pass: {_spread(help_ratios)}; goal <= 2x: "
+        f"{verdict(help_ratios, 2.0)} ({_ms(times['help'])} vs {_ms(floor)}; "
+        f"python -c 'import click' alone: {_spread(click_ratios)})",
+        f"tierdeck history list --json, {RUNS_LISTED} runs, vs 2x python -c pass + sqlite3 "
+        f"reading the same rows: {_spread(list_ratios)} of the bound; goal <= 1x: "
+        f"{verdict(list_ratios, 1.0)} ({_ms(times['list'])} vs 2 x {_ms(floor)} + "
+        f"{_ms(times['sqlite'])})",
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--against", required=True, help="the git revision to pair with")
+    parser.add_argument("--against", help="a git revision to pair with, command by command")
     parser.add_argument("--rounds", type=int, default=15, help="paired rounds (15)")
+    parser.add_argument("--no-append", action="store_true", help="print only")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="tierdeck-cli-start-") as tmp:
+        lines = goals(args.rounds, Path(tmp) / "data")
+        print("\n".join(lines))
+        if not args.no_append:
+            append_run(SECTION, "`bench/cli_start.py`", lines)
+            print("appended to docs/performance.md")
+        if args.against is None:
+            return
         other = extract(args.against, Path(tmp))
         # This tree is the venv's own install (its editable finder); the other goes first
         # on PYTHONPATH, which Python searches before that finder.
