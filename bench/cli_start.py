@@ -13,15 +13,19 @@ round, the median printed with the spread:
   each a 60-second series) at most 2x ``python -c pass`` plus the ``sqlite3`` tool's
   time reading the same rows.
 
-These lines are appended, dated, to docs/performance.md (its CLI start section) unless
-``--no-append``. With ``--against``, then, for each command (``tierdeck --help``, ``bench --help``, ``history --help``, ``layout
---help``, ``mover --help``) both trees run in turn, this one then the other, round after
-round, with the same Python: the other revision is a ``git archive`` of it in a temporary
-folder put first on PYTHONPATH. Each round gives one ratio (this tree / the other), so a
-machine that speeds up or slows down during the run moves both sides of it; the median of
-the ratios is printed, with the spread. ``python -c pass`` runs in the same rounds as the
-floor, and each tree's median is also printed as a multiple of it. No bare times: this
-machine is shared.
+With ``--against REV``, then, each command (``tierdeck --help``, ``history list --json``
+of the same 100 runs, ``bench --help``, ``history --help``, ``layout --help``, ``mover
+--help``, each as ``python -m tierdeck.app.cli``) runs in both trees in turn, this one
+then the other, round after round, with the same Python: the other revision is a ``git
+archive`` of it in a temporary folder put first on PYTHONPATH, its bytecode compiled as
+this tree's is. Each round gives one ratio (this tree / the other), so a machine that
+speeds up or slows down during the run moves both sides of it; the median of the ratios
+is printed, with the spread. ``python -c pass`` runs in the same rounds as the floor,
+and each tree's median is also printed as a multiple of it. No bare times: this machine
+is shared.
+
+Everything printed is appended, dated, to docs/performance.md (its CLI start section)
+unless ``--no-append``.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from bench.history import LIST_JSON_SQL, RUNS_LISTED, build_history  # noqa: E40
 SECTION = "CLI start: `bench/cli_start.py`"
 COMMANDS = (
     ("--help",),
+    ("history", "list", "--json"),
     ("bench", "--help"),
     ("history", "--help"),
     ("layout", "--help"),
@@ -65,6 +70,14 @@ def extract(revision: str, into: Path) -> Path:
     with tarfile.open(archive) as tar:
         tar.extractall(package, filter="data")
     return into
+
+
+def compile_bytecode(folder: Path) -> None:
+    """What pip does for an installed package; this checkout may run with
+    PYTHONDONTWRITEBYTECODE=1, which would otherwise compile every module on each start."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder)], env=env,
+                   stdout=subprocess.DEVNULL, check=True)  # fmt: skip
 
 
 def timed(argv: list[str], env: dict[str, str]) -> float:
@@ -136,44 +149,60 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=15, help="paired rounds (15)")
     parser.add_argument("--no-append", action="store_true", help="print only")
     args = parser.parse_args()
+    compile_bytecode(REPO)
     with tempfile.TemporaryDirectory(prefix="tierdeck-cli-start-") as tmp:
-        lines = goals(args.rounds, Path(tmp) / "data")
+        data = Path(tmp) / "data"
+        lines = goals(args.rounds, data)
         print("\n".join(lines))
+        if args.against is not None:
+            lines += against(args.against, args.rounds, Path(tmp) / "other", data)
         if not args.no_append:
             append_run(SECTION, "`bench/cli_start.py`", lines)
             print("appended to docs/performance.md")
-        if args.against is None:
-            return
-        other = extract(args.against, Path(tmp))
-        # This tree is the venv's own install (its editable finder); the other goes first
-        # on PYTHONPATH, which Python searches before that finder.
-        here_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-        other_env = {**os.environ, "PYTHONPATH": str(other)}
-        python = sys.executable
-        print(f"this tree against {args.against}, {args.rounds} paired rounds; "
-              "ratio < 1: this tree starts faster")  # fmt: skip
-        print(f"{'command':<22} {'this/other':>11} {'spread':>15} {'this/floor':>11} "
-              f"{'other/floor':>12}")  # fmt: skip
-        for command in COMMANDS:
-            argv = [python, "-m", "tierdeck.app.cli", *command]
-            floor_argv = [python, "-c", "pass"]
-            for _ in range(2):  # warm the page cache and the bytecode of both trees
-                timed(argv, here_env)
-                timed(argv, other_env)
-            ratios, here, there, floor = [], [], [], []
-            for _ in range(args.rounds):
-                a = timed(argv, here_env)
-                b = timed(argv, other_env)
-                f = timed(floor_argv, here_env)
-                ratios.append(a / b)
-                here.append(a)
-                there.append(b)
-                floor.append(f)
-            floor_median = statistics.median(floor)
-            print(f"tierdeck {' '.join(command):<13} {statistics.median(ratios):>11.2f} "
-                  f"{min(ratios):>7.2f}-{max(ratios):<7.2f} "
-                  f"{statistics.median(here) / floor_median:>11.1f}x "
-                  f"{statistics.median(there) / floor_median:>11.1f}x")  # fmt: skip
+
+
+def against(revision: str, rounds: int, folder: Path, data: Path) -> list[str]:
+    """Each command of COMMANDS, this tree then ``revision``, round by round (printed as
+    it goes; the lines returned)."""
+    other = extract(revision, folder)
+    compile_bytecode(other)
+    # This tree is the venv's own install (its editable finder); the other goes first
+    # on PYTHONPATH, which Python searches before that finder. Both read the goals'
+    # history of 100 runs.
+    here_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    here_env["TIERDECK_DATA_DIR"] = str(data)
+    other_env = {**here_env, "PYTHONPATH": str(other)}
+    python = sys.executable
+    lines = [
+        f"this tree against {revision}, {rounds} paired rounds; ratio < 1: this tree is faster",
+        f"{'command':<32} {'this/other':>11} {'spread':>15} {'this/floor':>11} {'other/floor':>12}",
+    ]
+    print("\n".join(lines))
+    for command in COMMANDS:
+        argv = [python, "-m", "tierdeck.app.cli", *command]
+        floor_argv = [python, "-c", "pass"]
+        for _ in range(2):  # warm the page cache
+            timed(argv, here_env)
+            timed(argv, other_env)
+        ratios, here, there, floor = [], [], [], []
+        for _ in range(rounds):
+            a = timed(argv, here_env)
+            b = timed(argv, other_env)
+            f = timed(floor_argv, here_env)
+            ratios.append(a / b)
+            here.append(a)
+            there.append(b)
+            floor.append(f)
+        floor_median = statistics.median(floor)
+        line = (
+            f"tierdeck {' '.join(command):<23} {statistics.median(ratios):>11.2f} "
+            f"{min(ratios):>7.2f}-{max(ratios):<7.2f} "
+            f"{statistics.median(here) / floor_median:>11.1f}x "
+            f"{statistics.median(there) / floor_median:>11.1f}x"
+        )
+        print(line)
+        lines.append(line)
+    return lines
 
 
 if __name__ == "__main__":
