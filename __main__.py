@@ -1,5 +1,5 @@
 """``python -m tierdeck``: what a unit file runs when no tierdeck script is installed."""
 
-from .app.cli import main
+from .app.cli.launcher import run
 
-main()
+run()

@@ -39,7 +39,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from bench._report import append_run  # noqa: E402
-from bench.cli_start import extract  # noqa: E402
+from bench.cli_start import compile_bytecode, extract  # noqa: E402
 from tests.support.large_host import build_large_host  # noqa: E402
 
 
@@ -88,14 +88,6 @@ def first_paint(runs: int, recorded: Path, before: Path | None) -> dict[str, flo
         raise SystemExit(f"first paint failed: {out.stderr[-800:]}")
     result: dict[str, float] = json.loads(out.stdout)
     return result
-
-
-def compile_bytecode(folder: Path) -> None:
-    """What pip does for an installed package; this checkout may run with
-    PYTHONDONTWRITEBYTECODE=1, which would otherwise compile every module on each start."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder)], env=env,
-                   stdout=subprocess.DEVNULL, check=True)  # fmt: skip
 
 
 def paired(a: list[str], b: list[str], runs: int) -> tuple[float, float, float, float]:

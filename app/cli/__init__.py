@@ -1,113 +1,22 @@
 """tierdeck's command line: the TUI by default, and scriptable subcommands.
 
-The root group and the registration of its commands; each command lives in its own
-module (or its group's package) and is imported only when it runs (common.py's
-``DeferredCommand``)."""
+The root group is ``main`` in root.py; launcher.py starts it (the ``tierdeck`` script,
+``python -m tierdeck``). This module imports nothing, not even click, so that the
+launcher can print ``tierdeck --help`` without click's ~20 ms of imports: ``main`` is
+looked up from root.py when first asked for (``from tierdeck.app.cli import main``)."""
 
 from __future__ import annotations
 
-import contextlib
-import sys
-from pathlib import Path
-from typing import Any
+TYPE_CHECKING = False  # typing's own flag, without importing typing (~2 ms) to read it
+if TYPE_CHECKING:
+    from typing import Any
 
-import click
-
-from ... import __version__
-from .common import CommandGroup, DeferredCommand, host_options, make_host, quiet_on_broken_pipe
+    from .root import main as main
 
 
-class RootGroup(CommandGroup):
-    """The one place where a reader that went away (``tierdeck ... | head``) is handled
-    for every command: exit 141 without a word, as a writer killed by SIGPIPE. click
-    itself turns EPIPE into a silent exit 1, indistinguishable from a failure, so it is
-    caught before click sees it: while parsing (``--help`` output), while the command
-    runs, and when the last buffered output is flushed."""
+def __getattr__(name: str) -> Any:
+    if name == "main":
+        from .root import main
 
-    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
-        with quiet_on_broken_pipe():
-            return super().make_context(*args, **kwargs)
-
-    def invoke(self, ctx: click.Context) -> Any:
-        with quiet_on_broken_pipe():
-            return super().invoke(ctx)
-
-    def main(self, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return super().main(*args, **kwargs)
-        finally:
-            # Output up to the block size waits in Python's buffer until exit, after
-            # every handler: flush it here, where a broken pipe can still end quietly.
-            with quiet_on_broken_pipe(), contextlib.suppress(ValueError, AttributeError):
-                sys.stdout.flush()  # ValueError: closed; AttributeError: no stdout at all
-
-
-@click.group(cls=RootGroup, invoke_without_command=True)
-@host_options
-@click.version_option(__version__, prog_name="tierdeck")
-@click.pass_context
-def main(ctx: click.Context, demo: bool, recorded: Path | None) -> None:
-    """tierdeck: see your NAS storage in one place.
-
-    Without a subcommand, opens the dashboard (disks, ZFS/btrfs/md pools, mergerfs
-    pools, problems) for this machine. Keys: ? for help, r to refresh, q to quit.
-
-    Every command exits 141 (128 + SIGPIPE, as the shell reports for a writer killed by
-    SIGPIPE) without a message when its output is closed early, e.g. by `| head`.
-    Usage errors exit 2. `tierdeck bench run --help` lists that command's statuses.
-
-    With --demo, the history is the demo's own (the fio results in the demo NAS's
-    notes, kept in the cache folder), for the dashboard and for `tierdeck --demo history ...` alike; the user's
-    history is not opened.
-    """
-    if demo:
-        from ..history.demo import use_demo_history
-
-        use_demo_history()
-    if ctx.invoked_subcommand is not None:
-        return
-    from ..tui.app import TierdeckApp
-
-    host = make_host(demo, recorded)
-    TierdeckApp(host, demo=demo).run()
-
-
-for _command in (
-    DeferredCommand(
-        "bench",
-        "tierdeck.app.cli.bench:bench",
-        "Run fio benchmarks from presets or job files, with a saved history.",
-    ),
-    DeferredCommand(
-        "compare",
-        "tierdeck.app.cli.compare:compare",
-        "Compare 2 to 8 stored runs side by side (ids from `tierdeck history list`).",
-    ),
-    DeferredCommand("history", "tierdeck.app.cli.history:history", "Stored benchmark runs."),
-    DeferredCommand(
-        "inventory",
-        "tierdeck.app.cli.inventory:inventory",
-        "Print the storage inventory: disks, mounts, mergerfs, ZFS, btrfs, md, relations.",
-    ),
-    DeferredCommand(
-        "lab",
-        "tierdeck.app.cli.lab:lab",
-        "A throwaway lab NAS on loop files (root only): btrfs raid1 cache, two throttled "
-        '"HDDs" (ext4, xfs) and two mergerfs pools, all under one directory.',
-    ),
-    DeferredCommand(
-        "layout",
-        "tierdeck.app.cli.layout:layout",
-        "Compose a cache/slow tier layout of mergerfs pools.",
-    ),
-    DeferredCommand(
-        "mover",
-        "tierdeck.app.cli.mover:mover",
-        "Move files from a layout's cache branches to its slow tier.",
-    ),
-):
-    main.add_command(_command)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()
+        return main
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,5 +1,5 @@
 """``python -m tierdeck.app.cli``: the same command line as ``tierdeck``."""
 
-from . import main
+from .launcher import run
 
-main()
+run()

@@ -252,7 +252,7 @@ def cancel_exit_code(signum: int) -> int:
     return EXIT_SIGTERM if signum == signal.SIGTERM else EXIT_SIGINT
 
 
-def _exit_for_broken_pipe() -> NoReturn:
+def exit_for_broken_pipe() -> NoReturn:
     # Python flushes stdout once more at exit; with the pipe gone that flush would raise
     # again and print "Exception ignored ...". Pointing fd 1 at /dev/null keeps it quiet.
     with contextlib.suppress(OSError, ValueError):
@@ -270,7 +270,7 @@ def quiet_on_broken_pipe() -> Iterator[None]:
     except OSError as exc:
         if exc.errno != errno.EPIPE:
             raise
-        _exit_for_broken_pipe()
+        exit_for_broken_pipe()
 
 
 # --------------------------------------------------------------------------- commands

@@ -28,7 +28,13 @@ from ...core.bench_models import (
 from ...core.errors import ParseError
 from ...core.fio_models import EMPTY_SAMPLE_DIRECTION, DirectionSample, Sample
 from ...core.spec_dict import spec_from_dict
-from .run_json import import_from_json, job_summary_from_dict
+from .run_json import (
+    DeviceRow,
+    SampleRow,
+    SeriesRows,
+    import_from_json,
+    job_summary_from_dict,
+)
 
 # Every runs column but fio's document, which is often hundreds of KiB of JSON to parse
 # and which only a run's own view and its single-run export show.
@@ -118,15 +124,19 @@ def load_run(
 _NO_IO = (0.0, 0.0, None, None)  # a direction's four columns in an interval without its I/O
 
 
-def load_series(conn: sqlite3.Connection, run_id: int) -> tuple[Sample, ...]:
+def _sample_cursor(conn: sqlite3.Connection, run_id: int) -> sqlite3.Cursor:
     cursor = conn.cursor()
     cursor.row_factory = None  # plain tuples: a Row's lookups by name cost as much as the read
+    return cursor.execute(
+        f"SELECT {_SAMPLE_COLUMNS} FROM samples WHERE run_id = ? ORDER BY seq", (run_id,)
+    )
+
+
+def load_series(conn: sqlite3.Connection, run_id: int) -> tuple[Sample, ...]:
     jobs: dict[str, tuple[str, ...]] = {}  # every sample of a run names the same few jobs
     empty = EMPTY_SAMPLE_DIRECTION  # trim, and a direction a job does not do: most of them
     out: list[Sample] = []
-    for r in cursor.execute(
-        f"SELECT {_SAMPLE_COLUMNS} FROM samples WHERE run_id = ? ORDER BY seq", (run_id,)
-    ):
+    for r in _sample_cursor(conn, run_id):
         read, write, trim, active = r[2:6], r[6:10], r[10:14], r[14]
         if active not in jobs:
             jobs[active] = tuple(json.loads(active))
@@ -144,11 +154,34 @@ def load_series(conn: sqlite3.Connection, run_id: int) -> tuple[Sample, ...]:
 
 
 def load_devices(conn: sqlite3.Connection, run_id: int) -> tuple[DeviceSample, ...]:
+    return tuple(DeviceSample(*r) for r in device_rows(conn, run_id))
+
+
+def device_rows(conn: sqlite3.Connection, run_id: int) -> list[DeviceRow]:
+    """The disks' series as rows: DeviceSample's fields in order."""
     cursor = conn.cursor()
     cursor.row_factory = None
-    rows = cursor.execute(
+    return cursor.execute(
         "SELECT t, device, read_bytes_per_s, write_bytes_per_s, read_iops, write_iops,"
         " util_pct FROM device_samples WHERE run_id = ? ORDER BY seq",
         (run_id,),
-    )
-    return tuple(DeviceSample(*r) for r in rows)
+    ).fetchall()
+
+
+def sample_rows(conn: sqlite3.Connection, run_id: int) -> list[SampleRow]:
+    """The fio series as rows (run_json.SampleRow), holding what load_series's Samples
+    hold: the columns as read, the active jobs parsed. (Where load_series puts the shared
+    empty direction, the row's own four values are equal to it: REAL columns keep
+    neither an integer nor -0.0.)"""
+    jobs: dict[str, tuple[str, ...]] = {}
+    out: list[SampleRow] = []
+    for r in _sample_cursor(conn, run_id):
+        active = r[14]
+        if active not in jobs:
+            jobs[active] = tuple(json.loads(active))
+        out.append((*r[:14], jobs[active]))
+    return out
+
+
+def series_rows_of(conn: sqlite3.Connection, run_id: int) -> SeriesRows:
+    return SeriesRows(sample_rows(conn, run_id), device_rows(conn, run_id))

@@ -28,12 +28,19 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ...core.bench_models import FileLayout, RunResult, RunStatus, TargetKind
-from ...core.errors import TierdeckError
+from ...core.errors import ParseError, TierdeckError
 from ...core.fio_models import Sample
 from ...core.spec_dict import spec_to_dict
 from .paths import DB_NAME, ENV_DATA_DIR, default_history_path
-from .rows import LIGHT_COLUMNS, load_run, tags_of
-from .run_json import env_to_dict, fields_of, import_to_json, job_summary_to_dict, warning_to_dict
+from .rows import LIGHT_COLUMNS, load_run, series_rows_of, tags_of
+from .run_json import (
+    env_to_dict,
+    fields_of,
+    import_to_json,
+    job_summary_to_dict,
+    result_to_json,
+    warning_to_dict,
+)
 from .schema import MIGRATIONS
 
 __all__ = ["DB_NAME", "ENV_DATA_DIR", "default_history_path"]  # kept importable from here
@@ -332,37 +339,7 @@ class HistoryStore:
         ``fio_json`` (often hundreds of KiB) only with ``full=True``. ``limit``: the
         newest that many (a screen pages through a history of thousands of runs).
         """
-        wanted = (
-            [RunStatus.OK]
-            if status is None
-            else [status]
-            if isinstance(status, RunStatus)
-            else list(status)
-        )
-        where = [f"status IN ({', '.join('?' * len(wanted))})"]
-        params: list[Any] = [RunStatus(s).value for s in wanted]
-        if target is not None:
-            where.append("target_path = ?")
-            params.append(_norm_path(target))
-        if preset is not None:
-            # a preset's former names too: runs stored before a rename are still its runs
-            from ...core.presets import find_preset  # the presets' table: only for this filter
-
-            known = find_preset(preset)
-            names = known.names if known is not None else (preset,)
-            where.append(f"preset IN ({', '.join('?' * len(names))})")
-            params += names
-        if tag is not None:
-            where.append("id IN (SELECT run_id FROM run_tags WHERE tag = ?)")
-            params.append(tag)
-        columns = "*" if full else LIGHT_COLUMNS
-        sql = (
-            f"SELECT {columns} FROM runs WHERE {' AND '.join(where)}"
-            " ORDER BY started_at DESC, id DESC"
-        )
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(max(0, limit))
+        sql, params = _list_query(target, preset, status, tag, full, limit)
         with self._connect() as conn:
             rows = conn.execute(sql, params).fetchall()
             tags = tags_of(conn, [int(row["id"]) for row in rows])
@@ -372,6 +349,33 @@ class HistoryStore:
                 )
                 for row in rows
             ]
+
+    def list_json(
+        self,
+        *,
+        target: str | None = None,
+        preset: str | None = None,
+        status: RunStatus | Collection[RunStatus] | None = None,
+        tag: str | None = None,
+    ) -> Sequence[dict[str, Any]]:
+        """``list``'s runs with their series (no fio document) as ``tierdeck.run/1``
+        objects: each run's series go from their rows to the JSON without Sample objects
+        (`history list --json` of 100 runs: about 20 ms less)."""
+        sql, params = _list_query(target, preset, status, tag, False, None)
+        with self._connect() as conn:
+            rows = conn.execute(sql, params).fetchall()
+            tags = tags_of(conn, [int(row["id"]) for row in rows])
+            out = []
+            for row in rows:
+                run_id = int(row["id"])
+                result = load_run(conn, row, tags=tags.get(run_id, ()), with_fio=False,
+                                  with_series=False)  # fmt: skip
+                try:
+                    series = series_rows_of(conn, run_id)
+                except (ValueError, TypeError) as exc:  # as load_run says of its series
+                    raise ParseError("history database", f"run #{run_id}: {exc}") from exc
+                out.append(result_to_json(result, rows=series))
+            return out
 
     def filter_options(self) -> FilterOptions:
         """Every (target path, label) and every preset in the history, whatever the
@@ -411,3 +415,45 @@ def _sample_row(run_id: int, seq: int, s: Sample) -> tuple[Any, ...]:
         row += [d.bw_bytes_per_s, d.iops, d.lat_mean_ns, d.lat_p99_ns]
     row.append(json.dumps(list(s.active_jobs)))
     return tuple(row)
+
+
+def _list_query(
+    target: str | None,
+    preset: str | None,
+    status: RunStatus | Collection[RunStatus] | None,
+    tag: str | None,
+    full: bool,
+    limit: int | None,
+) -> tuple[str, list[Any]]:
+    """``HistoryStore.list``'s SELECT of the runs rows and its parameters."""
+    wanted = (
+        [RunStatus.OK]
+        if status is None
+        else [status]
+        if isinstance(status, RunStatus)
+        else list(status)
+    )
+    where = [f"status IN ({', '.join('?' * len(wanted))})"]
+    params: list[Any] = [RunStatus(s).value for s in wanted]
+    if target is not None:
+        where.append("target_path = ?")
+        params.append(_norm_path(target))
+    if preset is not None:
+        # a preset's former names too: runs stored before a rename are still its runs
+        from ...core.presets import find_preset  # the presets' table: only for this filter
+
+        known = find_preset(preset)
+        names = known.names if known is not None else (preset,)
+        where.append(f"preset IN ({', '.join('?' * len(names))})")
+        params += names
+    if tag is not None:
+        where.append("id IN (SELECT run_id FROM run_tags WHERE tag = ?)")
+        params.append(tag)
+    columns = "*" if full else LIGHT_COLUMNS
+    sql = (
+        f"SELECT {columns} FROM runs WHERE {' AND '.join(where)} ORDER BY started_at DESC, id DESC"
+    )
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(max(0, limit))
+    return sql, params

@@ -8,7 +8,7 @@ table (app/history/run_text.py draws it, as ``history show`` does) or the
 Exit status of ``bench run``: 0 ok, 1 the run failed (fio's message on stderr), 2
 refused before starting (every BenchRefused, wherever it is raised) or bad options, 130
 cancelled with Ctrl-C (143 with SIGTERM), 141 stdout closed early (the root group of
-app/cli/__init__.py). Tables are plain aligned text (stable in pipes and greppable);
+app/cli/root.py). Tables are plain aligned text (stable in pipes and greppable);
 rich draws only the live progress bar, on stderr. Heavy imports (rich, the engine)
 happen inside the command so that the TUI starts fast.
 """

@@ -209,6 +209,40 @@ def test_list_without_series_keeps_summaries(store: HistoryStore) -> None:
     assert len(whole.series) == 5
 
 
+def test_list_json_writes_what_result_to_json_of_the_listed_runs_writes(
+    store: HistoryStore,
+) -> None:
+    """``list_json`` writes the series from the rows, not from Sample objects: the same
+    bytes, for every filter and a run without series."""
+    store.save(recorded_result())
+    store.save(recorded_result(started_at=5.0, tags=("slow",), target=replace(
+        recorded_result().target, path="/srv/lab/pool/slow")))  # fmt: skip
+    store.save(recorded_result(status=RunStatus.FAILED, series=(), device_series=()))
+    filters: list[dict[str, Any]] = [
+        {},
+        {"status": tuple(RunStatus)},
+        {"status": RunStatus.FAILED},
+        {"tag": "slow"},
+        {"target": "/srv/lab/mnt/cache", "preset": "seed000-seqwrite"},
+    ]
+    for where in filters:
+        typed = [result_to_json(r) for r in store.list(**where)]
+        assert json.dumps(store.list_json(**where)) == json.dumps(typed), where
+    assert store.list_json(tag="none") == []
+
+
+def test_a_stored_empty_direction_reads_back_as_the_shared_one(store: HistoryStore) -> None:
+    """Why the rows can stand for Samples: SQLite's REAL columns turn -0.0 and integers
+    into 0.0, so a direction without I/O always reads as EMPTY_SAMPLE_DIRECTION's values."""
+    store.save(recorded_result())
+    with sqlite3.connect(store.path) as conn:
+        conn.execute("UPDATE samples SET t_bw = -0.0, t_iops = 0")
+        rows = conn.execute("SELECT t_bw, t_iops, t_lat_mean, t_lat_p99 FROM samples").fetchall()
+    assert rows and {(repr(bw), repr(iops), mean, p99) for bw, iops, mean, p99 in rows} == {
+        ("0.0", "0.0", None, None)
+    }
+
+
 def test_filter_options_cover_every_status_without_loading_runs(store: HistoryStore) -> None:
     other = replace(recorded_result().target, path="/srv/lab/pool/slow", label="mergerfs slow")
     store.save(recorded_result())

@@ -1,0 +1,79 @@
+"""How every command line of tierdeck starts (the ``tierdeck`` script, ``python -m
+tierdeck``, ``python -m tierdeck.app.cli``): ``tierdeck --help`` is answered from
+root_help.py, click's own text for it stored (tests/unit/cli/test_root_help.py keeps
+the two equal), and everything else is handed to the root group (root.py).
+
+Why: importing click costs as much as starting Python does, so the root help, the first
+thing a user types, took 2.4x ``python -c pass``; it is printed here without click.
+The stored text is used only where click would print exactly it: the sole argument
+``--help``, a width of 80 columns or more (click's help is never wider), a program name
+that keeps the usage on one line, and no shell-completion request. Anything else goes
+to click. Imports nothing beyond what Python has loaded at start."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .root_help import BODY, USAGE_ARGS, WIDTH
+
+
+def run() -> None:
+    """The ``tierdeck`` command: exits with the command's status."""
+    text = root_help(sys.argv[1:])
+    if text is None:
+        from .root import main
+
+        main()
+        return
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `tierdeck --help | head -1`: 141 without a word, as click's
+        from .common import exit_for_broken_pipe
+
+        exit_for_broken_pipe()
+
+
+def root_help(argv: list[str]) -> str | None:
+    """click's text for ``argv`` when it is the stored root help, else None."""
+    if argv != ["--help"] or os.name == "nt" or sys.stdout is None or columns() < WIDTH + 2:
+        return None
+    prog = program_name()
+    # click's shell completion answers instead when its variable is set (click.core)
+    complete = prog.replace("-", "_").replace(".", "_")
+    if os.environ.get(f"_{complete}_COMPLETE".upper()):
+        return None
+    usage = f"Usage: {prog} {USAGE_ARGS}"
+    if len(usage) > WIDTH:  # click would wrap it
+        return None
+    return f"{usage}\n{BODY}"
+
+
+def columns() -> int:
+    """``shutil.get_terminal_size().columns``, which click's help asks, without importing
+    shutil (it loads the compression modules: ~4 ms). COLUMNS first, then the terminal
+    on stdout, else 80."""
+    try:
+        found = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        found = 0
+    if found > 0:
+        return found
+    try:
+        found = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        found = 0
+    return found or 80
+
+
+def program_name() -> str:
+    """The name click shows in the usage line (click.utils._detect_program_name): the
+    script's file name, or ``python -m PACKAGE`` when started with ``-m``."""
+    path = sys.argv[0]
+    package = getattr(sys.modules["__main__"], "__package__", None)
+    if not package:
+        return os.path.basename(path)
+    name = os.path.splitext(os.path.basename(path))[0]
+    module = package if name == "__main__" else f"{package}.{name}"
+    return f"python -m {module.lstrip('.')}"

@@ -1,0 +1,41 @@
+"""click's text for ``tierdeck --help`` (the group of root.py) at its widest, for
+launcher.py to print without importing click. Written by
+``.venv/bin/python tests/unit/cli/test_root_help.py --update``, whose tests fail
+when it is no longer click's own."""
+
+WIDTH = 78  # click's help is at most 78 columns wide (80 - 2)
+USAGE_ARGS = "[OPTIONS] [COMMAND] [ARGS]..."
+BODY = (
+    "\n"
+    "  tierdeck: see your NAS storage in one place.\n"
+    "\n"
+    "  Without a subcommand, opens the dashboard (disks, ZFS/btrfs/md pools,\n"
+    "  mergerfs pools, problems) for this machine. Keys: ? for help, r to refresh,\n"
+    "  q to quit.\n"
+    "\n"
+    "  Every command exits 141 (128 + SIGPIPE, as the shell reports for a writer\n"
+    "  killed by SIGPIPE) without a message when its output is closed early, e.g.\n"
+    "  by `| head`. Usage errors exit 2. `tierdeck bench run --help` lists that\n"
+    "  command's statuses.\n"
+    "\n"
+    "  With --demo, the history is the demo's own (the fio results in the demo\n"
+    "  NAS's notes, kept in the cache folder), for the dashboard and for `tierdeck\n"
+    "  --demo history ...` alike; the user's history is not opened.\n"
+    "\n"
+    "Options:\n"
+    "  --demo                Show the demo NAS (from a real home NAS's notes)\n"
+    "                        instead of this machine.\n"
+    "  --recorded DIRECTORY  Read a recorded host folder (host.json + root/)\n"
+    "                        instead of this machine.\n"
+    "  --version             Show the version and exit.\n"
+    "  --help                Show this message and exit.\n"
+    "\n"
+    "Commands:\n"
+    "  bench      Run fio benchmarks from presets or job files, with a saved...\n"
+    "  compare    Compare 2 to 8 stored runs side by side (ids from `tierdeck...\n"
+    "  history    Stored benchmark runs.\n"
+    "  inventory  Print the storage inventory: disks, mounts, mergerfs, ZFS,...\n"
+    "  lab        A throwaway lab NAS on loop files (root only): btrfs raid1...\n"
+    "  layout     Compose a cache/slow tier layout of mergerfs pools.\n"
+    "  mover      Move files from a layout's cache branches to its slow tier.\n"
+)
