@@ -51,7 +51,8 @@ def main(ctx: click.Context, demo: bool, recorded: Path | None) -> None:
     """tierdeck: see your NAS storage in one place.
 
     Without a subcommand, opens the dashboard (disks, ZFS/btrfs/md pools, mergerfs
-    pools, problems) for this machine. Keys: ? for help, r to refresh, q to quit.
+    pools, problems) for this machine, or with --host for another one over SSH. Keys:
+    ? for help, r to refresh, q to quit.
 
     Every command exits 141 (128 + SIGPIPE, as the shell reports for a writer killed by
     SIGPIPE) without a message when its output is closed early, e.g. by `| head`.
