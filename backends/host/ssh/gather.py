@@ -52,7 +52,8 @@ lsd() {
   done
   emit D "$1" "$_c"
 }
-real() { _r=$(cd -P -- "$1" 2>/dev/null && pwd -P) && emit R "$1" "$_r"; }
+# cd -P in this shell, not in a $(...) subshell: a fork per disk was most of the time
+real() { cd -P -- "$1" 2>/dev/null && emit R "$1" "$PWD"; cd /; }
 files() { _d=$1; shift; for _n in "$@"; do [ -f "$_d/$_n" ] && readf "$_d/$_n"; done; }
 udev() {
   _dev=
@@ -94,7 +95,7 @@ readf /etc/machine-id
 lsd /run/udev
 # udev's database describes the disks only while udevd runs (it outlives udevd)
 _udevd=0
-for _c in /proc/[0-9]*/comm; do
+[ -S /run/udev/control ] && for _c in /proc/[0-9]*/comm; do
   IFS= read -r _n < "$_c" 2>/dev/null || continue
   case $_n in systemd-udevd|udevd) _udevd=1; break;; esac
 done
