@@ -150,3 +150,29 @@ class Navigator(_Base):
         from ...screens.layout.mover import MoverScreen
 
         self.push_screen(MoverScreen(layout, path))
+
+    # -- logging in to a remote host ----------------------------------------------------
+
+    def ask_secret(self, question: str) -> str | None:
+        """A password or passphrase, asked in a modal: called from an SSH link's own
+        thread (``backends/host/ssh/link.py``) while the app runs on its loop; that
+        thread waits for the answer, kept only in the link's memory. None when it is
+        declined, unanswered for ``SECRET_TIMEOUT_S``, or the app is closing."""
+        import concurrent.futures
+
+        from ...screens.modals.secret import SecretScreen
+
+        answer: concurrent.futures.Future[str | None] = concurrent.futures.Future()
+
+        def show() -> None:
+            self.push_screen(SecretScreen(question), callback=answer.set_result)
+
+        try:
+            self.call_from_thread(show)
+            return answer.result(timeout=SECRET_TIMEOUT_S)
+        except (concurrent.futures.TimeoutError, RuntimeError):
+            return None
+
+
+# long enough to fetch it from a password manager; a forgotten prompt still ends
+SECRET_TIMEOUT_S = 300.0
