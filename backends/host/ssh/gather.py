@@ -12,7 +12,9 @@ exist; anything else is still asked of the host (``Gathered.lookup`` says which)
 The document is records ``KIND<TAB>LENGTH<TAB>PATH<LF>`` followed by LENGTH bytes and a
 LF: kinds ``F`` a file's text, ``D`` a folder's entries (one per line), ``R`` a realpath,
 ``S`` statvfs (``frsize blocks bfree bavail``), ``A`` a ``getfattr -d -e hex`` dump,
-``X`` a file looked for and not there, ``V`` a fact (``udevd``: 1 while it runs).
+``X`` a file looked for and not there, ``V`` a fact (``udevd``: 1 while it runs), and
+last ``G``: the rest of the document is ``grep -Z -H ''`` over the files to read
+(``path NUL line`` for each of their lines).
 The script runs under LC_ALL=C, where the shell's ``${#v}`` counts bytes.
 """
 
@@ -35,8 +37,15 @@ MD_FILES = (
 SCRIPT = r"""
 export LC_ALL=C
 emit() { printf '%s\t%s\t%s\n%s\n' "$1" "${#3}" "$2" "$3"; }
+# Files are queued and read at the end by one grep: the shell's read builtin takes a
+# system call per byte, and a 100-disk machine has thousands of small files to read.
+_q=
 readf() {
   [ -f "$1" ] && [ -r "$1" ] || { [ -e "$1" ] || emit X "$1" ""; return 1; }
+  _q="$_q$1
+"
+}
+readnow() {
   _c=
   { while IFS= read -r _l || [ -n "$_l" ]; do _c="$_c$_l
 "; done < "$1"; } 2>/dev/null || return 1
@@ -46,7 +55,9 @@ lsd() {
   [ -d "$1" ] || { [ -e "$1" ] || emit X "$1" ""; return 1; }
   _c=
   for _e in "$1"/* "$1"/.[!.]* "$1"/..?*; do
-    [ -e "$_e" ] || [ -L "$_e" ] || continue
+    case $_e in  # a pattern that matched nothing stays as it is: only then look
+      "$1/*"|"$1/.[!.]*"|"$1/..?*") [ -e "$_e" ] || [ -L "$_e" ] || continue;;
+    esac
     _c="$_c${_e##*/}
 "
   done
@@ -54,7 +65,10 @@ lsd() {
 }
 # cd -P in this shell, not in a $(...) subshell: a fork per disk was most of the time
 real() { cd -P -- "$1" 2>/dev/null && emit R "$1" "$PWD"; cd /; }
-files() { _d=$1; shift; for _n in "$@"; do [ -f "$_d/$_n" ] && readf "$_d/$_n"; done; }
+# /dev/NAME of a disk or partition: the node itself, unless a link (then asked on demand)
+node() { _n=/dev/${1##*/}; [ -e "$_n" ] && ! [ -L "$_n" ] && emit R "$_n" "$_n"; }
+# each name read, or said absent (the folder itself is not listed: sysfs folders are big)
+files() { _d=$1; shift; for _n in "$@"; do readf "$_d/$_n"; done; }
 udev() {
   _dev=
   IFS= read -r _dev < "$1/dev" 2>/dev/null || return 0
@@ -63,16 +77,16 @@ udev() {
 lsd /sys/block
 for d in /sys/block/*; do
   [ -e "$d" ] || continue
-  real "$d"; lsd "$d"; lsd "$d/holders"; lsd "$d/slaves"
+  real "$d"; node "$d"; lsd "$d"; lsd "$d/holders"; lsd "$d/slaves"
   files "$d" __DISK_FILES__
-  lsd "$d/device" && files "$d/device" __DEVICE_FILES__
-  lsd "$d/queue" >/dev/null && files "$d/queue" __QUEUE_FILES__
-  lsd "$d/loop" && files "$d/loop" backing_file offset sizelimit autoclear
-  lsd "$d/md" && files "$d/md" __MD_FILES__
+  [ -d "$d/device" ] && files "$d/device" __DEVICE_FILES__
+  [ -d "$d/queue" ] && files "$d/queue" __QUEUE_FILES__
+  [ -d "$d/loop" ] && files "$d/loop" backing_file offset sizelimit autoclear
+  [ -d "$d/md" ] && files "$d/md" __MD_FILES__
   udev "$d"
   for p in "$d"/*; do
     [ -f "$p/partition" ] || continue
-    lsd "$p"; lsd "$p/holders"; files "$p" __DISK_FILES__; udev "$p"
+    node "$p"; lsd "$p"; lsd "$p/holders"; files "$p" __DISK_FILES__; udev "$p"
   done
 done
 lsd /sys/fs
@@ -100,27 +114,37 @@ _udevd=0
   case $_n in systemd-udevd|udevd) _udevd=1; break;; esac
 done
 emit V udevd "$_udevd"
-mps=
-mergerfs=
-while read -r _id _par _mm _root _mp _opts _rest; do
-  _fs=${_rest#*- }; _fs=${_fs%% *}
-  mps="$mps $_mp"
-  [ "$_fs" = fuse.mergerfs ] && mergerfs="$mergerfs $_mp"
-done < /proc/self/mountinfo
+# mountpoints (field 5) and which are mergerfs pools (the type after " - "), decoded
+# from mountinfo's octal escapes (\040 a space) by one printf
 set -f  # a mountpoint may hold * or [ ]: never a pattern
-set --
-for _mp in $mps; do set -- "$@" "$(printf '%b' "$_mp")"; done
+_ifs=$IFS; IFS='
+'
+set -- $(awk '{print $5}' /proc/self/mountinfo | while IFS= read -r _m; do printf '%b\n' "$_m"; done)
+mergerfs=$(awk '{for (i = 7; i < NF; i++) if ($i == "-") { if ($(i+1) == "fuse.mergerfs") print $5; break }}' /proc/self/mountinfo | while IFS= read -r _m; do printf '%b\n' "$_m"; done)
+IFS=$_ifs
 # one stat for every mount; a hung network mount costs 10 s, never the whole gathering
 timeout 10 stat -f -c '%n	%S %b %f %a' -- "$@" 2>/dev/null | while IFS= read -r _l; do
   emit S "${_l%%	*}" "${_l#*	}"
 done
 if command -v getfattr >/dev/null 2>&1; then
+  IFS='
+'
   for _mp in $mergerfs; do
-    _p=$(printf '%b' "$_mp")/.mergerfs
+    IFS=$_ifs
+    _p=$_mp/.mergerfs
     _a=$(timeout 5 getfattr -d -m - -e hex --absolute-names -- "$_p" 2>/dev/null) && emit A "$_p" "$_a"
   done
 fi
 set +f
+# the queued files: "path NUL line" for every line, the rest of the document
+set -f; _ifs=$IFS; IFS='
+'; set -- $_q; IFS=$_ifs; set +f
+if printf 'x\n' | grep -a -Z -H -s '' - >/dev/null 2>&1; then
+  printf 'G\t0\t-\n\n'
+  [ $# -gt 0 ] && grep -a -Z -H -s '' -- "$@"
+else
+  for _f; do readnow "$_f"; done  # a grep without -Z (busybox): the slow way
+fi
 """
 
 
@@ -212,8 +236,24 @@ def parse(document: bytes) -> Gathered:
         pos = newline + 1 + size + 1
         path = path_bytes.decode("utf-8", errors="surrogateescape")
         text = body.decode("utf-8", errors="replace")
+        if kind == b"G":
+            _grepped(gathered, document[pos:])
+            break
         _record(gathered, kind, path, text)
     return gathered
+
+
+def _grepped(gathered: Gathered, stream: bytes) -> None:
+    """``grep -Z -H ''``'s lines into whole files (a file always ends with a newline:
+    grep adds one where the last line had none, as sysfs and procfs never do)."""
+    contents: dict[str, list[bytes]] = {}
+    for line in stream.split(b"\n"):
+        path, nul, text = line.partition(b"\0")
+        if not nul:
+            continue  # the stream's last empty piece, or a damaged line
+        contents.setdefault(path.decode("utf-8", errors="surrogateescape"), []).append(text)
+    for path, lines in contents.items():
+        gathered.files[path] = b"".join(t + b"\n" for t in lines).decode("utf-8", errors="replace")
 
 
 def _record(gathered: Gathered, kind: bytes, path: str, text: str) -> None:

@@ -198,7 +198,10 @@ class SshHost:
         result = self._sh(remote_sh.realpath_line(path))
         if result.returncode != 0:
             return path
-        return result.stdout.decode(errors="surrogateescape").rstrip("\n")
+        answer = result.stdout.decode(errors="surrogateescape").rstrip("\n")
+        if held is not None:
+            held.realpaths[path] = answer  # asked again by the next source
+        return answer
 
     def _test(self, flag: str, path: str) -> bool:
         held = self._gathered
