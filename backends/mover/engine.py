@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
 import stat
 import threading
@@ -25,7 +24,7 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ...core.errors import HostError, TierdeckError
 from ...core.mover import (
@@ -43,6 +42,9 @@ from . import file_copy as fc
 from .journal import CopiedRecord, Journal, JournalEntry, JournalUnreadable, pending
 from .recovery import recover_journal, restore_atime, settle_in_place
 from .syscalls import rename_noreplace, syncfs
+
+if TYPE_CHECKING:  # hashlib loads OpenSSL (~8 ms a start): imported when verifying
+    import hashlib
 
 GROUP_FILES = 250  # a group shares its syncfs calls and its journal
 GROUP_BYTES = 512 * 2**20  # ... and what a crash makes the next run copy again
@@ -540,7 +542,11 @@ class _Group:
             if fc.SourceIdentity.of(st) != entry.identity:
                 self._outcome(copy, SkipReason.CHANGED, "changed before the copy")
                 return
-            hasher = hashlib.sha256() if self.mover.verify else None
+            hasher = None
+            if self.mover.verify:
+                import hashlib
+
+                hasher = hashlib.sha256()
             try:
                 written = self._write_temp(src, st, entry.temp, hasher, halt)
             finally:
