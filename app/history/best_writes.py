@@ -51,8 +51,11 @@ def read_best_writes(path: Path) -> list[MeasuredWrite] | None:
     """The best writes in the history file at ``path``, opened read-only: none when there
     is no file (nothing was measured; the file is not made for it). None when the file
     must go through the store instead (another schema version, or an error)."""
-    if not path.exists():
-        return []
+    try:
+        if not path.exists():
+            return []
+    except OSError:  # a folder we may not read: the store says why
+        return None
     try:
         conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=10.0)
     except sqlite3.Error:

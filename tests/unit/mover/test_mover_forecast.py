@@ -65,6 +65,8 @@ def test_the_light_reader_answers_as_the_store(tmp_path: Path) -> None:
     assert HistoryWrites(path).best_writes() == read_best_writes(path)
     missing = tmp_path / "none" / "history.sqlite3"
     assert read_best_writes(missing) == [] and not missing.parent.exists()
+    not_a_folder = tmp_path / "history.sqlite3" / "history.sqlite3"
+    assert read_best_writes(not_a_folder) == []  # ENOTDIR: nothing measured there either
     older = tmp_path / "older.sqlite3"
     conn = sqlite3.connect(older, isolation_level=None)
     migrate(conn, older, upto=SCHEMA_VERSION - 1)
