@@ -166,7 +166,8 @@ def _run(
     history: MoverHistory | None,
     bench_history: WriteHistory | None,
 ) -> MoverReport:
-    if not (host.capabilities.live and host.capabilities.move_files):
+    caps = host.capabilities  # once: a live host's asks udevd on its socket each time
+    if not (caps.live and caps.move_files):
         raise MoverRefused(RefusalKind.NOT_LIVE, "this host cannot move files (a recording?)")
     inv = mounts_inventory(host)
     paths = (*layout.cache, *(b.path for b in layout.slow))

@@ -26,7 +26,7 @@ def udevd_running(control: str = UDEV_CONTROL) -> bool:
     """Is udevd listening on its control socket? Its database (/run/udev/data) outlives
     it, and then describes devices as they were: a loop device reused since would still
     show the filesystem of its previous backing file."""
-    import socket  # here: only the inventory asks, and a `mover run` would pay ~4 ms
+    import socket  # here: ~4 ms that only a live host's capabilities pay
 
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     try:
