@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import os
 import posixpath
-import tempfile
 from collections.abc import Iterator
 
 from ..core.errors import HostError
+
+try:  # CPython's own SHA-256: hashlib's would load OpenSSL (~8 ms) for one short name
+    from _sha256 import sha256
+except ImportError:  # another Python: the same digest from hashlib
+    from hashlib import sha256
 
 
 class LockHeld(HostError):
@@ -30,13 +33,17 @@ def _lock_dir() -> str:
     override = os.environ.get(ENV_LOCK_DIR)
     if override:
         return override
-    return "/run/lock" if os.access("/run/lock", os.W_OK) else tempfile.gettempdir()
+    if os.access("/run/lock", os.W_OK):
+        return "/run/lock"
+    import tempfile  # here: it imports shutil and random, and /run/lock is the rule
+
+    return tempfile.gettempdir()
 
 
 def lock_file_name(key: str) -> str:
     """The lock file's name for ``key``, the same on every host (a remote host's lock
     is taken on the same file by a shell over SSH)."""
-    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    digest = sha256(key.encode()).hexdigest()[:16]
     return f"tierdeck-{digest}.lock"
 
 

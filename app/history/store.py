@@ -23,7 +23,6 @@ import json
 import sqlite3
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -31,6 +30,7 @@ from ...core.bench_models import FileLayout, RunResult, RunStatus, TargetKind
 from ...core.errors import ParseError, TierdeckError
 from ...core.fio_models import Sample
 from ...core.spec_dict import spec_to_dict
+from .best_writes import BEST_WRITES_SQL, MeasuredWrite, best_of
 from .paths import DB_NAME, ENV_DATA_DIR, default_history_path
 from .rows import LIGHT_COLUMNS, load_run, series_rows_of, tags_of
 from .run_json import (
@@ -43,7 +43,12 @@ from .run_json import (
 )
 from .schema import MIGRATIONS
 
-__all__ = ["DB_NAME", "ENV_DATA_DIR", "default_history_path"]  # kept importable from here
+__all__ = [
+    "DB_NAME",
+    "ENV_DATA_DIR",
+    "MeasuredWrite",
+    "default_history_path",
+]  # kept importable from here
 
 
 class HistoryError(TierdeckError):
@@ -56,14 +61,6 @@ class RunNotFound(HistoryError):
     def __init__(self, run_id: int) -> None:
         super().__init__(f"no run #{run_id} in the history")
         self.run_id = run_id
-
-
-@dataclass(frozen=True)
-class MeasuredWrite:
-    """The best write bandwidth the ok runs measured at one place."""
-
-    where: str  # the target's mountpoint, or its path when none was recorded
-    bw_bytes: int
 
 
 # --------------------------------------------------------------------------- schema
@@ -266,20 +263,8 @@ class HistoryStore:
         """Per place (mountpoint, else path) the best write bandwidth of its ok runs,
         read from the summaries alone: the mover's forecast asks on every run, and
         building every run of a 10,000-run history took it 1.9 s."""
-        best: dict[str, int] = {}
         with self._connect() as conn:
-            rows = conn.execute(
-                "SELECT COALESCE(target_mountpoint, target_path), summary FROM runs"
-                " WHERE status = 'ok'"
-            ).fetchall()
-        for where, summary in rows:
-            try:
-                bw = int((json.loads(summary).get("write") or {}).get("bw_bytes") or 0)
-            except (ValueError, TypeError, AttributeError):
-                continue  # a summary this tierdeck cannot read measures nothing here
-            if bw > best.get(where, 0):
-                best[where] = bw
-        return [MeasuredWrite(where, bw) for where, bw in best.items()]
+            return best_of(conn.execute(BEST_WRITES_SQL).fetchall())
 
     def rename(self, run_id: int, name: str) -> None:
         name = name.strip()

@@ -12,11 +12,12 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from ...backends.host import FsUsage, Host
 from ...backends.mover.scan import BranchScan, is_noatime
-from ...core.errors import HostError
+from ...core.errors import HostError, TierdeckError
 from ...core.layout.branch_facts import BranchFacts
 from ...core.layout.destination import destination_of
 from ...core.layout.model import AgeBasis, Layout
@@ -33,8 +34,36 @@ from ...core.mover import (
 from ...core.units import format_bytes
 from .why import unplaced_reason
 
-if TYPE_CHECKING:  # the store loads only when a forecast has files to time
-    from ..history.store import HistoryStore, MeasuredWrite
+if TYPE_CHECKING:
+    from ..history.best_writes import MeasuredWrite
+
+
+class WriteHistory(Protocol):
+    """What the forecast asks of the benchmark history (app/history/best_writes.py's
+    HistoryWrites on a run; a HistoryStore answers it too)."""
+
+    def best_writes(self) -> list[MeasuredWrite]:
+        """Raises TierdeckError (HistoryError) when the history cannot be read."""
+        ...
+
+
+class HistoryWrites:
+    """The benchmark history at ``path`` as the forecast reads it: with sqlite3 alone
+    (app/history/best_writes.py), or through the run store when the file needs it (another
+    schema version: the store migrates or refuses it)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def best_writes(self) -> list[MeasuredWrite]:
+        from ..history.best_writes import read_best_writes
+
+        found = read_best_writes(self.path)
+        if found is not None:
+            return found
+        from ..history.store import HistoryStore
+
+        return HistoryStore(self.path).best_writes()
 
 
 @dataclass(frozen=True)
@@ -91,7 +120,7 @@ def forecast(
     now: float,
     *,
     min_age_days: int | None,
-    history: HistoryStore | None,
+    history: WriteHistory | None,
 ) -> Forecast:
     """What a run would move now, where, and how long it should take. HostError when a
     cache branch cannot be walked or a branch's space cannot be read."""
@@ -154,7 +183,7 @@ def best_write_bandwidth(writes: list[MeasuredWrite], fact: BranchFacts | None) 
 
 
 def _duration(
-    plan: Plan, layout: Layout, facts: Mapping[str, BranchFacts], history: HistoryStore | None
+    plan: Plan, layout: Layout, facts: Mapping[str, BranchFacts], history: WriteHistory | None
 ) -> tuple[float | None, str]:
     """Moves run one after another: the sum over the slow branches of their bytes at
     their best measured write bandwidth; None unless every branch used was measured."""
@@ -166,11 +195,9 @@ def _duration(
         return 0.0, "nothing to move"
     if history is None:
         return None, "no benchmark history"
-    from ..history.store import HistoryError
-
     try:
         writes = history.best_writes()
-    except HistoryError as exc:
+    except TierdeckError as exc:  # HistoryError: the file cannot be used
         return None, f"the benchmark history cannot be read: {exc}"
     seconds = 0.0
     used: list[str] = []

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...backends.host import Host
 from ...backends.locks import LockHeld
@@ -34,11 +34,8 @@ from ...core.units import counted, format_bytes
 from ..history.paths import default_history_path
 from ..layout.facts import branch_facts
 from .history import MoverHistory, MoverHistoryError, MoverRecord, SkippedFile
-from .plan import forecast
+from .plan import HistoryWrites, WriteHistory, forecast
 from .progress import MoverProgress, ProgressMeter
-
-if TYPE_CHECKING:
-    from ..history.store import HistoryStore
 
 __all__ = ["MoverOptions", "MoverProgress", "MoverRefused", "MoverReport", "RefusalKind",
            "run_mover"]  # fmt: skip
@@ -141,7 +138,7 @@ def run_mover(
     on_progress: ProgressCallback,
     cancel: threading.Event,
     history: MoverHistory | None = None,
-    bench_history: HistoryStore | None = None,
+    bench_history: WriteHistory | None = None,
 ) -> MoverReport:
     """Run the mover once for ``layout`` (its file at ``layout_path`` names the lock,
     the journal and the records). Blocks; call from a worker thread in a UI.
@@ -167,10 +164,11 @@ def _run(
     on_progress: ProgressCallback,
     cancel: threading.Event,
     history: MoverHistory | None,
-    bench_history: HistoryStore | None,
+    bench_history: WriteHistory | None,
 ) -> MoverReport:
-    if not (host.capabilities.live and host.capabilities.move_files):
-        raise MoverRefused(RefusalKind.NOT_LIVE, host.capabilities.no_move_reason)
+    caps = host.capabilities  # once: a live host's asks udevd on its socket each time
+    if not (caps.live and caps.move_files):
+        raise MoverRefused(RefusalKind.NOT_LIVE, caps.no_move_reason)
     inv = mounts_inventory(host)
     paths = (*layout.cache, *(b.path for b in layout.slow))
     facts = branch_facts(inv, host, paths)
@@ -200,7 +198,7 @@ def _locked(
     facts: Mapping[str, BranchFacts],
     on_progress: ProgressCallback,
     cancel: threading.Event,
-    bench_history: HistoryStore | None,
+    bench_history: WriteHistory | None,
 ) -> MoverReport:
     name = layout_path.stem
     recovered: tuple[RecoveryOutcome, ...] = ()
@@ -248,14 +246,10 @@ def _locked(
     return dataclasses.replace(done, message=message)
 
 
-def _bench_history() -> HistoryStore | None:
-    # Here, not at the top: loading the run store is a cost paid before the first byte.
-    from ..history.store import HistoryError, HistoryStore
-
-    try:
-        return HistoryStore()
-    except HistoryError:
-        return None  # the forecast says so; the move does not need it
+def _bench_history() -> WriteHistory:
+    # Not the run store: its import is a cost paid before the first byte (the store
+    # still opens a file of another schema version, migrating or refusing it).
+    return HistoryWrites(default_history_path())
 
 
 def _batches(moves: Sequence[PlannedMove]) -> list[Sequence[PlannedMove]]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import threading
 from collections.abc import Mapping, Sequence
@@ -159,6 +158,8 @@ class LiveHost:
         return props
 
     def has_tool(self, tool: str) -> bool:
+        import shutil  # here: it loads zlib, bz2 and lzma, which most commands never need
+
         return shutil.which(tool) is not None
 
     def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:

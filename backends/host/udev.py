@@ -6,7 +6,6 @@ host call; the live host asks it before trusting udev's properties and events.
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 UDEV_DATA = "/run/udev/data"
@@ -27,6 +26,8 @@ def udevd_running(control: str = UDEV_CONTROL) -> bool:
     """Is udevd listening on its control socket? Its database (/run/udev/data) outlives
     it, and then describes devices as they were: a loop device reused since would still
     show the filesystem of its previous backing file."""
+    import socket  # here: ~4 ms that only a live host's capabilities pay
+
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     try:
         sock.settimeout(0.5)

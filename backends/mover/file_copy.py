@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .syscalls import start_writeback
+
+if TYPE_CHECKING:  # hashlib loads OpenSSL: only a --verify run needs it
+    import hashlib
 
 CHUNK = 16 * 2**20  # between two looks at the cancel flag
 _ZEROS = bytes(2**20)
@@ -165,6 +167,8 @@ def _hash_zeros(hasher: hashlib._Hash, count: int) -> None:
 def sha256_of(path: str) -> str:
     """The file's sha256 read back from the disk: its cached pages are dropped first
     (the data is durable by then), so what is hashed is what was written."""
+    import hashlib
+
     fd, noatime = open_source(path)  # reading the copy back must not date it either
     st = os.fstat(fd)
     try:

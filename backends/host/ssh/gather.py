@@ -248,10 +248,10 @@ def _grepped(gathered: Gathered, stream: bytes) -> None:
     grep adds one where the last line had none, as sysfs and procfs never do)."""
     contents: dict[str, list[bytes]] = {}
     for line in stream.split(b"\n"):
-        path, nul, text = line.partition(b"\0")
+        name, nul, text = line.partition(b"\0")
         if not nul:
             continue  # the stream's last empty piece, or a damaged line
-        contents.setdefault(path.decode("utf-8", errors="surrogateescape"), []).append(text)
+        contents.setdefault(name.decode("utf-8", errors="surrogateescape"), []).append(text)
     for path, lines in contents.items():
         gathered.files[path] = b"".join(t + b"\n" for t in lines).decode("utf-8", errors="replace")
 

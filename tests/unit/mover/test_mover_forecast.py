@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import sqlite3
 from pathlib import Path
 
-from tierdeck.app.history.store import HistoryStore, MeasuredWrite
-from tierdeck.app.mover.plan import best_write_bandwidth
+from tierdeck.app.history.best_writes import SCHEMA_VERSION, read_best_writes
+from tierdeck.app.history.schema import MIGRATIONS
+from tierdeck.app.history.store import HistoryStore, MeasuredWrite, migrate, schema_version
+from tierdeck.app.mover.plan import HistoryWrites, best_write_bandwidth
 from tierdeck.core.bench_models import (
     BenchTarget,
     DirectionSummary,
@@ -48,3 +51,28 @@ def test_best_write_on_the_same_filesystem(tmp_path: Path) -> None:
     assert best_write_bandwidth(writes, facts("/mnt/d2")) is None
     assert best_write_bandwidth(writes, facts(None)) is None
     assert best_write_bandwidth(writes, None) is None
+
+
+def test_the_light_reader_answers_as_the_store(tmp_path: Path) -> None:
+    """`mover run` reads the best writes without the run store: the same answer from the
+    same file, none from a missing file (which it does not create), and a file of another
+    schema version left to the store (which migrates or refuses it)."""
+    runs = [run("/mnt/d1/bench", "/mnt/d1", 100), run("/mnt/d2", None, 180)]
+    assert len(MIGRATIONS) == SCHEMA_VERSION
+    from_store = measured(runs, tmp_path)
+    path = tmp_path / "history.sqlite3"
+    assert sorted(read_best_writes(path) or [], key=str) == sorted(from_store, key=str)
+    assert HistoryWrites(path).best_writes() == read_best_writes(path)
+    missing = tmp_path / "none" / "history.sqlite3"
+    assert read_best_writes(missing) == [] and not missing.parent.exists()
+    not_a_folder = tmp_path / "history.sqlite3" / "history.sqlite3"
+    assert read_best_writes(not_a_folder) == []  # ENOTDIR: nothing measured there either
+    older = tmp_path / "older.sqlite3"
+    conn = sqlite3.connect(older, isolation_level=None)
+    migrate(conn, older, upto=SCHEMA_VERSION - 1)
+    conn.close()
+    assert read_best_writes(older) is None
+    assert HistoryWrites(older).best_writes() == []  # the store migrated it
+    conn = sqlite3.connect(older)
+    assert schema_version(conn) == SCHEMA_VERSION
+    conn.close()

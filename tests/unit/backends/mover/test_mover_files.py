@@ -296,6 +296,47 @@ def test_a_failed_settle_in_the_background_stops_the_next_group_too(
     assert set(on_slow) == moved and leftovers(cache, slow) == [] and os.listdir(journal) == []
 
 
+def test_a_failed_copy_also_undoes_the_group_journalled_while_it_copied(
+    tiers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The next group of a batch is checked and journalled while one copies: when that
+    copy fails, the journalled group is undone too (its journal gone), each file once."""
+    cache, slow, journal = tiers
+    monkeypatch.setattr(mover_files, "GROUP_FILES", 2)
+    for index in range(6):
+        (cache / f"f{index}").write_bytes(os.urandom(3000))
+    before = snapshot(cache)
+    real_copy, real_create = mover_files.fc.copy_data, mover_files.Journal.create
+    calls: list[int] = []
+    journals: list[int] = []
+    third_journalled = threading.Event()
+
+    def copy_data(*args: object, **kwargs: object) -> None:
+        calls.append(1)
+        if len(calls) == 3:  # the second group's first copy fails once the third is journalled
+            assert third_journalled.wait(10)
+            raise OSError(5, "Input/output error")
+        real_copy(*args, **kwargs)  # type: ignore[arg-type]
+
+    def create(*args: object) -> mover_files.Journal:
+        journals.append(1)
+        journal = real_create(*args)  # type: ignore[arg-type]
+        if len(journals) == 3:
+            third_journalled.set()
+        return journal
+
+    monkeypatch.setattr(mover_files.fc, "copy_data", copy_data)
+    monkeypatch.setattr(mover_files.Journal, "create", create)
+    monkeypatch.setattr(mover_files, "COPY_THREADS", 1)
+    with pytest.raises(MoveStopped) as stopped:
+        move(LocalFileMover(str(journal), verify=False), cache, slow)
+    assert stopped.value.reason is StopReason.ERROR
+    assert {o.move.file.rel for o in stopped.value.outcomes if o.moved} == {"f0", "f1"}
+    on_cache, on_slow = snapshot(cache), snapshot(slow)
+    assert set(on_slow) == {"f0", "f1"} and {**on_cache, **on_slow} == before
+    assert leftovers(cache, slow) == [] and os.listdir(journal) == []
+
+
 class Crash(BaseException):
     """Stands for kill -9: nothing after it runs, no handler sees it."""
 
