@@ -13,17 +13,21 @@ them opens on a link already made, and closed by the next round or ``close()``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import queue
 import threading
 import time
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...backends.host import Host
 from ...core.errors import one_line
 from ...core.models import Inventory
 from .config import FleetHost
 from .status import HostStatus, host_status, unreachable
+
+if TYPE_CHECKING:
+    from ...backends.sources import ReaderSource, Source
 
 DEFAULT_TIMEOUT = 10.0
 
@@ -33,18 +37,49 @@ OnStatus = Callable[[HostStatus], None]
 
 
 def ssh_connect(entry: FleetHost, timeout: float) -> Host:
-    """The entry's SshHost, its connection attempt bounded by ``timeout``."""
+    """The entry's SshHost, its connection attempt bounded by ``timeout``. One shell
+    is opened with the connection, not the dashboard's two: a row's reads go one after
+    the other (``row_inventory``), and each shell costs the host a session and a login
+    shell (its ~/.bashrc), which ten hosts at once feel (bench/fleet.py)."""
     from ...backends.host.ssh import SshHost, SshTarget
     from ...backends.host.ssh.link import SshLink
 
     target = SshTarget.parse(entry.ssh)
-    return SshHost(target, link=SshLink(target, connect_timeout=timeout))
+    return SshHost(target, link=SshLink(target, connect_timeout=timeout, warm_shells=1))
 
 
-def _collect_inventory(host: Host) -> Inventory:
+def _nothing_of(source: ReaderSource[Any]) -> Callable[[Host, Any], tuple[Any, tuple[()]]]:
+    """A reader that reads nothing: the source's empty part, no note."""
+
+    def nothing(host: Host, parts: Any) -> tuple[Any, tuple[()]]:
+        return source.empty(), ()
+
+    return nothing
+
+
+def row_sources() -> tuple[Source[Any], ...]:
+    """The inventory's sources a row shows: every pool and what the problems are found
+    in (core/health reads mounts, mergerfs, btrfs, md and ZFS). The disks (sysfs, udev,
+    lsscsi) and their stacking are left empty: no row shows them, and the dashboard
+    opened from the row reads them all. Each source is read in the caller's thread,
+    one after the other: the host's answers then need one shell (hosts run side by
+    side, each in its own thread, already)."""
+    from ...backends.sources import DISKS, SOURCES, STACKING, ReaderSource
+
+    sources: list[Source[Any]] = []
+    for source in SOURCES:
+        if isinstance(source, ReaderSource):
+            if source in (DISKS, STACKING):
+                source = dataclasses.replace(source, reader=_nothing_of(source))
+            source = dataclasses.replace(source, runs_commands=False)
+        sources.append(source)
+    return tuple(sources)
+
+
+def row_inventory(host: Host) -> Inventory:
     from ..machine.inventory import collect_inventory
 
-    return collect_inventory(host)
+    return collect_inventory(host, row_sources())
 
 
 def close_quietly(host: Host) -> None:
@@ -91,7 +126,7 @@ class Fleet:
         self._entries = entries
         self.timeout = timeout
         self._connect = connect or ssh_connect
-        self._collect = collect or _collect_inventory
+        self._collect = collect or row_inventory
         self._hosts: dict[str, Host] = {}
         self._lock = threading.Lock()
 

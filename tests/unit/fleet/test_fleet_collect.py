@@ -167,3 +167,18 @@ def test_cells_and_text_table() -> None:
     assert lines[0].split() == ["host", "state", "problems", "pools", "cache", "last", "bench"]
     assert lines[2].split() == ["attic", "down", "Connection", "refused"]
     assert all(len(line) <= 30 for line in fleet_text([up, down], 30).split("\n"))
+
+
+def test_a_row_reads_what_it_shows_and_shows_what_the_dashboard_would(
+    demo: tuple[RecordedHost, Inventory],
+) -> None:
+    from tierdeck.app.fleet.collect import row_inventory, row_sources
+    from tierdeck.app.fleet.status import pool_states, safe_problems
+
+    host, whole = demo
+    assert not any(s.runs_commands for s in row_sources())  # one shell on the host
+    row = row_inventory(host)
+    assert row.disks == () and row.dev_names == {}  # no row shows them
+    assert safe_problems(row) == safe_problems(whole)
+    assert pool_states(row, safe_problems(row)) == pool_states(whole, safe_problems(whole))
+    assert cache_states(host, row) == cache_states(host, whole)
