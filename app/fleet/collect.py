@@ -129,6 +129,7 @@ class Fleet:
         self._collect = collect or row_inventory
         self._hosts: dict[str, Host] = {}
         self._lock = threading.Lock()
+        self._newest: _Round | None = None  # a round started again (r) supersedes this one
 
     @property
     def entries(self) -> tuple[FleetHost, ...]:
@@ -169,8 +170,10 @@ class Fleet:
         """Every host's state, in the file's order; ``on_status`` gets each one as it
         answers (in the calling thread). Returns within ``timeout`` (plus the little
         the answers take to build)."""
-        self.close()  # the previous round's links: this round makes its own
         this_round = _Round()
+        with self._lock:
+            self._newest = this_round
+        self.close()  # the previous round's links: this round makes its own
         answers: queue.Queue[tuple[HostStatus, Host | None]] = queue.Queue()
         for entry in self._entries:
             threading.Thread(target=self._one, args=(entry, answers, this_round),
@@ -185,7 +188,11 @@ class Fleet:
             found[status.name] = status
             if host is not None:
                 with self._lock:
-                    self._hosts[status.name] = host
+                    current = self._newest is this_round
+                    if current:
+                        self._hosts[status.name] = host
+                if not current:  # a newer round keeps its own links
+                    close_quietly(host)
             if on_status is not None:
                 on_status(status)
         with this_round.lock:

@@ -210,6 +210,15 @@ class TierdeckApp(Navigator, App[None]):
         """The dashboard of ``host`` (a host of the fleet, on its open connection),
         over the fleet screen; ``f`` comes back. What the app held of the host shown
         before goes: its inventory, its collection, its benchmark service."""
+        self._leave_host()
+        self._host, self._bench, self._cleaned = host, None, False
+        self.inventory, self.problems, self.last_error, self.stale_since = None, (), None, None
+        self.refreshes = 0
+        self._show_dashboard()
+
+    def _leave_host(self) -> None:
+        """Stop what works for the host shown (its collection, its watcher, the age
+        mark's timer): an answer landing later finds no dashboard and is dropped."""
         self.workers.cancel_group(self, "inventory")
         if self._hotplug is not None:
             self._hotplug.stop()
@@ -217,10 +226,6 @@ class TierdeckApp(Navigator, App[None]):
         if self._stale_timer is not None:
             self._stale_timer.stop()
             self._stale_timer = None
-        self._host, self._bench, self._cleaned = host, None, False
-        self.inventory, self.problems, self.last_error, self.stale_since = None, (), None, None
-        self.refreshes = 0
-        self._show_dashboard()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "fleet":
@@ -229,6 +234,7 @@ class TierdeckApp(Navigator, App[None]):
 
     async def action_fleet(self) -> None:
         # The dashboard goes with its host: the next host's is a new one (same id).
+        self._leave_host()
         dashboard = self.screen
         await self.pop_screen()
         self.uninstall_screen("dashboard")
@@ -263,7 +269,7 @@ class TierdeckApp(Navigator, App[None]):
 
     def _show_age(self) -> None:
         mark = self.stale_mark()
-        if mark is None:
+        if mark is None or not self.is_screen_installed("dashboard"):
             return
         self.sub_title = self._status_line()
         self.dashboard.show_stale_mark(mark)
@@ -315,6 +321,8 @@ class TierdeckApp(Navigator, App[None]):
             self._hotplug = start_hotplug(self.host, self._on_udev_event)
 
     def on_inventory_loaded(self, message: InventoryLoaded) -> None:
+        if not self.is_screen_installed("dashboard"):
+            return  # the host was left for the fleet while it was read
         changes = inventory_changes(self.inventory, message.inventory)
         self.inventory = message.inventory
         self.problems = message.problems
@@ -331,6 +339,8 @@ class TierdeckApp(Navigator, App[None]):
         self.dashboard.show_inventory(message.inventory, message.problems, changes)
 
     def on_inventory_failed(self, message: InventoryFailed) -> None:
+        if not self.is_screen_installed("dashboard"):
+            return
         self.last_error = message.error
         kept = " (showing the previous inventory)" if self.inventory is not None else ""
         self.notify(f"Inventory failed: {message.error}{kept}", severity="error", timeout=10)

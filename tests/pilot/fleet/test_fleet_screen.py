@@ -5,12 +5,15 @@ host's dashboard and f comes back; a host that is down is not opened."""
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import AsyncIterator
 
 from textual.pilot import Pilot
 from textual.widgets import DataTable
+from tierdeck.app.machine.inventory import collect_inventory
 from tierdeck.app.tui.app import TierdeckApp
-from tierdeck.backends.host import RecordedHost
+from tierdeck.backends.host import Host, RecordedHost
+from tierdeck.core.models import Inventory
 from tierdeck.screens.dashboard.dashboard import DashboardScreen
 from tierdeck.screens.fleet.fleet import ASKING, FleetScreen
 from tierdeck.screens.modals.help import HelpScreen
@@ -88,3 +91,32 @@ async def test_a_host_that_is_down_is_not_opened(demo_host: RecordedHost) -> Non
         await pilot.pause()
         assert app.screen is screen
         assert "no answer within 10 s" in str(screen.query_one("#fleet-current").render())
+
+
+async def test_leaving_a_host_while_it_is_read_drops_its_late_answer(
+    demo_host: RecordedHost,
+) -> None:
+    gate = threading.Event()
+    done = threading.Event()
+
+    def slow(host: Host) -> Inventory:
+        gate.wait(30)
+        try:
+            return collect_inventory(host)
+        finally:
+            done.set()
+
+    fleet = FixedFleet(opened=lambda: demo_host)
+    app = TierdeckApp(None, fleet=fleet, hotplug=False, collect=slow)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, FleetScreen)
+        await wait_until(pilot, lambda: screen.collected == 1, "every row")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, DashboardScreen), "the dashboard")
+        await pilot.press("f")
+        await wait_until(pilot, lambda: app.screen is screen, "the fleet again")
+        gate.set()
+        await wait_until(pilot, done.is_set, "the late inventory")
+        await pilot.pause()
+        assert app.screen is screen and app.refreshes == 0

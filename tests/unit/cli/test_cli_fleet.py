@@ -88,3 +88,23 @@ def test_an_empty_fleet_says_how_to_add_a_host() -> None:
 def test_the_timeout_is_given_once() -> None:
     result = run("fleet", "--timeout", "1", "--timeout", "2")
     assert result.exit_code == 2 and "given twice" in result.output
+
+
+def test_the_tui_starts_on_the_fleet_with_more_than_one_host(
+    monkeypatch: pytest.MonkeyPatch, data_dir: Path
+) -> None:
+    from tierdeck.app.tui.app import TierdeckApp
+
+    # --demo points this process's history at the demo's: monkeypatch puts it back
+    monkeypatch.setenv("TIERDECK_DATA_DIR", str(data_dir))
+    started: list[TierdeckApp] = []
+    monkeypatch.setattr(TierdeckApp, "run", lambda self: started.append(self))
+    assert run("fleet", "add", "nas", "nas").exit_code == 0
+    assert run().exit_code == 0  # one host: this machine's dashboard, as before
+    assert started[-1]._fleet is None and started[-1].host.identity.startswith("local:")
+    assert run("fleet", "add", "backup", "root@10.0.0.7").exit_code == 0
+    assert run().exit_code == 0
+    fleet = started[-1]._fleet
+    assert fleet is not None and [e.name for e in fleet.entries] == ["nas", "backup"]
+    assert run("--demo").exit_code == 0  # the demo is the demo's dashboard
+    assert started[-1]._fleet is None and started[-1].demo
