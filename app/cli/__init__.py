@@ -53,7 +53,9 @@ def main(ctx: click.Context, demo: bool, recorded: Path | None) -> None:
     """tierdeck: see your NAS storage in one place.
 
     Without a subcommand, opens the dashboard (disks, ZFS/btrfs/md pools, mergerfs
-    pools, problems) for this machine. Keys: ? for help, r to refresh, q to quit.
+    pools, problems) for this machine. Keys: ? for help, r to refresh, q to quit. With
+    more than one host in hosts.toml (`tierdeck fleet --help`), opens on the fleet of
+    them instead: enter opens a host's dashboard, f comes back.
 
     Every command exits 141 (128 + SIGPIPE, as the shell reports for a writer killed by
     SIGPIPE) without a message when its output is closed early, e.g. by `| head`.
