@@ -91,6 +91,15 @@ def _own_cache(_session_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Iterato
     shutil.rmtree(_session_cache / "inventory", ignore_errors=True)
 
 
+@pytest.fixture(autouse=True)
+def _own_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test has a config folder of its own, empty (no hosts.toml: `tierdeck`
+    alone opens this machine's dashboard), never the user's."""
+    folder = tmp_path_factory.mktemp("config")
+    monkeypatch.setenv("TIERDECK_CONFIG_DIR", str(folder))
+    return folder
+
+
 # tryfirst: xdist's loadgroup reads the xdist_group mark in this same hook.
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

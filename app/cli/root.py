@@ -10,12 +10,22 @@ from __future__ import annotations
 import contextlib
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ... import __version__
-from .common import CommandGroup, DeferredCommand, host_options, make_host, quiet_on_broken_pipe
+from .common import (
+    CommandGroup,
+    DeferredCommand,
+    host_options,
+    make_host,
+    quiet_on_broken_pipe,
+    requested_host,
+)
+
+if TYPE_CHECKING:
+    from ..fleet.collect import Fleet
 
 
 class RootGroup(CommandGroup):
@@ -52,7 +62,9 @@ def main(ctx: click.Context, demo: bool, recorded: Path | None) -> None:
 
     Without a subcommand, opens the dashboard (disks, ZFS/btrfs/md pools, mergerfs
     pools, problems) for this machine, or with --host for another one over SSH. Keys:
-    ? for help, r to refresh, q to quit.
+    ? for help, r to refresh, q to quit. With more than one host in hosts.toml
+    (`tierdeck fleet --help`) and no --host, opens on the fleet of them instead: enter
+    opens a host's dashboard, f comes back.
 
     Every command exits 141 (128 + SIGPIPE, as the shell reports for a writer killed by
     SIGPIPE) without a message when its output is closed early, e.g. by `| head`.
@@ -70,8 +82,32 @@ def main(ctx: click.Context, demo: bool, recorded: Path | None) -> None:
         return
     from ..tui.app import TierdeckApp
 
+    if not demo and recorded is None and requested_host() is None:
+        fleet = _configured_fleet()
+        if fleet is not None:
+            TierdeckApp(None, fleet=fleet).run()
+            return
     host = make_host(demo, recorded)
     TierdeckApp(host, demo=demo).run()
+
+
+def _configured_fleet() -> Fleet | None:
+    """The fleet of hosts.toml when it names more than one host (the TUI then starts on
+    the fleet screen), else None; a file that cannot be read is refused (exit 2)."""
+    from ..fleet.config import FleetConfigError, hosts_path, load_fleet
+    from .common import EXIT_REFUSED, fail
+
+    if not hosts_path().exists():  # the usual case: one machine, nothing more to read
+        return None
+    try:
+        entries = load_fleet()
+    except FleetConfigError as exc:
+        fail(f"{exc} (fix it, or move it away to open this machine's dashboard)", EXIT_REFUSED)
+    if len(entries) < 2:
+        return None
+    from ..fleet.collect import Fleet
+
+    return Fleet(entries)
 
 
 for _command in (
@@ -84,6 +120,11 @@ for _command in (
         "compare",
         "tierdeck.app.cli.compare:compare",
         "Compare 2 to 8 stored runs side by side (ids from `tierdeck history list`).",
+    ),
+    DeferredCommand(
+        "fleet",
+        "tierdeck.app.cli.fleet:fleet",
+        "Show every host of hosts.toml: reachable, problems, pools, cache fill.",
     ),
     DeferredCommand("history", "tierdeck.app.cli.history:history", "Stored benchmark runs."),
     DeferredCommand(

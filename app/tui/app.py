@@ -1,7 +1,9 @@
 """The tierdeck Textual app: loads the inventory in a worker and shows the dashboard.
 
 ``TierdeckApp(host, demo=...)`` is all the CLI needs: ``TierdeckApp(LiveHost()).run()``
-or ``TierdeckApp(load_demo_host(), demo=True).run()``.
+or ``TierdeckApp(load_demo_host(), demo=True).run()``. With several hosts configured,
+``TierdeckApp(None, fleet=Fleet(...))`` starts on the fleet screen instead; ``enter``
+there opens a host's dashboard (``open_host``) and ``f`` comes back.
 
 Paint first, then refresh: the dashboard opens on the host's last inventory (kept in the
 cache folder, app/machine/snapshot.py), marked with its age, and the collection starts
@@ -35,6 +37,7 @@ from .navigation import Navigator
 
 if TYPE_CHECKING:
     from ..bench.service import BenchService
+    from ..fleet.collect import FleetSource
     from ..history.store import RunStore
     from .context import AppContext
 
@@ -77,7 +80,7 @@ class TierdeckApp(Navigator, App[None]):
     ENABLE_COMMAND_PALETTE = False
 
     # Tooltips are the help page's words (screens/modals/help.py): one source for both.
-    BINDINGS = [
+    HOST_BINDINGS = [
         Binding("r", "refresh", "Refresh", tooltip="refresh the inventory now"),
         Binding(
             "question_mark", "help", "Help", key_display="?", tooltip="the keys of this screen"
@@ -86,6 +89,10 @@ class TierdeckApp(Navigator, App[None]):
         Binding("f1", "help", "Help", show=False, tooltip="the keys of this screen"),
         Binding("q", "quit", "Quit", tooltip="quit tierdeck"),
     ]
+    """The app's keys on every screen of one host (what a help page lists)."""
+    # Only on a dashboard opened from the fleet screen (check_action).
+    FLEET_BINDING = Binding("f", "fleet", "Fleet", tooltip="back to the fleet of hosts")
+    BINDINGS = [*HOST_BINDINGS, FLEET_BINDING]
 
     HOTPLUG_DEBOUNCE = 1.0  # seconds: a new disk brings a burst of add events
 
@@ -103,17 +110,22 @@ class TierdeckApp(Navigator, App[None]):
 
     def __init__(
         self,
-        host: Host,
+        host: Host | None,
         demo: bool = False,
         *,
         collect: Collector | None = None,
         hotplug: bool = True,
         snapshots: SnapshotStore | None = None,
+        fleet: FleetSource | None = None,
     ) -> None:
         """``snapshots``: where the last inventory of each host is kept (default: the
-        cache folder; tests pass a throwaway one)."""
+        cache folder; tests pass a throwaway one). ``fleet``: start on the fleet screen
+        (``host`` None); the dashboard is then of the host opened from it."""
         super().__init__()
-        self.host = host
+        if host is None and fleet is None:
+            raise ValueError("TierdeckApp needs a host or a fleet")
+        self._host = host
+        self._fleet = fleet
         self.snapshots = snapshots if snapshots is not None else SnapshotStore()
         self.demo = demo
         self._bench: BenchService | None = None
@@ -123,7 +135,21 @@ class TierdeckApp(Navigator, App[None]):
         self._hotplug_timer: Timer | None = None
         self._stale_timer: Timer | None = None
         self._cleaned = False
-        self._set_title(host.hostname)
+        if host is None:
+            self.title = "tierdeck — fleet"
+        else:
+            self._set_title(host.hostname)
+
+    @property
+    def host(self) -> Host:
+        """The host the dashboard shows (with a fleet: the one opened last)."""
+        if self._host is None:
+            raise RuntimeError("no host opened yet: the fleet screen is showing")
+        return self._host
+
+    @host.setter
+    def host(self, host: Host) -> None:
+        self._host = host
 
     def _set_title(self, hostname: str) -> None:
         self.title = f"tierdeck — {hostname}" + (" [demo]" if self.demo else "")
@@ -146,6 +172,14 @@ class TierdeckApp(Navigator, App[None]):
         return screen
 
     def on_mount(self) -> None:
+        if self._fleet is not None:
+            from ...screens.fleet.fleet import FleetScreen
+
+            self.push_screen(FleetScreen(self._fleet))
+            return
+        self._show_dashboard()
+
+    def _show_dashboard(self) -> None:
         snapshot = self._kept_snapshot()
         dashboard = DashboardScreen()
         # The collection starts once the dashboard has painted (its threads would slow
@@ -167,6 +201,44 @@ class TierdeckApp(Navigator, App[None]):
         if self._hotplug is not None:
             self._hotplug.stop()
             self._hotplug = None
+        if self._fleet is not None:
+            self._fleet.close()
+
+    # -- the fleet ----------------------------------------------------------------------
+
+    def open_host(self, host: Host) -> None:
+        """The dashboard of ``host`` (a host of the fleet, on its open connection),
+        over the fleet screen; ``f`` comes back. What the app held of the host shown
+        before goes: its inventory, its collection, its benchmark service."""
+        self._leave_host()
+        self._host, self._bench, self._cleaned = host, None, False
+        self.inventory, self.problems, self.last_error, self.stale_since = None, (), None, None
+        self.refreshes = 0
+        self._show_dashboard()
+
+    def _leave_host(self) -> None:
+        """Stop what works for the host shown (its collection, its watcher, the age
+        mark's timer): an answer landing later finds no dashboard and is dropped."""
+        self.workers.cancel_group(self, "inventory")
+        if self._hotplug is not None:
+            self._hotplug.stop()
+            self._hotplug = None
+        if self._stale_timer is not None:
+            self._stale_timer.stop()
+            self._stale_timer = None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "fleet":
+            return self._fleet is not None and isinstance(self.screen, DashboardScreen)
+        return True
+
+    async def action_fleet(self) -> None:
+        # The dashboard goes with its host: the next host's is a new one (same id).
+        self._leave_host()
+        dashboard = self.screen
+        await self.pop_screen()
+        self.uninstall_screen("dashboard")
+        await dashboard.remove()
 
     # -- loading ------------------------------------------------------------------------
 
@@ -197,7 +269,7 @@ class TierdeckApp(Navigator, App[None]):
 
     def _show_age(self) -> None:
         mark = self.stale_mark()
-        if mark is None:
+        if mark is None or not self.is_screen_installed("dashboard"):
             return
         self.sub_title = self._status_line()
         self.dashboard.show_stale_mark(mark)
@@ -249,6 +321,8 @@ class TierdeckApp(Navigator, App[None]):
             self._hotplug = start_hotplug(self.host, self._on_udev_event)
 
     def on_inventory_loaded(self, message: InventoryLoaded) -> None:
+        if not self.is_screen_installed("dashboard"):
+            return  # the host was left for the fleet while it was read
         changes = inventory_changes(self.inventory, message.inventory)
         self.inventory = message.inventory
         self.problems = message.problems
@@ -265,6 +339,8 @@ class TierdeckApp(Navigator, App[None]):
         self.dashboard.show_inventory(message.inventory, message.problems, changes)
 
     def on_inventory_failed(self, message: InventoryFailed) -> None:
+        if not self.is_screen_installed("dashboard"):
+            return
         self.last_error = message.error
         kept = " (showing the previous inventory)" if self.inventory is not None else ""
         self.notify(f"Inventory failed: {message.error}{kept}", severity="error", timeout=10)
@@ -311,7 +387,11 @@ class TierdeckApp(Navigator, App[None]):
         from ...screens.modals.help import HelpScreen  # loaded when first asked for
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen.for_screen(self.screen, self.BINDINGS))
+            # f (back to the fleet) only where it works: a dashboard opened from the fleet
+            keys = self.HOST_BINDINGS
+            if self.check_action("fleet", ()):
+                keys = [*keys, self.FLEET_BINDING]
+            self.push_screen(HelpScreen.for_screen(self.screen, keys))
 
 
 if TYPE_CHECKING:

@@ -78,6 +78,8 @@ class Navigation(Protocol):
 
     def open_mover(self, layout: Layout, path: Path) -> None: ...
 
+    def open_host(self, host: Host) -> None: ...
+
 
 class AppContext(Navigation, Protocol):
     @property

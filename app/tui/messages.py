@@ -7,10 +7,14 @@ thread. They are small dataclasses (the Toolong/Posting habit) so tests can buil
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 from ...core.models import Inventory, Problem
+
+if TYPE_CHECKING:  # the fleet's modules load with the fleet screen, not the dashboard
+    from ..fleet.status import HostStatus
 
 
 @dataclass
@@ -45,3 +49,19 @@ class HotplugEvent(Message):
     def can_replace(self, message: Message) -> bool:
         # A burst of add events (a disk and its partitions) needs one refresh, not ten.
         return isinstance(message, HotplugEvent)
+
+
+@dataclass
+class FleetHostAnswered(Message):
+    """One host of the fleet answered, or was written down as silent at the deadline.
+    ``round`` is the collection it belongs to: a row never shows an older round's."""
+
+    status: HostStatus
+    round: int
+
+
+@dataclass
+class FleetCollected(Message):
+    """Every host of a collection has its row."""
+
+    round: int

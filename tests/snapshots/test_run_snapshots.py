@@ -127,7 +127,7 @@ def test_run_help_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
 
         await paused(pilot)
         screen = run_screen(pilot)
-        pilot.app.push_screen(HelpScreen.for_screen(screen, TierdeckApp.BINDINGS))
+        pilot.app.push_screen(HelpScreen.for_screen(screen, TierdeckApp.HOST_BINDINGS))
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, HelpScreen), "the help")
 
     app = RunScreenApp("branch_randrw", samples=4)

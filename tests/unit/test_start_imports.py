@@ -12,6 +12,7 @@ LOADED_LATER = (
     "tierdeck.screens.sequence", "tierdeck.widgets.charts", "tierdeck.widgets.bench",
     "tierdeck.app.bench", "tierdeck.app.history", "tierdeck.app.sweep", "tierdeck.app.ladder",
     "tierdeck.app.mover", "tierdeck.app.layout", "tierdeck.app.export", "tierdeck.app.compare",
+    "tierdeck.app.fleet", "tierdeck.screens.fleet", "tierdeck.backends.host.ssh", "asyncssh",
     "tierdeck.backends.zfs", "tierdeck.backends.fio", "tierdeck.backends.sources",
     "textual_plot", "pygal", "jinja2", "sqlite3", "sh", "pyudev", "psutil",
 )  # fmt: skip

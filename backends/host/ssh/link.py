@@ -81,8 +81,12 @@ class SshLink:
         *,
         prompt: Prompt | None = None,
         connect_timeout: float = CONNECT_TIMEOUT,
+        warm_shells: int = WARM_SHELLS,
     ) -> None:
+        """``warm_shells``: the shells opened with the connection, each a session (and
+        a login shell) on the host; more are opened as requests run side by side."""
         self.target = target
+        self._warm_shells = warm_shells
         self.round_trips = 0
         self._prompt = prompt
         self._connect_timeout = connect_timeout
@@ -180,7 +184,7 @@ class SshLink:
             self._shells.forget()
             self._conn = await self._connect()
             # the inventory's readers and its command-running sources ask side by side
-            await self._shells.warm(self._conn, WARM_SHELLS)
+            await self._shells.warm(self._conn, self._warm_shells)
             return self._conn
 
     async def _connect(self) -> asyncssh.SSHClientConnection:

@@ -88,6 +88,8 @@ def history_dir(tmp_path: Path) -> Path:
         ["compare", "3", "4", "--format", "markdown"],
         ["history", "export", "3", "4", "--output", "-"],
         ["history", "export", "3", "--format", "html", "--output", "-"],
+        ["fleet"],  # no hosts.toml: the line that says how to add one
+        ["fleet", "--json"],
     ],
     ids=" ".join,
 )

@@ -1,0 +1,109 @@
+"""``tierdeck fleet``: the hosts of hosts.toml, each one's state at a glance; ``fleet
+add`` and ``fleet remove`` edit the file."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING
+
+import click
+
+from .common import EXIT_FAILED, EXIT_REFUSED, fail, once, output_width
+
+if TYPE_CHECKING:
+    from ..fleet.config import FleetHost
+
+
+def _load() -> tuple[FleetHost, ...]:
+    from ..fleet.config import FleetConfigError, load_fleet
+
+    try:
+        return load_fleet()
+    except FleetConfigError as exc:
+        fail(str(exc), EXIT_REFUSED)
+
+
+def _save(hosts: tuple[FleetHost, ...]) -> None:
+    from ..fleet.config import hosts_path, save_fleet
+
+    try:
+        save_fleet(hosts)
+    except OSError as exc:
+        fail(f"{hosts_path()}: {exc.strerror or exc}", EXIT_FAILED)
+
+
+@click.group(invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="Print docs/fleet-json.md's object.")
+@once("--timeout", type=click.FloatRange(min=0.1), metavar="SECONDS",
+      help="How long each host may take to answer (default 10).")  # fmt: skip
+@click.pass_context
+def fleet(ctx: click.Context, as_json: bool, timeout: float | None) -> None:
+    """Show every host of hosts.toml: reachable, problems, pools, cache fill.
+
+    The hosts are in hosts.toml of tierdeck's config folder (~/.config/tierdeck, or
+    $TIERDECK_CONFIG_DIR), one [[host]] table each with name, ssh (an ssh config alias
+    or user@host[:port]) and optional tags; `fleet add` and `fleet remove` edit it.
+    Every host is asked at once over SSH, each within --timeout seconds: a host that is
+    down or slow is shown with its error and never holds the others.
+
+    The cache column is the fullest cache branch against the mover's high watermark
+    when tierdeck applied the pool's layout (">80": above it), else the fullest
+    mergerfs pool's fill. The last bench column stays empty: the history does not
+    record which machine a run ran on.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from ..fleet.collect import DEFAULT_TIMEOUT, Fleet
+    from ..fleet.render import fleet_dict, fleet_text
+
+    entries = _load()
+    wait = DEFAULT_TIMEOUT if timeout is None else timeout
+    hosts = Fleet(entries, timeout=wait)
+    try:
+        statuses = hosts.collect()
+    finally:
+        hosts.close()
+    if as_json:
+        json.dump(fleet_dict(statuses, wait), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif not entries:
+        click.echo("No hosts yet: add one with `tierdeck fleet add NAME SSH`.")
+    else:
+        click.echo(fleet_text(statuses, output_width()))
+
+
+@click.command("add")
+@click.argument("name")
+@click.argument("ssh")
+@click.option(
+    "--tag", "tags", multiple=True, metavar="TAG", help="A tag for the host (repeatable)."
+)
+def add(name: str, ssh: str, tags: tuple[str, ...]) -> None:
+    """Add a host: NAME as tierdeck shows it, SSH an ssh config alias or user@host[:port]."""
+    from ..fleet.config import FleetConfigError, FleetHost, add_host, hosts_path
+
+    try:
+        hosts = add_host(_load(), FleetHost(name, ssh, tags))
+    except FleetConfigError as exc:
+        fail(str(exc), EXIT_REFUSED)
+    _save(hosts)
+    click.echo(f"added {name} ({ssh}) to {hosts_path()}")
+
+
+@click.command("remove")
+@click.argument("name")
+def remove(name: str) -> None:
+    """Remove the host NAME from the fleet."""
+    from ..fleet.config import FleetConfigError, hosts_path, remove_host
+
+    try:
+        hosts = remove_host(_load(), name)
+    except FleetConfigError as exc:
+        fail(str(exc), EXIT_REFUSED)
+    _save(hosts)
+    click.echo(f"removed {name} from {hosts_path()}")
+
+
+fleet.add_command(add)
+fleet.add_command(remove)

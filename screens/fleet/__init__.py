@@ -1,0 +1,1 @@
+"""The fleet: every configured host in one table (``fleet.py``)."""

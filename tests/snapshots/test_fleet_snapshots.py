@@ -1,0 +1,25 @@
+"""SVG snapshot of the fleet screen at 80x24: three hosts with fixed data
+(tests/snapshots/apps/fleet), one of them down with its error. Update after a
+deliberate UI change with ``pytest tests/snapshots --snapshot-update``."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+from tierdeck.app.tui.app import TierdeckApp
+from tierdeck.screens.fleet.fleet import FleetScreen
+
+from tests.snapshots.apps.fleet import FixedFleet
+from tests.waiting import wait_until
+
+
+async def _answered(pilot: Pilot[None]) -> None:
+    def done() -> bool:
+        screen = pilot.app.screen
+        return isinstance(screen, FleetScreen) and screen.collected == 1
+
+    await wait_until(pilot, done, "every host's row")
+
+
+def test_fleet_of_three_one_down_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    app = TierdeckApp(None, fleet=FixedFleet(), hotplug=False)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_answered)
