@@ -79,16 +79,27 @@ def whole_commands(lab: SshLab, rounds: int) -> list[str]:
 
     local = [*cli, "inventory", "--json"]
     remote = [*cli, "--host", lab.alias, "inventory", "--json"]
+    # OpenSSH's own client running nothing: a connection and the server's login shell
+    # (bash reads ~/.bashrc for every ssh command), the floor of any remote command
+    floor = ["ssh", "-F", str(lab.home / ".ssh" / "config"), "-o",
+             f"UserKnownHostsFile={lab.home / '.ssh' / 'known_hosts'}", lab.alias, "true"]  # fmt: skip
     for _ in range(2):
         timed(local)
         timed(remote)
-    ratios = []
+        timed(floor)
+    ratios, over_floor = [], []
     for _ in range(rounds):
-        ratios.append(timed(remote) / timed(local))
+        a, b, f = timed(remote), timed(local), timed(floor)
+        ratios.append(a / b)
+        over_floor.append(a / (b + f))
     return [
         f"tierdeck --host nas inventory --json / tierdeck inventory --json: "
         f"{statistics.median(ratios):.2f}x (spread {min(ratios):.2f}-{max(ratios):.2f}, "
         f"{rounds} rounds; connection, key exchange and asyncssh's import included)",
+        f"the same / (tierdeck inventory --json + ssh nas true): "
+        f"{statistics.median(over_floor):.2f}x (spread {min(over_floor):.2f}-"
+        f"{max(over_floor):.2f}): what tierdeck adds beyond the local run and OpenSSH's own "
+        "connection and login shell",
     ]
 
 

@@ -37,7 +37,7 @@ CONNECT_TIMEOUT = 10.0
 # A link that stops answering is found out within ~30 s even when nothing is sent.
 KEEPALIVE_INTERVAL = 10.0
 KEEPALIVE_COUNT_MAX = 3
-WARM_SHELLS = 2
+WARM_SHELLS = 1
 
 
 @dataclass(frozen=True)

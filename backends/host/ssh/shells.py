@@ -27,6 +27,7 @@ import asyncssh
 from ....core.errors import HostUnreachable
 
 MAX_SHELLS = 4
+PATIENCE_S = 0.05  # how long a request waits for a busy shell before opening another
 
 
 class ShellTimeout(TimeoutError):
@@ -81,6 +82,11 @@ class ShellPool:
         if self._freed is None:
             self._freed = asyncio.Condition()
         async with self._freed:
+            if not self._idle and 0 < self._count < MAX_SHELLS:
+                # a busy shell is usually free again within milliseconds; a new one costs
+                # the host a session and a login shell (tens to hundreds of ms)
+                with contextlib.suppress(TimeoutError, asyncio.TimeoutError):
+                    await asyncio.wait_for(self._freed.wait(), PATIENCE_S)
             while not self._idle and self._count >= MAX_SHELLS:
                 await self._freed.wait()
             if self._idle:
