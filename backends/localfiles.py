@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from collections.abc import Callable
 from pathlib import Path
 
@@ -36,7 +35,9 @@ def cache_folder() -> Path:
 def _create_temp(folder: Path, name: str, mode: int) -> tuple[int, str]:
     """A new file beside ``name`` with ``mode`` less the umask."""
     while True:
-        tmp = str(folder / f".{name}.{secrets.token_hex(4)}")
+        # os.urandom is what secrets.token_hex reads; the secrets module would bring
+        # hashlib and hmac into the dashboard's start (it keeps its inventory here).
+        tmp = str(folder / f".{name}.{os.urandom(4).hex()}")
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode), tmp
         except FileExistsError:

@@ -11,6 +11,7 @@ that changed marked. On a host never seen before the dashboard opens on a skelet
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -123,6 +124,7 @@ class TierdeckApp(Navigator, App[None]):
         self._hotplug_timer: Timer | None = None
         self._stale_timer: Timer | None = None
         self._cleaned = False
+        self._collector_paused = False
         self._set_title(host.hostname)
 
     def _set_title(self, hostname: str) -> None:
@@ -146,6 +148,7 @@ class TierdeckApp(Navigator, App[None]):
         return screen
 
     def on_mount(self) -> None:
+        self._pause_collector()
         snapshot = self._kept_snapshot()
         dashboard = DashboardScreen()
         # The collection starts once the dashboard has painted (its threads would slow
@@ -164,9 +167,25 @@ class TierdeckApp(Navigator, App[None]):
         self.push_screen("dashboard")
 
     def on_unmount(self) -> None:
+        self._resume_collector()  # an app that quits before its first paint
         if self._hotplug is not None:
             self._hotplug.stop()
             self._hotplug = None
+
+    # -- start-up ---------------------------------------------------------------------
+
+    def _pause_collector(self) -> None:
+        # Everything the start builds lives on (widgets, styles, the kept inventory), so
+        # the cyclic collector's passes over it find no garbage: on the 240-disk host
+        # they took ~20 ms before the first frame, one full pass ~17 ms of it. Reference
+        # counting still frees everything else; cycles wait for the collector's return.
+        self._collector_paused = gc.isenabled()
+        gc.disable()
+
+    def _resume_collector(self) -> None:
+        if self._collector_paused:
+            self._collector_paused = False
+            gc.enable()
 
     # -- loading ------------------------------------------------------------------------
 
@@ -243,6 +262,7 @@ class TierdeckApp(Navigator, App[None]):
             return
 
     def on_dashboard_painted(self) -> None:
+        self._resume_collector()
         self.refresh_inventory()
         # After the first paint too: watching udev loads pyudev and starts a thread.
         if self._hotplug_wanted and self._hotplug is None:
