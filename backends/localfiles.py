@@ -35,6 +35,8 @@ def cache_folder() -> Path:
 def _create_temp(folder: Path, name: str, mode: int) -> tuple[int, str]:
     """A new file beside ``name`` with ``mode`` less the umask."""
     while True:
+        # os.urandom is what secrets.token_hex reads; the secrets module would bring
+        # hashlib and hmac into the dashboard's start (it keeps its inventory here).
         tmp = str(folder / f".{name}.{os.urandom(4).hex()}")
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode), tmp

@@ -13,6 +13,7 @@ that changed marked. On a host never seen before the dashboard opens on a skelet
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -135,6 +136,7 @@ class TierdeckApp(Navigator, App[None]):
         self._hotplug_timer: Timer | None = None
         self._stale_timer: Timer | None = None
         self._cleaned = False
+        self._collector_paused = False
         if host is None:
             self.title = "tierdeck — fleet"
         else:
@@ -177,6 +179,7 @@ class TierdeckApp(Navigator, App[None]):
 
             self.push_screen(FleetScreen(self._fleet))
             return
+        self._pause_collector()
         self._show_dashboard()
 
     def _show_dashboard(self) -> None:
@@ -198,6 +201,7 @@ class TierdeckApp(Navigator, App[None]):
         self.push_screen("dashboard")
 
     def on_unmount(self) -> None:
+        self._resume_collector()  # an app that quits before its first paint
         if self._hotplug is not None:
             self._hotplug.stop()
             self._hotplug = None
@@ -239,6 +243,21 @@ class TierdeckApp(Navigator, App[None]):
         await self.pop_screen()
         self.uninstall_screen("dashboard")
         await dashboard.remove()
+
+    # -- start-up ---------------------------------------------------------------------
+
+    def _pause_collector(self) -> None:
+        # Everything the start builds lives on (widgets, styles, the kept inventory), so
+        # the cyclic collector's passes over it find no garbage: on the 240-disk host
+        # they took ~20 ms before the first frame, one full pass ~17 ms of it. Reference
+        # counting still frees everything else; cycles wait for the collector's return.
+        self._collector_paused = gc.isenabled()
+        gc.disable()
+
+    def _resume_collector(self) -> None:
+        if self._collector_paused:
+            self._collector_paused = False
+            gc.enable()
 
     # -- loading ------------------------------------------------------------------------
 
@@ -315,6 +334,7 @@ class TierdeckApp(Navigator, App[None]):
             return
 
     def on_dashboard_painted(self) -> None:
+        self._resume_collector()
         self.refresh_inventory()
         # After the first paint too: watching udev loads pyudev and starts a thread.
         if self._hotplug_wanted and self._hotplug is None:

@@ -153,7 +153,12 @@ class DashboardScreen(BenchEntries, Screen[None]):
     def show_stale_mark(self, mark: str | None) -> None:
         """A yellow line under the title while what is on screen is not fresh."""
         self.stale_mark = mark
-        freshness = self.query_one("#freshness", Static)
+        try:
+            freshness = self.query_one("#freshness", Static)
+        except NoMatches:
+            # The app's age timer ticked before this screen composed (a start slower
+            # than a second, as on a loaded machine): on_mount shows ``stale_mark``.
+            return
         freshness.display = mark is not None
         if mark is not None:
             freshness.update(mark)

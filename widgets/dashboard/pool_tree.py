@@ -68,7 +68,9 @@ class PoolTree(Tree[PoolItem]):
     """
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__("pools", id=id)
+        # A Text, not a str: a str label is parsed as markup, which imports rich's emoji
+        # table (~3 ms of the dashboard's start) for a root that is never shown.
+        super().__init__(Text("pools"), id=id)
         self._changed: frozenset[str] = frozenset()
         self.show_root = False
         self.guide_depth = GUIDE

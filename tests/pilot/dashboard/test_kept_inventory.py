@@ -8,9 +8,11 @@ import re
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from textual.widgets import TabbedContent
 from tierdeck.app.machine.snapshot import SnapshotStore
+from tierdeck.app.tui import app as app_module
 from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.health import find_problems
@@ -172,3 +174,31 @@ async def test_the_compose_screens_css_is_read_after_the_first_paint(
             lambda: all(app.stylesheet.has_source(str(p), "") for p in compose_css),
             "the compose screen's CSS read",
         )
+
+
+async def test_an_age_tick_before_the_dashboard_composed_waits_for_it(
+    demo_host: RecordedHost, demo_inventory: Inventory, tmp_path: Path
+) -> None:
+    """On a machine slow enough that the start takes over a second (a small NAS board, a
+    loaded VM), the age timer ticks before the dashboard has composed: its mark is shown
+    once the dashboard is there, instead of the tick crashing the app."""
+
+    class SlowStart(TierdeckApp):
+        # A subclass reads its CSS beside its own module: point it at the app's.
+        CSS_PATH = [str(Path(app_module.__file__).parent / p) for p in TierdeckApp.CSS_PATH]
+
+        def push_screen(self, *args: Any, **kwargs: Any) -> Any:
+            pushed = super().push_screen(*args, **kwargs)
+            self._show_age()  # the timer's first tick, before the pushed dashboard composed
+            return pushed
+
+    store = SnapshotStore(tmp_path)
+    keep(store, demo_host, demo_inventory, age_s=12)
+    collect = CountingCollector(lambda host: demo_inventory)
+    collect.gate = threading.Event()
+    app = SlowStart(demo_host, demo=True, collect=collect, hotplug=False, snapshots=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "WDC" in screen_text(app), "the kept disks")
+        assert re.search(r"as of \d+ s ago, refreshing…", screen_text(app))
+        collect.gate.set()
+        await wait_for_inventory(pilot, app)
