@@ -8,7 +8,7 @@ and the outcome.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -78,6 +78,50 @@ class BenchTarget:
     disks: tuple[str, ...]  # physical disks under it (core.relations.disks_under)
     fs_type: str | None = None
     mountpoint: str | None = None
+
+
+@dataclass(frozen=True)
+class RunHost:
+    """The machine a run ran on, as the host seam named it when the run was made: its
+    ``uname -n`` and its ``Host.identity`` ("local:<machine-id>", "ssh:<machine-id>").
+    Empty where unknown: the id of runs stored before tierdeck kept it, both for a run
+    imported from a file of fio output."""
+
+    name: str = ""
+    id: str = ""
+
+    @property
+    def known(self) -> bool:
+        return bool(self.name or self.id)
+
+    @property
+    def label(self) -> str:
+        """The host as shown: its name and id ("nas1 (ssh:4f1c...)"), as much of it as
+        is known; empty when nothing is."""
+        if not self.name:
+            return self.id
+        return f"{self.name} ({self.id})" if self.id else self.name
+
+    @property
+    def machine(self) -> str:
+        """The id without how the machine was reached: the same machine benchmarked on
+        its own console ("local:") and over SSH ("ssh:") is one machine."""
+        return self.id.partition(":")[2] or self.id
+
+    def same_machine(self, other: RunHost) -> bool | None:
+        """Whether two runs ran on one machine: by machine id when both have one (a
+        renamed host keeps its id), else by name; None when either does not say."""
+        if self.id and other.id:
+            return self.machine == other.machine
+        if self.name and other.name:
+            return self.name.lower() == other.name.lower()  # hostnames ignore case
+        return None
+
+
+def host_names(hosts: Iterable[RunHost]) -> set[str]:
+    """The hosts named (hostnames ignore case), unknown ones aside: a listing shows each
+    run's host only when it holds two or more."""
+    return {host.name.lower() for host in hosts if host.name}
 
 
 @dataclass(frozen=True)
@@ -182,6 +226,7 @@ class RunResult:
     job_summaries: tuple[JobSummary, ...] = ()
     file_layout: FileLayout = FileLayout.FIO
     imported: ImportSource | None = None  # read from a file (history import), not run
+    host: RunHost = field(default_factory=RunHost)  # the machine it ran on
 
     @property
     def origin(self) -> RunOrigin:

@@ -11,9 +11,10 @@ tags, the imported file's name):
 - **UUIDs**: RFC 4122 UUIDs, md's ``xxxxxxxx:xxxxxxxx:xxxxxxxx:xxxxxxxx``, LVM's
   ``xxxxxx-xxxx-xxxx-xxxx-xxxx-xxxx-xxxxxx``, whatever follows ``by-uuid/``,
   ``by-partuuid/``, ``UUID=`` and ``PARTUUID=``, and ZFS's ``guid`` property;
-- **hostnames**: the names the caller knows (this machine's), every value of a
-  ``hostname`` key in fio's JSON (fio's client/server output) with its short form, the
-  host of an md ``md-name-HOST:NAME``, and IPv4 addresses (NFS/CIFS mount options);
+- **hostnames**: the names the caller knows (this machine's), the name of the host each
+  run ran on and its machine id, every value of a ``hostname`` key in fio's JSON (fio's
+  client/server output) with its short form, the host of an md ``md-name-HOST:NAME``,
+  and IPv4 addresses (NFS/CIFS mount options);
 - **user names**: the name of a home directory in a path (``/home/NAME/...``,
   ``/Users/NAME/...``, ``/var/home/NAME``, ``C:\\Users\\NAME``), wherever the path is.
 
@@ -34,7 +35,7 @@ from dataclasses import dataclass, fields, is_dataclass, replace
 from enum import Enum, StrEnum
 from typing import Any
 
-from .bench_models import RunResult
+from .bench_models import RunHost, RunResult
 
 
 class IdKind(StrEnum):
@@ -42,6 +43,7 @@ class IdKind(StrEnum):
     WWN = "wwn"
     UUID = "uuid"
     HOST = "host"
+    MACHINE = "machine"  # a machine id (a run's host id, Host.identity)
     USER = "user"
 
 
@@ -215,6 +217,8 @@ class Redactor:
             if key is not None and key.lower() in _KEY_KINDS and isinstance(obj, int):
                 return self.pseudonym(_KEY_KINDS[key.lower()], str(obj))
             return obj
+        if isinstance(obj, RunHost):
+            return self._run_host(obj)
         if is_dataclass(obj) and not isinstance(obj, type):
             changes = {f.name: self.value(getattr(obj, f.name)) for f in fields(obj) if f.init}
             return replace(obj, **changes)
@@ -231,13 +235,26 @@ class Redactor:
             return [self.value(v) for v in obj]
         return obj
 
+    def _run_host(self, host: RunHost) -> RunHost:
+        """Both parts replaced whatever they look like; the id keeps how the machine was
+        reached ("ssh:"), so two runs of one machine still share its pseudonym."""
+        how, colon, machine = host.id.partition(":")
+        if not colon:
+            how, machine = "", host.id
+        return RunHost(
+            name=self.pseudonym(IdKind.HOST, host.name) if host.name else "",
+            id=how + colon + self.pseudonym(IdKind.MACHINE, machine) if machine else "",
+        )
+
     def runs(self, runs: Sequence[RunResult]) -> tuple[RunResult, ...]:
-        """The runs redacted; fio's ``hostname`` values are hostnames everywhere."""
-        self.add_hostnames(h for run in runs for h in _hostnames_in(run.fio_json))
+        """The runs redacted; fio's ``hostname`` values and the hosts the runs ran on
+        are hostnames everywhere (a run named after its host loses the name too)."""
+        self.add_hostnames(h for run in runs for h in hostnames_in(run.fio_json))
+        self.add_hostnames(run.host.name for run in runs if run.host.name)
         return tuple(self.value(run) for run in runs)
 
 
-def _hostnames_in(doc: Any) -> list[str]:
+def hostnames_in(doc: Any) -> list[str]:
     """Every string value of a ``hostname`` key, at any depth (fio client output)."""
     found: list[str] = []
     if isinstance(doc, Mapping):
@@ -245,10 +262,10 @@ def _hostnames_in(doc: Any) -> list[str]:
             if key == "hostname" and isinstance(value, str):
                 found.append(value)
             else:
-                found += _hostnames_in(value)
+                found += hostnames_in(value)
     elif isinstance(doc, list | tuple):
         for item in doc:
-            found += _hostnames_in(item)
+            found += hostnames_in(item)
     return found
 
 

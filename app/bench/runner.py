@@ -38,6 +38,7 @@ from ...core import cache_check
 from ...core.bench_models import (
     DeviceSample,
     EnvFingerprint,
+    RunHost,
     RunRequest,
     RunResult,
     RunStatus,
@@ -130,6 +131,10 @@ class _Run:
     def warn(self, kind: WarningKind, text: str) -> None:
         self.warnings.append(RunWarning(kind, text))
         self.emit(Notice(text, kind))
+
+    def run_host(self) -> RunHost:
+        """The machine fio ran on: the history may keep runs of several (SshHost)."""
+        return RunHost(name=self.host.hostname, id=self.host.identity)
 
     def _env(self) -> tuple[EnvFingerprint, str | None]:
         """Runs in a worker thread: returns the problem instead of emitting it, so that
@@ -393,6 +398,7 @@ class _Run:
             error=error,
             warnings=self.request.warnings,
             tags=self.request.tags,
+            host=self.run_host(),
         )
         self.emit(RunEnded(result))
         return result
@@ -476,6 +482,7 @@ class _Run:
             env=env,
             tags=request.tags,
             warnings=tuple(dict.fromkeys(self.warnings)),
+            host=self.run_host(),
         )
         self.emit(Progress(1.0, 0.0, RunPhase.DONE))
         self.emit(RunEnded(result))

@@ -19,7 +19,7 @@ from typing import Any
 
 # The schema version this reader knows: len(schema.MIGRATIONS), which a unit test keeps
 # equal (the schema module imports the benchmark model this one avoids).
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8  # v8 added the host columns: nothing this reader reads
 
 BEST_WRITES_SQL = (
     "SELECT COALESCE(target_mountpoint, target_path), summary FROM runs WHERE status = 'ok'"

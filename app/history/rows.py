@@ -19,6 +19,7 @@ from ...core.bench_models import (
     DirectionSummary,
     EnvFingerprint,
     FileLayout,
+    RunHost,
     RunResult,
     RunStatus,
     RunWarning,
@@ -42,7 +43,7 @@ LIGHT_COLUMNS = (
     "id, name, status, target_path, target_kind, target_label, target_disks,"
     " target_fs_type, target_mountpoint, preset, started_at, finished_at, error, spec,"
     " NULL AS fio_json, env, summary, warnings, job_summaries, file_layout, import_source,"
-    " content_hash"
+    " content_hash, host_name, host_id"
 )
 
 _SAMPLE_COLUMNS = (
@@ -115,6 +116,7 @@ def load_run(
             ),
             file_layout=FileLayout(row["file_layout"]),
             imported=import_from_json(row["import_source"]),
+            host=RunHost(row["host_name"], row["host_id"]),
         )
     except (ValueError, TypeError, KeyError) as exc:
         # only a file edited by hand (or a buggy migration) gets here

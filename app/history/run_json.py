@@ -19,6 +19,7 @@ from ...core.bench_models import (
     EnvFingerprint,
     FileLayout,
     JobSummary,
+    RunHost,
     RunResult,
     RunStatus,
     RunWarning,
@@ -91,6 +92,11 @@ def env_to_dict(env: EnvFingerprint) -> dict[str, Any]:
     out = fields_of(env)
     out["mount_options"] = list(env.mount_options)
     return out
+
+
+def host_to_dict(host: RunHost) -> dict[str, str | None]:
+    """The machine a run ran on; null where unknown (docs/bench-json.md)."""
+    return {"name": host.name or None, "id": host.id or None}
 
 
 def direction_json(d: DirectionSummary | DirectionStats | None) -> dict[str, Any] | None:
@@ -258,6 +264,7 @@ def result_to_json(
             "fs_type": target.fs_type,
             "mountpoint": target.mountpoint,
         },
+        "host": host_to_dict(result.host),
         "preset": result.preset,
         "started_at": result.started_at,
         "finished_at": result.finished_at,

@@ -177,6 +177,39 @@ _V7 = (
     "DROP INDEX runs_target",
 )
 
+# v8: the machine each run ran on (core.bench_models.RunHost): a benchmark may run on a
+# remote host while the history stays on the admin's own machine. The index answers
+# which hosts the history holds (the history screen's host column) from itself alone.
+_V8 = (
+    "ALTER TABLE runs ADD COLUMN host_name TEXT NOT NULL DEFAULT ''",  # uname -n; '': unknown
+    "ALTER TABLE runs ADD COLUMN host_id TEXT NOT NULL DEFAULT ''",  # Host.identity
+    "CREATE INDEX runs_host ON runs (host_name, host_id)",
+)
+
+
+def _name_hosts_from_fio(conn: sqlite3.Connection) -> None:
+    """Runs stored before v8 kept no host of their own (neither a column nor the
+    environment): the one place a name may be is fio's JSON, whose client/server output
+    names its host. A run whose document names exactly one gets it; its id stays
+    unknown, and imported runs stay unknown whatever their file says (it came from
+    elsewhere)."""
+    from ...core.redact import hostnames_in  # only for this once-in-a-file step
+
+    rows = conn.execute(
+        "SELECT id, fio_json FROM runs WHERE import_source IS NULL AND fio_json IS NOT NULL"
+        " AND instr(fio_json, '\"hostname\"') > 0"  # skips parsing every other document
+    )
+    updates = []
+    for run_id, text in rows.fetchall():
+        try:
+            names = {name.strip() for name in hostnames_in(json.loads(text)) if name.strip()}
+        except ValueError:
+            continue
+        if len(names) == 1:
+            updates.append((names.pop(), run_id))
+    conn.executemany("UPDATE runs SET host_name = ? WHERE id = ?", updates)
+
+
 Migration = Sequence[str | Callable[[sqlite3.Connection], None]]
 # v3: warnings are {"kind", "text"} objects (core.bench_models.RunWarning).
 MIGRATIONS: list[Migration] = [
@@ -187,4 +220,5 @@ MIGRATIONS: list[Migration] = [
     _V5,
     _V6,
     _V7,
+    (*_V8, _name_hosts_from_fio),
 ]

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
-from ...core.bench_models import FileLayout, RunResult, RunStatus, TargetKind
+from ...core.bench_models import FileLayout, RunHost, RunResult, RunStatus, TargetKind
 from ...core.errors import ParseError, TierdeckError
 from ...core.fio_models import Sample
 from ...core.spec_dict import spec_to_dict
@@ -132,6 +132,7 @@ class RunStore(Protocol):
         preset: str | None = None,
         status: RunStatus | Collection[RunStatus] | None = None,
         tag: str | None = None,
+        host: str | None = None,
         full: bool = False,
         series: bool = True,
         limit: int | None = None,
@@ -144,6 +145,8 @@ class RunStore(Protocol):
     def delete(self, run_id: int) -> None: ...
 
     def filter_options(self) -> FilterOptions: ...
+
+    def hosts(self) -> tuple[RunHost, ...]: ...
 
     def find_import(self, content_hash: str) -> int | None: ...
 
@@ -199,8 +202,8 @@ class HistoryStore:
                 "INSERT INTO runs (name, status, target_path, target_kind, target_label,"
                 " target_disks, target_fs_type, target_mountpoint, preset, started_at,"
                 " finished_at, error, spec, fio_json, env, summary, warnings, job_summaries,"
-                " file_layout, import_source, content_hash)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " file_layout, import_source, content_hash, host_name, host_id)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     result.name,
                     RunStatus(result.status).value,
@@ -223,6 +226,8 @@ class HistoryStore:
                     FileLayout(result.file_layout).value,
                     import_to_json(result.imported),
                     result.imported.content_hash if result.imported else None,
+                    result.host.name,
+                    result.host.id,
                 ),
             )
             run_id = cursor.lastrowid
@@ -310,6 +315,7 @@ class HistoryStore:
         preset: str | None = None,
         status: RunStatus | Collection[RunStatus] | None = None,
         tag: str | None = None,
+        host: str | None = None,
         full: bool = False,
         series: bool = True,
         limit: int | None = None,
@@ -319,12 +325,14 @@ class HistoryStore:
         ``status=None`` means **only ok runs**: failed and cancelled ones must be asked
         for (``status=RunStatus.FAILED``, or a collection such as ``tuple(RunStatus)``
         for every run), so nothing that compares results can mix them in by accident.
-        ``target`` matches the target path (a trailing "/" is ignored). Series are
+        ``target`` matches the target path (a trailing "/" is ignored); ``host`` the
+        host a run ran on: its name (any case), its id, or the machine id in it
+        ("ssh:ID", "ID"). Series are
         included unless ``series=False`` (a list view needs only the summaries);
         ``fio_json`` (often hundreds of KiB) only with ``full=True``. ``limit``: the
         newest that many (a screen pages through a history of thousands of runs).
         """
-        sql, params = _list_query(target, preset, status, tag, full, limit)
+        sql, params = _list_query(target, preset, status, tag, host, full, limit)
         with self._connect() as conn:
             rows = conn.execute(sql, params).fetchall()
             tags = tags_of(conn, [int(row["id"]) for row in rows])
@@ -342,11 +350,12 @@ class HistoryStore:
         preset: str | None = None,
         status: RunStatus | Collection[RunStatus] | None = None,
         tag: str | None = None,
+        host: str | None = None,
     ) -> Sequence[dict[str, Any]]:
         """``list``'s runs with their series (no fio document) as ``tierdeck.run/1``
         objects: each run's series go from their rows to the JSON without Sample objects
         (`history list --json` of 100 runs: about 20 ms less)."""
-        sql, params = _list_query(target, preset, status, tag, False, None)
+        sql, params = _list_query(target, preset, status, tag, host, False, None)
         with self._connect() as conn:
             rows = conn.execute(sql, params).fetchall()
             tags = tags_of(conn, [int(row["id"]) for row in rows])
@@ -373,6 +382,16 @@ class HistoryStore:
                 "SELECT DISTINCT preset FROM runs WHERE preset IS NOT NULL ORDER BY 1"
             ).fetchall()
         return [(str(r[0]), str(r[1])) for r in targets], [str(r[0]) for r in presets]
+
+    def hosts(self) -> tuple[RunHost, ...]:
+        """Every host the history's runs name, whatever the status (the unknown host of
+        imported runs left out), read from the runs_host index alone."""
+        with self._connect() as conn:
+            rows = conn.execute(
+                "SELECT DISTINCT host_name, host_id FROM runs"
+                " WHERE host_name != '' OR host_id != '' ORDER BY 1, 2"
+            ).fetchall()
+        return tuple(RunHost(str(r[0]), str(r[1])) for r in rows)
 
 
 # --------------------------------------------------------------------------- rows
@@ -407,6 +426,7 @@ def _list_query(
     preset: str | None,
     status: RunStatus | Collection[RunStatus] | None,
     tag: str | None,
+    host: str | None,
     full: bool,
     limit: int | None,
 ) -> tuple[str, list[Any]]:
@@ -434,6 +454,13 @@ def _list_query(
     if tag is not None:
         where.append("id IN (SELECT run_id FROM run_tags WHERE tag = ?)")
         params.append(tag)
+    if host is not None:
+        # RunHost.machine: the id after its "local:"/"ssh:"
+        where.append(
+            "((host_name != '' AND host_name = ? COLLATE NOCASE) OR (host_id != ''"
+            " AND (host_id = ? OR substr(host_id, instr(host_id, ':') + 1) = ?)))"
+        )
+        params += [host, host, host]
     columns = "*" if full else LIGHT_COLUMNS
     sql = (
         f"SELECT {columns} FROM runs WHERE {' AND '.join(where)} ORDER BY started_at DESC, id DESC"

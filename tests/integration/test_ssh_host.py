@@ -248,3 +248,34 @@ def test_a_host_behind_a_jump_host_is_reached_through_it(ssh_lab: Any) -> None:
         assert len(ssh_lab.session_pids()) >= 2
     finally:
         host.close()
+
+
+async def test_a_benchmark_over_ssh_is_kept_here_with_the_host_it_ran_on(
+    nas: SshHost, lab_nas: Path, tmp_path: Path
+) -> None:
+    """The history stays on the admin's machine and names the machine fio ran on: the
+    same machine reached locally and over SSH is one host to compare."""
+    from tierdeck.app.bench.preflight import plan_run
+    from tierdeck.app.bench.service import BenchService
+    from tierdeck.app.history.store import HistoryStore
+    from tierdeck.core.bench_models import RunHost, RunStatus
+    from tierdeck.core.jobspec import JobSpec
+
+    store = HistoryStore(tmp_path / "history.sqlite3")
+    job = JobSpec(name="over-ssh", rw="write", bs="64k", ioengine="psync", direct=True,
+                  size="4M", runtime=1, time_based=True)  # fmt: skip
+    cache = str(lab_nas / "mnt" / "cache")
+    inventory = collect_inventory(nas)
+    request = plan_run(nas, inventory, cache, [job])
+    service = BenchService(nas, store=lambda: store)
+    result = await asyncio.wait_for(service.run(inventory, request, lambda _: None), 60)
+    assert result.status is RunStatus.OK, result.error
+    assert result.id is not None
+    stored = store.get(result.id)
+    assert stored is not None
+    assert stored.host == RunHost(os.uname().nodename, nas.identity)
+    assert stored.host.id.startswith("ssh:") and stored.host.id != "ssh:"
+    local = LiveHost()
+    here = RunHost(local.hostname, local.identity)
+    assert here.same_machine(stored.host) is True  # the loopback's sshd is this machine
+    assert [r.id for r in store.list(host=nas.identity, series=False)] == [result.id]

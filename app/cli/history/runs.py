@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ....core.bench_models import RunResult, RunStatus
+from ....core.bench_models import RunResult, RunStatus, host_names
 from ....core.errors import TierdeckError
 from ...history.run_json import result_to_json
-from ..common import EXIT_FAILED, fail, open_store, output_width, stored_run
+from ..common import EXIT_FAILED, fail, once, open_store, output_width, stored_run
 
 if TYPE_CHECKING:
     from ...history.text_table import FitStep
@@ -66,6 +66,7 @@ def _bandwidth_cell(result: RunResult, direction: str) -> str:
 LIST_FIT: tuple[FitStep, ...] = (
     ("target", 16),
     ("tags", None),
+    ("host", 8),
     ("target", 12),
     ("name", 16),
     ("target", 10),
@@ -89,6 +90,8 @@ def list_lines(runs: Sequence[RunResult], *, with_status: bool, limit: int | Non
     columns.append(Column("started", [when_short(r.started_at) for r in runs]))
     if with_status:
         columns.append(Column("status", [RunStatus(r.status).value for r in runs]))
+    if len(host_names(r.host for r in runs)) > 1:
+        columns.append(Column("host", [r.host.name or "-" for r in runs], cut="end"))
     columns += [
         Column("name", [r.name for r in runs], cut="end"),
         Column("target", [r.target.path for r in runs], cut="start"),
@@ -114,6 +117,12 @@ def runs_json(runs: Sequence[dict[str, Any]]) -> str:
 @click.option("--target", metavar="PATH", help="Only runs on this target path.")
 @click.option("--preset", metavar="NAME", help="Only runs of this preset.")
 @click.option("--tag", metavar="TAG", help="Only runs with this tag.")
+@once(
+    "--host",
+    metavar="NAME",
+    help="Only runs made on this host: its name (uname -n) or its id. A filter: the "
+    "history itself is always this machine's.",
+)
 @click.option(
     "--status",
     type=click.Choice(["ok", "failed", "cancelled", "all"]),
@@ -123,7 +132,12 @@ def runs_json(runs: Sequence[dict[str, Any]]) -> str:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array of tierdeck.run/1.")
 def list_cmd(
-    target: str | None, preset: str | None, tag: str | None, status: str, as_json: bool
+    target: str | None,
+    preset: str | None,
+    tag: str | None,
+    host: str | None,
+    status: str,
+    as_json: bool,
 ) -> None:
     """List stored runs, newest first.
 
@@ -135,6 +149,10 @@ def list_cmd(
     shared one test file: its figures are lower than plain fio's (a legend on stderr
     says so). A run marked "i" was imported from a file (`history import`).
 
+    When the listed runs come from more than one host (benchmarks run over SSH), a
+    host column says where each ran; --host NAME keeps one host's runs (its name as
+    `uname -n` says, or its id as --json's "host" says).
+
     On a terminal the table fits its width: long names are cut at the end and targets
     at the start with "…", tags left out when nothing else helps. In a pipe nothing is
     cut; `history show ID` and --json always have the full text.
@@ -144,9 +162,13 @@ def list_cmd(
     path = os.path.realpath(target) if target else None
     try:
         if as_json:
-            text = runs_json(store.list_json(target=path, preset=preset, status=statuses, tag=tag))
+            text = runs_json(
+                store.list_json(target=path, preset=preset, status=statuses, tag=tag, host=host)
+            )
         else:  # the table needs the summaries only; no one needs fio's document
-            runs = store.list(target=path, preset=preset, status=statuses, tag=tag, series=False)
+            runs = store.list(
+                target=path, preset=preset, status=statuses, tag=tag, host=host, series=False
+            )
     except TierdeckError as exc:
         fail(str(exc), EXIT_FAILED)
     if as_json:
@@ -193,6 +215,8 @@ def show_cmd(run_id: int, as_json: bool, with_fio: bool, series: bool) -> None:
     ]
     if result.tags:
         lines.append(f"tags:     {' '.join(result.tags)}")
+    if result.host.known:
+        lines.append(f"host:     {result.host.label}")
     if result.imported is not None:
         lines.append(f"imported: {result.imported.file_name} ({result.imported.format})")
     env = result.env

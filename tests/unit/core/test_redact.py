@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from tierdeck.app.export.formats import ExportFormat, render_export
-from tierdeck.core.bench_models import EnvFingerprint, RunResult
+from tierdeck.core.bench_models import EnvFingerprint, RunHost, RunResult
 from tierdeck.core.redact import KnownIdentifiers, Redactor, redact_runs
 
 from tests.unit.core.compare.test_compare import recording
@@ -31,6 +31,8 @@ UUID = "25993b28-f715-46a7-a282-73cd26bf3a36"
 MOUNT = f"/srv/dev-disk-by-uuid-{UUID}"
 HOST = "nas01"  # this machine, known to the caller
 FIO_HOST = "storagebox"  # only in fio's client output
+RUN_HOST = "tower9"  # the host the run ran on (over SSH)
+MACHINE_ID = "4f1c0a9e2b7d4c5e8f6a1b2c3d4e5f60"
 NFS_ADDR = "192.168.1.20"
 ZFS_GUID = "9134457925741632398"
 KNOWN_SERIAL = "WD-WCC7K0123456"  # a serial the caller knows, in free text
@@ -45,6 +47,8 @@ SECRETS = (
     UUID,
     HOST,
     FIO_HOST,
+    RUN_HOST,
+    MACHINE_ID,
     NFS_ADDR,
     ZFS_GUID,
     KNOWN_SERIAL,
@@ -88,6 +92,7 @@ def identifying_run(run_id: int = 1) -> RunResult:
         fio_json=fio,
         env=env,
         tags=(FIO_HOST,),
+        host=RunHost(RUN_HOST, f"ssh:{MACHINE_ID}"),
     )
 
 
@@ -180,6 +185,20 @@ def test_runs_on_the_same_disk_share_one_pseudonym_and_others_differ() -> None:
     a, b, c = described["values"]
     assert a == c != b
     assert b.startswith("disk wwn-REDACTED-WWN-") and "4d038886" not in json.dumps(doc)
+
+
+def test_the_host_a_run_ran_on_loses_its_name_and_machine_id_and_keeps_its_kind() -> None:
+    named = replace(identifying_run(1), tags=(f"on-{RUN_HOST}",))  # the name in free text
+    same = replace(identifying_run(2), host=RunHost(RUN_HOST.upper(), f"local:{MACHINE_ID}"))
+    other = replace(identifying_run(3), host=RunHost("nas2", "ssh:9b2e77"))
+    unknown = replace(identifying_run(4), host=RunHost())
+    one, two, three, four = redact_runs([named, same, other, unknown])
+    assert one.host.name.startswith("REDACTED-HOST-") and one.host.id.startswith("ssh:REDACTED-")
+    assert two.host == replace(one.host, id=one.host.id.replace("ssh:", "local:"))  # one machine
+    assert three.host.name not in ("nas2", one.host.name) and "9b2e77" not in three.host.id
+    assert three.host.id.split(":")[1] != one.host.id.split(":")[1]
+    assert four.host == RunHost()
+    assert one.tags == (f"on-{one.host.name}",)
 
 
 def test_an_empty_environment_stays_empty() -> None:

@@ -8,13 +8,12 @@ import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
-from tierdeck.app.history import store as history_mod
 from tierdeck.app.history.schema import MIGRATIONS
 from tierdeck.app.history.store import HistoryStore, schema_version
 from tierdeck.core.bench_models import RunStatus
 from tierdeck.core.fio_models import EMPTY_SAMPLE_DIRECTION
 
+from .older_files import older_history
 from .test_history import recorded_result
 
 
@@ -82,22 +81,17 @@ def test_the_listing_and_the_target_menu_read_indexes_not_every_run(tmp_path: Pa
     assert "runs_target_label" in by_target or "runs_status_started" in by_target
 
 
-def test_a_file_a_v6_tierdeck_wrote_gets_the_index_and_keeps_its_runs(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_file_a_v6_tierdeck_wrote_gets_the_index_and_keeps_its_runs(tmp_path: Path) -> None:
     path = tmp_path / "history.sqlite3"
-    # A v6 tierdeck: its migrations end at v6, and it stores a run (the same columns).
-    monkeypatch.setattr(history_mod, "MIGRATIONS", MIGRATIONS[:6])
     run = recorded_result()
-    run_id = HistoryStore(path).save(run)
+    (run_id,) = older_history(path, 6, [run])
     with sqlite3.connect(path) as conn:
         assert schema_version(conn) == 6
     assert "runs_target" in indexes(path) and "runs_target_label" not in indexes(path)
 
-    monkeypatch.setattr(history_mod, "MIGRATIONS", MIGRATIONS)
     reopened = HistoryStore(path)
     with sqlite3.connect(path) as conn:
-        assert schema_version(conn) == len(MIGRATIONS) == 7
+        assert schema_version(conn) == len(MIGRATIONS) == 8
     assert "runs_target_label" in indexes(path) and "runs_target" not in indexes(path)
     assert reopened.get(run_id) == replace(run, id=run_id)
     assert reopened.filter_options() == ([(run.target.path, run.target.label)], [run.preset])
