@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ...core.bench_models import RunResult, RunStatus, TargetKind
 from ...core.compare.comparison import Cell, Comparison, Match, Metric, Verdict
 from ...core.units import fmt_mib, fmt_ns
+from ..history.run_json import host_to_dict
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -191,6 +192,7 @@ def _run_json(run: RunResult, comparison: Comparison, index: int) -> dict[str, A
         },
         "preset": run.preset,
         "status": RunStatus(run.status).value,
+        "host": host_to_dict(run.host),
         "origin": run.origin.value,
         "baseline": index == comparison.baseline,
         "warnings": [{"kind": w.kind.value, "text": w.text} for w in run.warnings],

@@ -1,7 +1,7 @@
 """What differs between compared runs: the comparability panel's content.
 
-Every parameter that could explain a delta, one value per run: each fio job option (per
-row of matched jobs), fio version, kernel, filesystem and mount options, mergerfs
+Every parameter that could explain a delta, one value per run: the machine the runs ran
+on, each fio job option (per row of matched jobs), fio version, kernel, filesystem and mount options, mergerfs
 version and options, ZFS version and properties, disk models, and the target. A value
 of None means the run does not say (an imported run without environment, a job without
 a spec); such runs are left out when deciding whether values differ, so "unknown" is
@@ -16,12 +16,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..bench_models import EnvFingerprint, RunResult
+from ..bench_models import EnvFingerprint, RunHost, RunResult
 from ..jobspec import TARGET_OPTIONS, JobSpec, fio_size_bytes
 
 
 class DifferenceKind(StrEnum):
     JOB = "job"  # a fio job option (bs, iodepth, ...) or the job's name
+    # The machine: it stands for all the fingerprint does not record (CPU, memory,
+    # controllers), so runs of two machines are not called comparable.
+    HOST = "host"
     FIO = "fio"  # fio's version
     KERNEL = "kernel"
     FILESYSTEM = "filesystem"  # type and mount options
@@ -162,10 +165,29 @@ def _models(env: EnvFingerprint) -> str | None:
     return ", ".join(f"{n}x {m}" if n > 1 else m for m, n in sorted(counts.items()))
 
 
+def host_difference(runs: Sequence[RunResult]) -> list[Difference]:
+    """The machines, when two runs are known to have run on different ones: each run's
+    host name ("nas1 vs nas2"), with its machine id where two machines share a name.
+    One machine reached locally and over SSH, or renamed, is one host (RunHost)."""
+    hosts = [r.host for r in runs]
+    if not any(a.same_machine(b) is False for i, a in enumerate(hosts) for b in hosts[i + 1 :]):
+        return []
+    shown = tuple(_host_shown(h, hosts) if h.known else None for h in hosts)
+    return [Difference("host", shown, DifferenceKind.HOST)]
+
+
+def _host_shown(host: RunHost, hosts: Sequence[RunHost]) -> str:
+    shared = any(
+        o.name.lower() == host.name.lower() and o.same_machine(host) is False for o in hosts
+    )
+    return host.label if shared or not host.name else host.name
+
+
 def env_differences(runs: Sequence[RunResult]) -> list[Difference]:
     """Environment and target differences, in the comparability panel's order."""
     K = DifferenceKind
-    out = _scalar(runs, "fio_version", K.FIO, lambda r: r.env.fio_version)
+    out = host_difference(runs)
+    out += _scalar(runs, "fio_version", K.FIO, lambda r: r.env.fio_version)
     out += _scalar(runs, "kernel", K.KERNEL, lambda r: r.env.kernel)
     out += _scalar(runs, "fs_type", K.FILESYSTEM, lambda r: r.env.fs_type or r.target.fs_type)
     out += _scalar(
