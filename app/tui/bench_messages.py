@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from ...core.bench_models import BenchRefused, DeviceSample, RunRequest, RunResult, WarningKind
+from ...core.bench_models import (
+    BenchRefused,
+    DeviceSample,
+    RunHost,
+    RunRequest,
+    RunResult,
+    WarningKind,
+)
 from ...core.compare.comparison import Comparison
 from ...core.fio_models import Sample
 from ..bench import events as ev
@@ -179,6 +186,7 @@ class HistoryLoaded(Message):
     # Which reload it answers: a thread worker replaced by a newer load still runs to the
     # end and posts, and its older listing must not overwrite the newer one.
     generation: int = 0
+    hosts: tuple[RunHost, ...] = ()  # every host the history's runs ran on
 
 
 @dataclass

@@ -16,7 +16,9 @@ legend under the table ("marks: ...") explains the marks listed; the highlighted
 names its own. A suite whose jobs differ shows how many jobs did each direction instead
 of a mixed average. Under the table, the
 highlighted run in full: its name, tags and target, and for a failed run its reason,
-all of which a column at 80 characters would cut.
+all of which a column at 80 characters would cut. A history holding runs of more than
+one host (benchmarks run over SSH) has a host column, and the highlighted run names its
+host.
 
 Space marks runs for a comparison (screens/history/marks), c compares them
 (screens/history/compare); a run's detail view comes back with ``c`` to mark its run.
@@ -36,7 +38,7 @@ from textual.widgets import DataTable, Header, Label, Select, Static
 from ...app.compare.marks import CompareMarks
 from ...app.tui.bench_messages import HistoryChanged, HistoryFailed, HistoryLoaded
 from ...app.tui.context import context
-from ...core.bench_models import RunResult, RunStatus
+from ...core.bench_models import RunResult, RunStatus, host_names
 from ...core.errors import one_line
 from ...widgets.bench.run_view import CACHE_MARK, IMPORTED_MARK, OLD_LAYOUT_MARK
 from ...widgets.calm_footer import CalmFooter
@@ -102,6 +104,7 @@ class HistoryScreen(
         self._short_dates = True
         self._target_width = 0  # 0: no target column (narrow terminal)
         self._room = 0  # the table_room() the table was last filled for
+        self.several_hosts = False  # runs of two hosts or more: a host column
         self._filters: tuple[str | None, str | None] = (None, None)
         self.marks = CompareMarks()
         self.limit = PAGE  # the newest this many are listed; the end of the list adds a page
@@ -183,9 +186,10 @@ class HistoryScreen(
                 limit=limit + 1,  # one more says whether there is more
             )
             targets, presets = store.filter_options()
+            hosts = store.hosts()
         except Exception as exc:  # noqa: BLE001 - an unreadable store is shown, not fatal
             return HistoryFailed(one_line(exc))
-        return HistoryLoaded(runs, targets, presets, generation)
+        return HistoryLoaded(runs, targets, presets, generation, hosts)
 
     def on_history_loaded(self, message: HistoryLoaded) -> None:
         if message.generation != self._generation:
@@ -193,6 +197,8 @@ class HistoryScreen(
         self.error = None
         self.more = len(message.runs) > self.limit
         self.runs = message.runs[: self.limit]
+        # Of the whole history, not the page: the column does not come and go with paging.
+        self.several_hosts = len(host_names(message.hosts)) > 1
         self._set_options("#filter-target", [(label, path) for path, label in message.targets])
         self._set_options("#filter-preset", [(p, p) for p in message.presets])
         self._fill_table()

@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from ...app.tui.bench_messages import HistoryChanged, HistoryFailed, RunLoaded
-from ...core.bench_models import EnvFingerprint, RunResult
+from ...core.bench_models import EnvFingerprint, RunHost, RunResult
 from ...core.errors import one_line
 from ...widgets.bench.device_panel import DevicePanel
 from ...widgets.bench.run_view import cache_warning_text, duration, result_renderable, status_text
@@ -31,7 +31,9 @@ from .exporting import Exporting
 from .run_editing import RunEditing, StoreFactory, default_store, when
 
 
-def env_renderable(env: EnvFingerprint) -> RenderableType:
+def env_renderable(env: EnvFingerprint, host: RunHost | None = None) -> RenderableType:
+    """The environment, the machine first (when the run knows it: run over SSH, the
+    history keeps runs of several)."""
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold", no_wrap=True)
     grid.add_column()
@@ -40,6 +42,8 @@ def env_renderable(env: EnvFingerprint) -> RenderableType:
         if value:
             plain_row(grid, key, value)
 
+    if host is not None:
+        row("host", host.label)
     row("kernel", env.kernel)
     row("fio", env.fio_version)
     row("filesystem", env.fs_type)
@@ -170,7 +174,7 @@ class RunDetailScreen(RunEditing, Exporting, Screen[int | None]):
             feed_charts(self.charts, run.series, run.summary)
             self._say_no_series(run)
             self._show_disks(run)
-        self.query_one("#detail-env", Static).update(env_renderable(run.env))
+        self.query_one("#detail-env", Static).update(env_renderable(run.env, run.host))
         jobs = "\n".join(job.to_jobfile() for job in run.jobs)
         self.query_one("#detail-jobs", Static).update(Text(jobs, style="dim"))
 

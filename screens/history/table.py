@@ -83,6 +83,7 @@ class HistoryTable(_Base):
 
     runs: list[RunResult]
     show_failed: bool
+    several_hosts: bool
     marks: CompareMarks
     select_id: int | None
     more: bool
@@ -111,7 +112,11 @@ class HistoryTable(_Base):
         columns = 6 if room >= WIDE else 5
         last = ("status", 11) if self.show_failed else ("read", 11)
         fixed = 1 + 4 + date_w + last[1] + 11 + (columns + 1) * 2
-        flexible = max(24, room - fixed)
+        # The host column takes its room from the name (the line under the table names
+        # the highlighted run in full), never from the table's narrowest width.
+        host_w = self._host_width(room) if self.several_hosts else 0
+        host_cost = host_w + 2 if host_w else 0
+        flexible = max(24 - host_cost, room - fixed - host_cost)
         self._target_width = flexible * 2 // 5 if room >= WIDE else 0
         if self.show_failed:  # the reason gets the larger share: it is why one looks
             name_w = (flexible - self._target_width) // 2
@@ -122,6 +127,8 @@ class HistoryTable(_Base):
         table.add_column(Text(""), width=1, key=MARK_COLUMN)
         table.add_column(Text("#"), width=4, key="id")
         table.add_column(Text("when"), width=date_w, key="when")
+        if host_w:
+            table.add_column(Text("host"), width=host_w, key="host")
         table.add_column(Text("name"), width=name_w, key="name")
         if self._target_width:
             table.add_column(Text("target"), width=self._target_width, key="target")
@@ -159,6 +166,11 @@ class HistoryTable(_Base):
         box.display = bool(marks.plain)
         self._draw_current()
 
+    def _host_width(self, room: int) -> int:
+        """The listed hosts' names, cut at 8 columns on a narrow terminal (16 wide)."""
+        longest = max((len(run.host.name) for run in self.runs), default=0)
+        return max(4, min(longest, 16 if room >= WIDE else 8))
+
     def table_room(self) -> int:
         """The columns the table's cells may fill: each column costs its width plus 2 of
         cell padding; 1 more for the scrollbar. Before the first layout (the first page
@@ -177,8 +189,12 @@ class HistoryTable(_Base):
             mark_cell(self.marks.order(run.id)),
             plain_cell(str(run.id)),
             plain_cell(when(run.started_at, short=self._short_dates)),
-            name_cell(run),
         ]
+        if self.several_hosts:
+            host = Text(run.host.name or "-", style="dim", no_wrap=True, end="")
+            host.overflow = "ellipsis"  # a long hostname cut, as a name is
+            cells.append(host)
+        cells.append(name_cell(run))
         if self._target_width:
             cells.append(Text(cut_left(run.target.path, self._target_width), style="dim"))
         if self.show_failed:
@@ -201,6 +217,8 @@ class HistoryTable(_Base):
         line.append(f" · {run.target.label}", style="dim")
         if run.target.path not in run.target.label:
             line.append(f" ({run.target.path})", style="dim")
+        if self.several_hosts and run.host.name:
+            line.append(f" on {run.host.name}", style="dim")
         parts: list[Text | ClippedLines] = [line]
         if (own := run_marks(run)).plain:
             parts.append(own)
