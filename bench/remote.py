@@ -13,6 +13,10 @@ SSH. Two pairs, round after round, each round one ratio:
    ``tierdeck inventory --json`` (Python's start, asyncssh's import, the connection and
    its key exchange included).
 
+With ``--lab`` the lab NAS (btrfs raid1 cache, two throttled "HDDs", two mergerfs pools
+on loop devices) is built first and torn down after, so both sides read a NAS's worth
+of storage rather than a bare VM's.
+
 Run as root (sshd). No bare times: the machine is shared; medians of ratios are printed.
 """
 
@@ -107,23 +111,39 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--no-append", action="store_true", help="print only")
+    parser.add_argument("--lab", action="store_true", help="with the lab NAS up (loop devices)")
     args = parser.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench/remote.py starts sshd: run it as root")
     with tempfile.TemporaryDirectory(prefix="tierdeck-remote-bench-") as tmp:
-        lab = SshLab.start(Path(tmp))
-        old_home = os.environ.get("HOME")
-        os.environ["HOME"] = str(lab.home)
-        try:
-            lines = in_process(lab, args.rounds) + whole_commands(lab, args.rounds)
-        finally:
-            if old_home is not None:
-                os.environ["HOME"] = old_home
-            lab.stop()
+        if args.lab:
+            from tierdeck.app.machine.lab import lab_down, lab_up
+
+            nas = Path(tmp) / "nas"
+            try:
+                lab_up(nas)
+                lines = _measure(Path(tmp) / "sshd", args.rounds)
+            finally:
+                lab_down(nas)
+            lines = [f"with the lab NAS up: {line}" for line in lines]
+        else:
+            lines = _measure(Path(tmp) / "sshd", args.rounds)
     for line in lines:
         print(line)
     if not args.no_append:
         append_run("Remote hosts: `bench/remote.py`", "bench/remote.py", lines)
+
+
+def _measure(folder: Path, rounds: int) -> list[str]:
+    lab = SshLab.start(folder)
+    old_home = os.environ.get("HOME")
+    os.environ["HOME"] = str(lab.home)
+    try:
+        return in_process(lab, rounds) + whole_commands(lab, rounds)
+    finally:
+        if old_home is not None:
+            os.environ["HOME"] = old_home
+        lab.stop()
 
 
 if __name__ == "__main__":

@@ -49,8 +49,8 @@ def fleet(ctx: click.Context, as_json: bool, timeout: float | None) -> None:
 
     The cache column is the fullest cache branch against the mover's high watermark
     when tierdeck applied the pool's layout (">80": above it), else the fullest
-    mergerfs pool's fill. The last bench column stays empty: the history does not
-    record which machine a run ran on.
+    mergerfs pool's fill. The last bench column is that machine's newest ok run in this
+    machine's history (`tierdeck history list --host NAME` lists them all).
     """
     if ctx.invoked_subcommand is not None:
         return

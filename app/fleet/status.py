@@ -60,8 +60,7 @@ class HostStatus:
     problems: tuple[Problem, ...] = ()
     pools: tuple[PoolState, ...] = ()
     cache: tuple[CacheState, ...] = ()
-    # The local history does not record which machine a run ran on (a run keeps its
-    # target's path and fingerprint, not its host): left empty until it does.
+    # the newest ok benchmark of this machine in the local history ("#12 seqwrite, 3 d ago")
     last_bench: str | None = None
     seconds: float | None = None  # how long the host took to answer
 
@@ -142,8 +141,37 @@ def cache_states(host: Host, inv: Inventory) -> tuple[CacheState, ...]:
                  for pool in inv.mergerfs if pool.mountpoint not in slow)  # fmt: skip
 
 
+def last_bench(identity: str, now: float | None = None) -> str | None:
+    """The newest ok run of the machine ``identity`` names (its machine id: reached
+    here or over SSH, it is one machine) in this machine's history, in a few words;
+    None without one or without a readable history."""
+    import time
+
+    from ..history.paths import default_history_path
+    from ..history.store import HistoryError, HistoryStore
+
+    machine = identity.partition(":")[2] or identity
+    if not default_history_path().exists():  # asking must not create an empty history
+        return None
+    try:
+        runs = HistoryStore().list(host=machine, series=False, limit=1)
+    except (HistoryError, OSError):
+        return None
+    if not runs:
+        return None
+    run = runs[0]
+    age = max(0.0, (time.time() if now is None else now) - run.started_at)
+    when = (f"{age / 86400:.0f} d" if age >= 86400 else f"{age / 3600:.0f} h"
+            if age >= 3600 else f"{age / 60:.0f} min")  # fmt: skip
+    return f"#{run.id} {run.preset or run.name}, {when} ago"
+
+
 def host_status(entry: FleetHost, host: Host, inv: Inventory, seconds: float) -> HostStatus:
     problems = safe_problems(inv)
+    try:
+        identity = host.identity
+    except Exception:  # noqa: BLE001 - a host that cannot say who it is has no runs here
+        identity = ""
     return HostStatus(
         entry.name,
         entry.ssh,
@@ -152,5 +180,6 @@ def host_status(entry: FleetHost, host: Host, inv: Inventory, seconds: float) ->
         problems=problems,
         pools=pool_states(inv, problems),
         cache=cache_states(host, inv),
+        last_bench=last_bench(identity) if identity else None,
         seconds=seconds,
     )

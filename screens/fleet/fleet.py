@@ -49,7 +49,8 @@ class FleetScreen(Screen[None]):
         "the error of a host that is down. pools: ZFS, btrfs, md and mergerfs pools by "
         "health. cache: the fullest cache branch against the mover's high watermark "
         "(>80: above it) when tierdeck applied the pool's layout, else the fullest "
-        "mergerfs pool ('pool'). last bench: empty, the history does not record hosts."
+        "mergerfs pool ('pool'). last bench: the newest ok run of that machine in this "
+        "machine's history."
     )
 
     collected: var[int] = var(0)

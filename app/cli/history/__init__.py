@@ -11,7 +11,18 @@ from ..common import CommandGroup, DeferredCommand
 @click.group(cls=CommandGroup)
 def history() -> None:
     """Stored benchmark runs. `list` shows only successful runs unless --status says
-    otherwise: failed and cancelled runs are kept, never mixed with good ones."""
+    otherwise: failed and cancelled runs are kept, never mixed with good ones.
+
+    The history is this machine's, and holds the runs of every machine benchmarked from
+    here (over SSH too): `history list --host NAME` lists one machine's."""
+    from ..common import requested_host
+
+    name = requested_host()
+    if name is not None:
+        raise click.UsageError(
+            f"the history is kept on this machine, not on {name}: "
+            f"tierdeck history list --host HOSTNAME (its own name for itself) lists the runs made there"
+        )
 
 
 _RUNS = "tierdeck.app.cli.history.runs"

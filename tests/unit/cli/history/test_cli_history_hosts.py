@@ -72,3 +72,10 @@ def test_the_table_has_a_host_column_only_with_two_hosts(
     assert [line[at : at + 4].strip() for line in lines[1:]] == ["-", "nas2", "nas1"]
     one = run("history", "list", "--host", "nas1").stdout.splitlines()
     assert "host" not in one[0].split()
+
+
+def test_the_root_host_option_does_not_move_the_history_and_says_how_to_filter() -> None:
+    result = run("--host", "nas2", "history", "list")
+    assert result.exit_code == 2
+    assert "kept on this machine" in result.stderr
+    assert "history list --host" in result.stderr
