@@ -11,7 +11,8 @@ exist; anything else is still asked of the host (``Gathered.lookup`` says which)
 
 The document is records ``KIND<TAB>LENGTH<TAB>PATH<LF>`` followed by LENGTH bytes and a
 LF: kinds ``F`` a file's text, ``D`` a folder's entries (one per line), ``R`` a realpath,
-``S`` statvfs (``frsize blocks bfree bavail``), ``A`` a ``getfattr -d -e hex`` dump,
+``S`` statvfs (``frsize blocks bfree bavail``), ``A`` a ``getfattr -d -e hex`` dump
+of the mergerfs pools' control files,
 ``X`` a file looked for and not there, ``V`` a fact (``udevd``: 1 while it runs), and
 last ``G``: the rest of the document is ``grep -Z -H ''`` over the files to read
 (``path NUL line`` for each of their lines).
@@ -114,32 +115,37 @@ _udevd=0
   case $_n in systemd-udevd|udevd) _udevd=1; break;; esac
 done
 emit V udevd "$_udevd"
-# mountpoints (field 5) and which are mergerfs pools (the type after " - "), decoded
-# from mountinfo's octal escapes (\040 a space) by one printf
+# mountpoints (field 5), "M path" or "G path" for a mergerfs pool (the type after
+# " - "), by one awk; mountinfo's octal escapes (\040 a space) decoded by printf, a
+# builtin, in this shell (a pipeline's loop would be a process of its own)
 set -f  # a mountpoint may hold * or [ ]: never a pattern
 _ifs=$IFS; IFS='
 '
-set -- $(awk '{print $5}' /proc/self/mountinfo | while IFS= read -r _m; do printf '%b\n' "$_m"; done)
-mergerfs=$(awk '{for (i = 7; i < NF; i++) if ($i == "-") { if ($(i+1) == "fuse.mergerfs") print $5; break }}' /proc/self/mountinfo | while IFS= read -r _m; do printf '%b\n' "$_m"; done)
-IFS=$_ifs
-# one stat for every mount; a hung network mount costs 10 s, never the whole gathering
-timeout 10 stat -f -c '%n	%S %b %f %a' -- "$@" 2>/dev/null | while IFS= read -r _l; do
-  emit S "${_l%%	*}" "${_l#*	}"
+_mounts=$(awk '{k = "M"; for (i = 7; i < NF; i++) if ($i == "-") { if ($(i+1) == "fuse.mergerfs") k = "G"; break }; print k " " $5}' /proc/self/mountinfo)
+set --
+_pools=
+for _m in $_mounts; do
+  _p=$(printf '%b' "${_m#? }")
+  set -- "$@" "$_p"
+  [ "${_m%% *}" = G ] && _pools="$_pools$_p/.mergerfs
+"
 done
-if command -v getfattr >/dev/null 2>&1; then
-  IFS='
-'
-  for _mp in $mergerfs; do
-    IFS=$_ifs
-    _p=$_mp/.mergerfs
-    _a=$(timeout 5 getfattr -d -m - -e hex --absolute-names -- "$_p" 2>/dev/null) && emit A "$_p" "$_a"
-  done
+# one stat for every mount; a hung network mount costs 10 s, never the whole gathering
+_st=$(timeout 10 stat -f -c '%n	%S %b %f %a' -- "$@" 2>/dev/null)
+for _l in $_st; do emit S "${_l%%	*}" "${_l#*	}"; done
+# one getfattr for every mergerfs pool's settings (its "# file:" lines part them)
+if [ -n "$_pools" ] && command -v getfattr >/dev/null 2>&1; then
+  set -- $_pools
+  _a=$(timeout 5 getfattr -d -m - -e hex --absolute-names -- "$@" 2>/dev/null)
+  emit A - "$_a"
 fi
+IFS=$_ifs
 set +f
 # the queued files: "path NUL line" for every line, the rest of the document
-set -f; _ifs=$IFS; IFS='
+set -f; IFS='
 '; set -- $_q; IFS=$_ifs; set +f
-if printf 'x\n' | grep -a -Z -H -s '' - >/dev/null 2>&1; then
+grep -a -Z -H -s '' /dev/null
+if [ $? -lt 2 ]; then  # 1: no line matched, so grep takes these options
   printf 'G\t0\t-\n\n'
   [ $# -gt 0 ] && grep -a -Z -H -s '' -- "$@"
 else
@@ -268,7 +274,7 @@ def _record(gathered: Gathered, kind: bytes, path: str, text: str) -> None:
         if usage is not None:
             gathered.usage[path] = usage
     elif kind == b"A":
-        gathered.xattrs[path] = parse_getfattr_hex(text)
+        gathered.xattrs.update(parse_getfattr_files(text))
     elif kind == b"V":
         gathered.facts[path] = text
     elif kind == b"X":
@@ -287,6 +293,21 @@ def parse_statfs(text: str) -> FsUsage | None:
         avail_bytes=bavail * frsize,
         block_size=frsize,
     )
+
+
+def parse_getfattr_files(text: str) -> dict[str, dict[str, str]]:
+    """``getfattr -d -e hex`` of several files: each ``# file: PATH`` starts one."""
+    found: dict[str, dict[str, str]] = {}
+    path: str | None = None
+    lines: list[str] = []
+    for line in [*text.splitlines(), "# file: "]:
+        if line.startswith("# file: "):
+            if path is not None:
+                found[path] = parse_getfattr_hex("\n".join(lines))
+            path, lines = line.removeprefix("# file: "), []
+        else:
+            lines.append(line)
+    return found
 
 
 def parse_getfattr_hex(text: str) -> dict[str, str]:

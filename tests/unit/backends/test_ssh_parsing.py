@@ -107,3 +107,14 @@ def test_the_host_option_is_left_out_of_the_command_sent_to_the_host() -> None:
     assert argv_without_host(["--host=nas2", "layout", "apply", "--", "--host"]) == [
         "layout", "apply", "--", "--host",
     ]  # fmt: skip
+
+
+def test_one_getfattr_of_several_pools_is_parted_by_its_file_lines() -> None:
+    text = (
+        "# file: /mnt/a b/.mergerfs\nuser.mergerfs.category.create=0x6d6673\n\n"
+        "# file: /mnt/c/.mergerfs\nuser.mergerfs.minfreespace=0x3447\nuser.mergerfs.empty\n"
+    )
+    assert gather.parse_getfattr_files(text) == {
+        "/mnt/a b/.mergerfs": {"user.mergerfs.category.create": "mfs"},
+        "/mnt/c/.mergerfs": {"user.mergerfs.minfreespace": "4G", "user.mergerfs.empty": ""},
+    }
