@@ -133,6 +133,14 @@ def open_remote_host(name: str) -> SshHost:
     return host
 
 
+def refuse_host(what: str, instead: str) -> None:
+    """For commands about this machine's own files (the history, the fleet's list):
+    ``--host`` is refused with what to do instead, never silently ignored."""
+    name = requested_host()
+    if name is not None:
+        raise click.UsageError(f"{what} is kept on this machine, not on {name}: {instead}")
+
+
 def host_options(func: F) -> F:
     """``--demo``, ``--recorded DIR`` and ``--host NAME``: the host a command reads
     (see ``make_host``)."""

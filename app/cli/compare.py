@@ -79,6 +79,9 @@ def compare(run_ids: tuple[int, ...], baseline: int | None, fmt: str | None, as_
     Exits 2 for unknown ids, fewer than 2 or more than 8 runs, an id given twice, a run
     that failed or was cancelled, or a baseline that is not one of the ids.
     """
+    from .common import refuse_host
+
+    refuse_host("the history", "compare the runs of any machine here by their ids")
     if as_json and fmt not in (None, "json"):
         raise click.UsageError(f"--json and --format {fmt} exclude each other")
     fmt = "json" if as_json else fmt

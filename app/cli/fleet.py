@@ -52,6 +52,9 @@ def fleet(ctx: click.Context, as_json: bool, timeout: float | None) -> None:
     mergerfs pool's fill. The last bench column is that machine's newest ok run in this
     machine's history (`tierdeck history list --host NAME` lists them all).
     """
+    from .common import refuse_host
+
+    refuse_host("the fleet's list of hosts", "run tierdeck fleet without --host")
     if ctx.invoked_subcommand is not None:
         return
     from ..fleet.collect import DEFAULT_TIMEOUT, Fleet

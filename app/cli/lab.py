@@ -11,7 +11,12 @@ import click
 @click.group()
 def lab() -> None:
     """A throwaway lab NAS on loop files (root only): btrfs raid1 cache, two throttled
-    "HDDs" (ext4, xfs) and two mergerfs pools, all under one directory."""
+    "HDDs" (ext4, xfs) and two mergerfs pools, all under one directory.
+
+    With --host (before `lab`), that machine's own tierdeck builds it there."""
+    from .remote import run_on_host_itself
+
+    run_on_host_itself()
 
 
 _LAB_DIR = click.option(

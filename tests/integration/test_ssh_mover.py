@@ -65,3 +65,20 @@ def test_a_host_without_tierdeck_says_how_to_install_it(
         assert "scripts/setup.sh" in proc.stderr
     finally:
         bare.stop()
+
+
+def test_the_lab_with_host_is_that_machines_lab(
+    ssh_lab: Any, lab_nas: Path, tmp_path: Path
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "SSH_AUTH_SOCK"}
+
+    def status(*host: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "tierdeck.app.cli", *host, "lab", "status", "--dir",
+             str(lab_nas), "--json"],
+            env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+
+    here, there = status(), status("--host", ssh_lab.alias)
+    assert there.returncode == 0, there.stderr
+    assert json.loads(there.stdout) == json.loads(here.stdout) != None  # noqa: E711

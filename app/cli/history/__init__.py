@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from ..common import CommandGroup, DeferredCommand
+from ..common import CommandGroup, DeferredCommand, refuse_host
 
 
 @click.group(cls=CommandGroup)
@@ -15,14 +15,10 @@ def history() -> None:
 
     The history is this machine's, and holds the runs of every machine benchmarked from
     here (over SSH too): `history list --host NAME` lists one machine's."""
-    from ..common import requested_host
-
-    name = requested_host()
-    if name is not None:
-        raise click.UsageError(
-            f"the history is kept on this machine, not on {name}: "
-            f"tierdeck history list --host HOSTNAME (its own name for itself) lists the runs made there"
-        )
+    refuse_host(
+        "the history",
+        "tierdeck history list --host HOSTNAME (its own name for itself) lists the runs made there",
+    )
 
 
 _RUNS = "tierdeck.app.cli.history.runs"

@@ -79,3 +79,12 @@ def test_the_root_host_option_does_not_move_the_history_and_says_how_to_filter()
     assert result.exit_code == 2
     assert "kept on this machine" in result.stderr
     assert "history list --host" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["compare", "1", "2"], ["fleet"], ["fleet", "remove", "x"]])
+def test_commands_about_this_machines_own_files_refuse_the_root_host_option(
+    command: list[str],
+) -> None:
+    result = run("--host", "nas2", *command)
+    assert result.exit_code == 2
+    assert "kept on this machine, not on nas2" in result.stderr
