@@ -81,4 +81,5 @@ def test_the_lab_with_host_is_that_machines_lab(
 
     here, there = status(), status("--host", ssh_lab.alias)
     assert there.returncode == 0, there.stderr
-    assert json.loads(there.stdout) == json.loads(here.stdout) != None  # noqa: E711
+    assert json.loads(here.stdout) is not None  # the lab is up: there is something to say
+    assert json.loads(there.stdout) == json.loads(here.stdout)
