@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 import uuid
@@ -83,11 +84,14 @@ def test_a_benchmark_over_ssh_measures_what_it_measures_here(
 ) -> None:
     run = ("bench", "run", "--preset", "seed000-seqwrite", "--target", str(hdd),
            "--runtime", "2", "--size", "16M", "--json", "--no-save")  # fmt: skip
-    here = [_bandwidth(tierdeck(tmp_path, *run)) for _ in range(2)]
-    there = _bandwidth(tierdeck(tmp_path, "--host", ssh_lab.alias, *run))
-    mean = sum(here) / 2
-    a_a_noise = abs(here[0] - here[1]) / mean  # the same job twice here, in this test
-    assert abs(there - mean) / mean <= max(3 * a_a_noise, 0.15), (here, there)
+    here: list[float] = []
+    there: list[float] = []
+    for _ in range(3):  # interleaved: what the machine does meanwhile falls on both sides
+        here.append(_bandwidth(tierdeck(tmp_path, *run)))
+        there.append(_bandwidth(tierdeck(tmp_path, "--host", ssh_lab.alias, *run)))
+    local, remote = statistics.median(here), statistics.median(there)
+    a_a_noise = (max(here) - min(here)) / local  # the same job here, in this test
+    assert abs(remote - local) / local <= max(3 * a_a_noise, 0.15), (here, there)
     assert not [p for p in hdd.iterdir() if p.name.startswith(".tierdeck-bench.")]
 
 
