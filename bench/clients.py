@@ -36,7 +36,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # tests.support, as bench/remote.py does
 
 from bench._report import append_run  # noqa: E402
-from tests.support.netns import NsHost, client_config, known_hosts, start_ns_host, teardown  # noqa: E402
+from tests.support.netns import (  # noqa: E402
+    NsHost,
+    client_config,
+    known_hosts,
+    release_run_netns,
+    run_netns_mounted,
+    start_ns_host,
+    teardown,
+)
 
 CLI = [sys.executable, "-m", "tierdeck.app.cli"]
 SESSION_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -92,6 +100,7 @@ def main() -> None:
     args = parser.parse_args()
     hosts: list[NsHost] = []
     servers: list[subprocess.Popen[bytes]] = []
+    was_mounted = run_netns_mounted()
     with tempfile.TemporaryDirectory(prefix="tierdeck-bench-clients-") as tmp:
         base = Path(tmp)
         try:
@@ -133,6 +142,7 @@ def main() -> None:
                 h.lab.stop()
             for index in (1, 2):
                 teardown(f"tdc{index}")
+            release_run_netns(was_mounted)
     lines = [
         f"2 hosts (network namespaces), job: write 1M x2 clones, {args.runtime} s, "
         f"{args.rounds} rounds",

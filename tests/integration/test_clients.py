@@ -17,7 +17,15 @@ from typing import Any
 
 import pytest
 
-from tests.support.netns import NsHost, client_config, known_hosts, start_ns_host, teardown
+from tests.support.netns import (
+    NsHost,
+    client_config,
+    known_hosts,
+    release_run_netns,
+    run_netns_mounted,
+    start_ns_host,
+    teardown,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -39,6 +47,7 @@ def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[NsHost]]:
     (shim / "fio").write_text(OLD_FIO)
     (shim / "fio").chmod(0o755)
     made: list[NsHost] = []
+    was_mounted = run_netns_mounted()
     try:
         for index in (1, 2, 3):
             path = f"{shim}:{SESSION_PATH}" if index == 3 else SESSION_PATH
@@ -55,6 +64,7 @@ def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[NsHost]]:
             h.lab.stop()
         for index in (1, 2, 3):
             teardown(f"tdc{index}")
+        release_run_netns(was_mounted)
 
 
 def _env(hosts: list[NsHost], data: Path) -> dict[str, str]:

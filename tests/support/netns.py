@@ -3,7 +3,9 @@ to this one by a veth pair (10.200.N.1 here, 10.200.N.2 there), running its own 
 Nothing is routed beyond the pair; ``teardown`` removes the namespace and its link.
 
 The namespaces share this machine's filesystem, so each "host" gets a folder of its
-own to benchmark in.
+own to benchmark in. ``ip netns add`` also mounts /run/netns onto itself (once, left
+after the last namespace goes): ``release_run_netns`` removes that mount when it was
+not there before, or every inventory afterwards would list it.
 """
 
 from __future__ import annotations
@@ -63,6 +65,22 @@ def teardown(name: str) -> None:
         _ip("link", "del", f"{name}h")
     with contextlib.suppress(subprocess.CalledProcessError):
         _ip("netns", "del", name)
+
+
+def run_netns_mounted() -> bool:
+    mounts = Path("/proc/self/mountinfo").read_text().splitlines()
+    return any(line.split()[4] == "/run/netns" for line in mounts)
+
+
+def release_run_netns(was_mounted: bool) -> None:
+    """Unmount /run/netns (every layer ``ip`` stacked) unless it was mounted before or a
+    namespace is still in it."""
+    if was_mounted:
+        return
+    left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False)
+    while not left.stdout.strip() and run_netns_mounted():
+        if subprocess.run(["umount", "/run/netns"], check=False, timeout=30).returncode != 0:
+            break
 
 
 def client_config(hosts: list[NsHost]) -> str:
