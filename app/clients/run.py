@@ -204,7 +204,12 @@ async def run_clients(
     started_at = time.time()
     setup_s = 0.0
     try:
-        await asyncio.gather(*(_start_server(c) for c in clients))
+        # every start finishes (or fails) before going on: a server still starting when
+        # another host's failure left this block would escape the finally below
+        starts = await asyncio.gather(*(_start_server(c) for c in clients), return_exceptions=True)
+        for failed in starts:
+            if isinstance(failed, BaseException):
+                raise failed
         for c in clients:
             say(f"{c.spot.name}: fio server on its loopback, reached through SSH")
         with tempfile.TemporaryDirectory(prefix="tierdeck-clients-") as folder:

@@ -25,6 +25,7 @@ from ....core.presets import Preset
 from ..common import (
     EXIT_FAILED,
     EXIT_REFUSED,
+    EXIT_SIGINT,
     cancel_exit_code,
     fail,
     open_remote_host,
@@ -104,6 +105,8 @@ def run_with_clients(
         fail(f"refused: {exc}", EXIT_REFUSED)
     except TierdeckError as exc:
         fail(str(exc), EXIT_FAILED)
+    except KeyboardInterrupt:  # before the run's own signal handling is in place
+        fail("interrupted before the run started", EXIT_SIGINT)
     finally:
         for c in opened:
             with contextlib.suppress(Exception):

@@ -157,7 +157,9 @@ pass it with --confirm-device NAME.
 \b
 Exit status:
   0    the run finished ok
-  1    the run failed (fio's message on stderr), or tierdeck could not work
+  1    the run failed (fio's message on stderr), or tierdeck could not work;
+       with --clients: a host failed or was lost ("partial": the others'
+       results are shown and stored)
   2    refused before starting (no space, O_DIRECT unsupported, raw device,
        target busy, a file outside the target ...: the reason on stderr),
        or bad options
