@@ -34,6 +34,9 @@ from ..bench.fio_outcome import run_summary
 from ..bench.runner import remove_files, stop_process
 from .plan import ClientSpot
 
+# Where the client reaches every server from (the forward's far end), which fio's
+# server also puts in front of every file name it makes for that client.
+CLIENT_ADDRESS = "127.0.0.1"
 SERVER_START_S = 10.0  # a server that does not listen by then is reported as failed
 _PORTS = (20000, 60999)
 
@@ -106,7 +109,7 @@ async def _start_server(client: ClientHost) -> None:
     failure = "fio --server did not start"
     for _ in range(5):
         port = random.randint(*_PORTS)
-        proc = await host.spawn(["fio", f"--server=ip:127.0.0.1,{port}"])
+        proc = await host.spawn(["fio", f"--server=ip:{CLIENT_ADDRESS},{port}"])
         client.server = proc
         deadline = time.monotonic() + SERVER_START_S
         while proc.returncode is None and time.monotonic() < deadline:
@@ -129,7 +132,7 @@ async def _forward(host: SshHost, port: int) -> Any:
 
     async def open_forward() -> Any:
         conn = await link.connection()
-        return await conn.forward_local_port("127.0.0.1", 0, "127.0.0.1", port)
+        return await conn.forward_local_port("127.0.0.1", 0, CLIENT_ADDRESS, port)
 
     return await asyncio.wrap_future(link.submit(open_forward()))
 
@@ -146,15 +149,19 @@ async def _stop_server(client: ClientHost) -> None:
 
 
 def _remove_test_files(client: ClientHost) -> None:
-    """The planned files and any new name under tierdeck's prefix; a host that cannot
-    be reached any more is left (its own watcher has stopped the server)."""
+    """The planned files under the names the server gave them, and any new name under
+    tierdeck's prefix. On a host out of reach each planned file is written down and
+    removed at the next connection to it (``SshHost.remove``); its own watcher has
+    stopped the server already."""
     path = client.spot.path
+    names = set()
+    for planned in planned_files(client.jobs):
+        names.update({f"{path}/{planned.name}", f"{path}/{CLIENT_ADDRESS}.{planned.name}"})
     with contextlib.suppress(TierdeckError, OSError):
-        names = {f"{path}/{f.name}" for f in planned_files(client.jobs)}
         for name in client.host.listdir(path):
             if server_file_name(name) is not None and name not in client.before:
                 names.add(f"{path}/{name}")
-        remove_files(client.host, sorted(names))
+    remove_files(client.host, sorted(names))
 
 
 def existing_test_files(host: Host, path: str) -> frozenset[str]:
@@ -217,7 +224,7 @@ async def run_clients(
             for c in clients:
                 job = Path(folder) / f"{c.spot.name.replace('/', '_')}.fio"
                 job.write_text(jobfile_text(c.jobs, c.spot.path))
-                argv += [f"--client=127.0.0.1,{c.local_port}", str(job)]
+                argv += [f"--client=127.0.0.1,{c.local_port}", str(job)]  # this machine's end
             proc = await local.spawn(argv)
             setup_s = time.monotonic() - started
             say(f"running on {len(clients)} hosts (set-up {setup_s:.2f} s)")

@@ -136,7 +136,7 @@ def test_a_host_lost_mid_run_leaves_a_partial_set(hosts: list[NsHost], tmp_path:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
     try:
         assert proc.stderr is not None
-        # --json keeps stderr quiet: wait for the second host's test files instead
+        # the second host is killed once its test files are there: fio is writing
         deadline = time.monotonic() + 60
         while not list(two[1].folder.iterdir()) and time.monotonic() < deadline:
             time.sleep(0.1)  # nothing to wait on but the files appearing
@@ -153,7 +153,6 @@ def test_a_host_lost_mid_run_leaves_a_partial_set(hosts: list[NsHost], tmp_path:
         first, second = out["hosts"]
         assert first["status"] == "ok" and first["summary"]["write"]["bw_bytes"] > 0
         assert second["status"] == "failed" and "tdc2" in second["error"]
-        print(second["error"])
         assert "partial" in stderr
         assert list(two[0].folder.iterdir()) == []
         assert _wait_servers_gone() == []
@@ -161,8 +160,15 @@ def test_a_host_lost_mid_run_leaves_a_partial_set(hosts: list[NsHost], tmp_path:
         two[1].lab = two[1].lab.start(two[1].lab.folder, alias="tdc2", port=two[1].lab.port,
                                       listen=two[1].address, session_env={"PATH": SESSION_PATH},
                                       netns="tdc2")  # fmt: skip
-        for leftover in two[1].folder.iterdir():
-            leftover.unlink()
+    # the lost host's test files were written down: the next connection removes them
+    assert list(two[1].folder.iterdir()) != []
+    # a run refused after connecting (no such folder): the connection alone cleans up
+    again = subprocess.run([*CLI, "bench", "run", "--clients", "tdc2", "--preset",
+                            "nas-seqwrite-1m-qd8x8", "--target", "/no/such/folder"],
+                           env=_env(hosts, tmp_path), capture_output=True, text=True,
+                           timeout=120)  # fmt: skip
+    assert again.returncode == 2 and "not a directory" in again.stderr
+    assert _leftovers(two) == []
 
 
 def test_a_fio_version_mismatch_is_refused_with_both(hosts: list[NsHost], tmp_path: Path) -> None:
