@@ -16,6 +16,7 @@ from ...backends.host.seam import Host
 from ...core.bench_models import BenchRefused, RefusalKind
 from ...core.jobspec import JobSpec
 from ...core.placement import place_jobs, planned_files
+from ..fleet.config import FleetHost
 
 THIS_MACHINE = "this machine (the fio client)"
 
@@ -56,6 +57,12 @@ def client_spots(clients: str, targets: Sequence[str]) -> list[ClientSpot]:
     if missing:
         raise ValueError(f"--target: no path for {', '.join(missing)} (HOST:PATH)")
     return [ClientSpot(n, per_host[n]) for n in names]
+
+
+def ssh_target(name: str, fleet: Sequence[FleetHost]) -> str:
+    """What to connect to for a host of ``--clients``: a fleet host's ssh (hosts.toml)
+    under its fleet name, else the name itself (an ssh alias, user@host[:port])."""
+    return next((h.ssh for h in fleet if h.name == name), name)
 
 
 def fio_version(host: Host) -> str:

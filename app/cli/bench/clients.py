@@ -52,7 +52,14 @@ def run_with_clients(
     name: str | None,
 ) -> None:
     from ....backends.host import LiveHost
-    from ...clients.plan import THIS_MACHINE, check_spot, check_versions, client_spots, fio_version
+    from ...clients.plan import (
+        THIS_MACHINE,
+        check_spot,
+        check_versions,
+        client_spots,
+        fio_version,
+        ssh_target,
+    )
     from ...clients.run import ClientHost, existing_test_files, run_clients
 
     if requested_host() is not None:
@@ -79,12 +86,18 @@ def run_with_clients(
         # on stderr, also with --json: stdout holds the one JSON object
         click.echo(text, err=True)
 
+    from ...fleet.config import FleetConfigError, load_fleet
+
+    try:
+        fleet = load_fleet()
+    except FleetConfigError as exc:
+        fail(f"{exc} (hosts.toml names the fleet's hosts)", EXIT_FAILED)
     local = LiveHost()
     opened: list[ClientHost] = []
     try:
         versions = {THIS_MACHINE: fio_version(local)}
         for spot in spots:
-            host = open_remote_host(spot.name)
+            host = open_remote_host(ssh_target(spot.name, fleet))
             opened.append(ClientHost(spot, host, ()))
             versions[spot.name] = fio_version(host)
         check_versions(versions)

@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from tierdeck.app.clients.plan import ClientSpot, check_versions, client_spots
+from tierdeck.app.clients.plan import ClientSpot, check_versions, client_spots, ssh_target
 from tierdeck.app.clients.render import clients_json
 from tierdeck.app.clients.run import ClientsResult, HostResult, aggregate_summary, server_file_name
+from tierdeck.app.fleet.config import FleetHost
 from tierdeck.backends.fio.client_stats import read_client_report, split_client_stats
 from tierdeck.core.bench_models import BenchRefused, DirectionSummary, RunStatus
 from tierdeck.core.errors import ParseError
@@ -110,3 +111,9 @@ def test_the_json_has_the_documented_keys() -> None:
     assert list(out["aggregate"]) == ["summary"]
     assert out["hosts"][1]["status"] == "failed"
     assert list(out["hosts"][0]["summary"]) == ["read", "write", "trim"]
+
+
+def test_a_fleet_name_connects_to_its_ssh_target() -> None:
+    fleet = (FleetHost("plex", "admin@plex.lan:2222"),)
+    assert ssh_target("plex", fleet) == "admin@plex.lan:2222"
+    assert ssh_target("nas", fleet) == "nas"  # an ssh alias as it is
