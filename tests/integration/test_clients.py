@@ -26,6 +26,7 @@ from tests.support.netns import (
     start_ns_host,
     teardown,
 )
+from tests.support.sshd import free_port
 
 pytestmark = pytest.mark.integration
 
@@ -202,3 +203,57 @@ def test_ctrl_c_stops_every_host_within_seconds(hosts: list[NsHost], tmp_path: P
     assert took < 10
     assert _leftovers(two) == []
     assert _wait_servers_gone() == []
+
+
+def _plain_client_run(
+    two: list[NsHost], ports: list[int], job_texts: list[str], folder: Path
+) -> list[int]:
+    """What an admin would type by hand: one fio --client per host's own server."""
+    from tierdeck.backends.fio.client_stats import read_client_report
+
+    argv = ["fio", "--output-format=json"]
+    for h, port, text in zip(two, ports, job_texts, strict=True):
+        (folder / f"{h.name}.fio").write_text(text)
+        argv += [f"--client={h.address},{port}", str(folder / f"{h.name}.fio")]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=True)
+    reports = read_client_report(done.stdout)
+    for h in two:
+        for leftover in h.folder.iterdir():
+            leftover.unlink()
+    return [reports.by_port[p].write.bw_bytes for p in ports]
+
+
+def test_each_host_as_a_plain_fio_client_run_sees_it(hosts: list[NsHost], tmp_path: Path) -> None:
+    from tierdeck.backends.fio.jobfile import parse_jobfile
+    from tierdeck.core.jobspec import jobfile_text, with_overrides
+    from tierdeck.core.placement import place_jobs
+
+    two = hosts[:2]
+    job = tmp_path / "job.fio"
+    job.write_text("[w]\nrw=write\nbs=1M\nsize=16M\nioengine=psync\n")
+    jobs = with_overrides(parse_jobfile(job.read_text()), None, 2, False)
+    texts = [jobfile_text(place_jobs(jobs, str(h.folder)).jobs, str(h.folder)) for h in two]
+    ports = [free_port() for _ in two]
+    servers = [subprocess.Popen(["ip", "netns", "exec", h.name, "fio", f"--server=ip:{h.address},{p}"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+               for h, p in zip(two, ports, strict=True)]  # fmt: skip
+    try:
+        time.sleep(1)  # the hand-started servers: nothing to wait on but their socket
+        first = _plain_client_run(two, ports, texts, tmp_path)
+        targets = [a for h in two for a in ("--target", f"{h.name}:{h.folder}")]
+        done = subprocess.run([*CLI, "bench", "run", "--clients", "tdc1,tdc2", "--job", str(job),
+                               *targets, "--runtime", "2", "--direct", "0", "--json", "--no-save"],
+                              env=_env(hosts, tmp_path), capture_output=True, text=True,
+                              timeout=120)  # fmt: skip
+        second = _plain_client_run(two, ports, texts, tmp_path)
+    finally:
+        for server in servers:
+            server.kill()
+            server.wait()
+    assert done.returncode == 0, done.stderr
+    ours = [h["summary"]["write"]["bw_bytes"] for h in json.loads(done.stdout)["hosts"]]
+    for a, b, mine in zip(first, second, ours, strict=True):
+        # within the A/A noise of the same test (two plain runs), and never less than
+        # a quarter either way on this shared machine
+        noise = max(abs(b / a - 1) * 2, 0.25)
+        assert abs(mine / a - 1) <= noise or abs(mine / b - 1) <= noise, (first, second, ours)
