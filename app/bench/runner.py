@@ -190,7 +190,7 @@ class _Run:
                     watched.discard(task)
                     error = task.exception()
                     if error is not None:
-                        await _stop(self.host, proc)
+                        await stop_process(self.host, proc)
                         raise error
                 if cancelled in done and not exited.done():
                     watched.discard(cancelled)
@@ -199,7 +199,7 @@ class _Run:
                         Progress(self.progress.fraction(self.latest), None, RunPhase.STOPPING)
                     )
                     self.notice("cancelling: stopping fio")
-                    await _stop(self.host, proc)
+                    await stop_process(self.host, proc)
             try:
                 outcome.returncode = await exited
             except HostUnreachable as exc:  # a remote host's link died under fio
@@ -211,7 +211,7 @@ class _Run:
             if ticker is not None:
                 ticker.cancel()
             if proc.returncode is None:  # an exception or a cancelled task got us here
-                await _stop(self.host, proc)
+                await stop_process(self.host, proc)
             else:
                 self.host.signal_group(proc.pid, signal.SIGKILL)  # stragglers of a dead leader
             for task in readers:
@@ -454,7 +454,7 @@ class _Run:
                 files = [f for f in files if f not in keep]
             if files:
                 self.emit(Progress(1.0, 0.0, RunPhase.CLEANING_UP))
-                await asyncio.to_thread(_remove_files, self.host, list(dict.fromkeys(files)))
+                await asyncio.to_thread(remove_files, self.host, list(dict.fromkeys(files)))
 
         report = outcome.last_report if outcome is not None else None
         status = RunStatus.OK
@@ -492,7 +492,7 @@ class _Run:
 # --------------------------------------------------------------------------- helpers
 
 
-def _remove_files(host: Host, paths: Sequence[str]) -> None:
+def remove_files(host: Host, paths: Sequence[str]) -> None:
     for path in paths:
         # A symlink under our name is removed, never followed. Read-only or gone with
         # its filesystem: nothing more we can do, and nothing to report.
@@ -500,7 +500,7 @@ def _remove_files(host: Host, paths: Sequence[str]) -> None:
             host.remove(path)
 
 
-async def _stop(host: Host, proc: HostProcess) -> None:
+async def stop_process(host: Host, proc: HostProcess) -> None:
     """TERM, then KILL after GRACE_S, then wait until no process of the group runs."""
     pgid = proc.pid
     try:

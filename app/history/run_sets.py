@@ -25,6 +25,7 @@ from .store import HistoryError, HistoryStore
 class RunSetKind(StrEnum):
     SWEEP = "sweep"
     LADDER = "ladder"
+    CLIENTS = "clients"  # one job from several hosts at once (app/clients/)
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,9 @@ class RunSetOpening(_Base):
         from ...app.history.run_sets import RunSetStore
 
         try:
-            self.post_message(RunSetsListed(RunSetStore().list_sets(limit=LISTED)))
+            # a --clients set has no view of its own here yet: its runs are in the list
+            found = [s for s in RunSetStore().list_sets() if s.kind.value in ("sweep", "ladder")]
+            self.post_message(RunSetsListed(found[:LISTED]))
         except Exception as exc:  # noqa: BLE001 - an unreadable store is shown, not fatal
             self.post_message(RunSetFailed(one_line(exc)))
 

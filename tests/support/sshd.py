@@ -53,9 +53,11 @@ class SshLab:
 
     @classmethod
     def start(cls, folder: Path, *, alias: str = "nas", port: int | None = None,
-              listen: str = "127.0.0.1", session_env: dict[str, str] | None = None) -> SshLab:  # fmt: skip
+              listen: str = "127.0.0.1", session_env: dict[str, str] | None = None,
+              netns: str | None = None) -> SshLab:  # fmt: skip
         """``session_env``: what every session on the server has (sshd's SetEnv), e.g.
-        a PATH with this checkout's tierdeck, and its data folders in the test's."""
+        a PATH with this checkout's tierdeck, and its data folders in the test's.
+        ``netns``: the network namespace sshd runs in (tests/support/netns.py)."""
         folder.mkdir(parents=True, exist_ok=True)
         os.chmod(folder, 0o700)
         host_key, user_key = folder / "host_key", folder / "user_key"
@@ -81,7 +83,8 @@ class SshLab:
         lab.write_client_config()
         lab.trust_host_key()
         # -D: stays in the foreground as our child, so stop() ends it for sure
-        lab.process = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)],
+        inside = ["ip", "netns", "exec", netns] if netns else []
+        lab.process = subprocess.Popen([*inside, SSHD, "-D", "-e", "-f", str(config)],
                                        stderr=subprocess.DEVNULL)  # fmt: skip
         lab.wait_listening(listen)
         return lab

@@ -113,6 +113,14 @@ def _ask_device_name(inv: Inventory, node: str) -> str:
     return typed
 
 
+def _targets(values: tuple[str, ...]) -> tuple[str, ...]:
+    """``--target`` is given once, or with --clients once per host (HOST:PATH): the
+    count is checked once --clients is known (run_cmd)."""
+    if any(not v.strip() for v in values):
+        raise click.BadParameter("an empty path", param_hint="--target")
+    return values
+
+
 RUN_HELP = """Run a benchmark on TARGET: a progress bar and a table of results on a
 terminal, or with --json exactly one JSON object (docs/bench-json.md). Ctrl-C cancels
 cleanly: fio is stopped and its test files removed.
@@ -135,6 +143,12 @@ Results: one row per job and direction, bandwidth in MiB/s (1 MiB/s = 1,048,576
 bytes per second, as in fio's own report), read before write. An "all jobs" row only
 when the jobs do the same kind of I/O (same rw and bs). --json keeps bytes.
 
+Several hosts at once (--clients A,B): the job runs from every host at the same
+moment on fio's client/server mode, each fio server on its host's loopback reached
+through SSH; --target is the folder on every host, or HOST:PATH once per host. One row
+per host and "all clients"; a host lost mid-run fails alone (exit 1, "partial"), the
+others' results kept. --json prints one tierdeck.clients/1 object.
+
 Raw mode (--raw): TARGET is an unused block device (no filesystem, no partition in
 use, no holder or pool). fio reads and writes the device itself: its contents are
 destroyed. On a terminal tierdeck asks for the device name, typed to confirm; scripts
@@ -143,7 +157,9 @@ pass it with --confirm-device NAME.
 \b
 Exit status:
   0    the run finished ok
-  1    the run failed (fio's message on stderr), or tierdeck could not work
+  1    the run failed (fio's message on stderr), or tierdeck could not work;
+       with --clients: a host failed or was lost ("partial": the others'
+       results are shown and stored)
   2    refused before starting (no space, O_DIRECT unsupported, raw device,
        target busy, a file outside the target ...: the reason on stderr),
        or bad options
@@ -161,11 +177,20 @@ Exit status:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="A fio job file ([global] and several jobs allowed).",
 )
-@once(
+@click.option(
     "--target",
+    "targets",
+    multiple=True,
     required=True,
     metavar="PATH",
-    help="Directory to benchmark in (a block device with --raw).",
+    callback=lambda ctx, param, values: _targets(values),
+    help="Directory to benchmark in (a block device with --raw). With --clients: the "
+    "folder on every host, or HOST:PATH once per host.",
+)
+@once(
+    "--clients",
+    metavar="HOST[,HOST...]",
+    help="Run the job from these hosts at once (fio's client/server over SSH).",
 )
 @once(
     "--size",
@@ -194,7 +219,8 @@ Exit status:
 def run_cmd(
     preset_name: str | None,
     job_file: Path | None,
-    target: str,
+    targets: tuple[str, ...],
+    clients: str | None,
     size: str | None,
     runtime: int | None,
     direct: str | None,
@@ -206,6 +232,21 @@ def run_cmd(
     name: str | None,
 ) -> None:
     jobs, preset = load_jobs(preset_name, job_file)
+    if clients is not None:
+        if raw or drop_caches or confirm_device is not None:
+            raise click.UsageError(
+                "--clients runs in folders: --raw and --drop-caches are not for it"
+            )
+        from .clients import run_with_clients
+
+        run_with_clients(clients, targets, jobs, preset, size=size, runtime=runtime,
+                         direct=direct, as_json=as_json, no_save=no_save, name=name)  # fmt: skip
+        return
+    if len(targets) > 1:
+        given = ", ".join(targets)
+        times = "twice" if len(targets) == 2 else f"{len(targets)} times"
+        raise click.UsageError(f"--target given {times} ({given}): give it once")
+    target = targets[0]
     if confirm_device is not None and not raw:
         raise click.UsageError("--confirm-device confirms raw mode: add --raw")
     from ...bench.service import BenchAsk, BenchService

@@ -25,7 +25,7 @@ async def test_stop_kills_a_group_that_ignores_sigterm(monkeypatch) -> None:  # 
     await wait_until(None, lambda: group_commands(proc.pid).count("sleep") == 2, "both sleeps")
     assert group_alive(proc.pid)
     start = time.monotonic()
-    await bench_runner._stop(LiveHost(), proc)
+    await bench_runner.stop_process(LiveHost(), proc)
     elapsed = time.monotonic() - start
     assert not group_alive(proc.pid)
     assert proc.returncode is not None and proc.returncode < 0  # killed by a signal
@@ -35,6 +35,6 @@ async def test_stop_kills_a_group_that_ignores_sigterm(monkeypatch) -> None:  # 
 async def test_stop_is_quick_when_term_is_obeyed() -> None:
     proc = await asyncio.create_subprocess_exec("sleep", "60", start_new_session=True)
     start = time.monotonic()
-    await bench_runner._stop(LiveHost(), proc)
+    await bench_runner.stop_process(LiveHost(), proc)
     assert not group_alive(proc.pid)
     assert time.monotonic() - start < bench_runner.GRACE_S

@@ -1,0 +1,156 @@
+"""``tierdeck bench run --clients HOST[,HOST...]``: the same job from several machines
+at once, on fio's own client/server mode (app/clients/).
+
+Exit status: 0 every host ok; 1 a host failed or was lost (the run set is partial: the
+others' results are shown and stored, the failed host's reason with them) or tierdeck
+could not work; 2 refused before any server started (a host unreachable counts as 1);
+130 cancelled with Ctrl-C (143 with SIGTERM): every server stopped, files removed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import click
+
+from ....core.bench_models import BenchRefused, RunHost, RunStatus
+from ....core.errors import TierdeckError
+from ....core.jobspec import JobSpec, JobSpecError, with_overrides
+from ....core.presets import Preset
+from ..common import (
+    EXIT_FAILED,
+    EXIT_REFUSED,
+    EXIT_SIGINT,
+    cancel_exit_code,
+    fail,
+    open_remote_host,
+    requested_host,
+    until_cancelled,
+)
+
+if TYPE_CHECKING:
+    from ...clients.run import ClientsResult
+    from ...clients.store import StoredClients
+
+
+def run_with_clients(
+    clients: str,
+    targets: Sequence[str],
+    jobs: tuple[JobSpec, ...],
+    preset: Preset | None,
+    *,
+    size: str | None,
+    runtime: int | None,
+    direct: str | None,
+    as_json: bool,
+    no_save: bool,
+    name: str | None,
+) -> None:
+    from ....backends.host import LiveHost
+    from ...clients.plan import (
+        THIS_MACHINE,
+        check_spot,
+        check_versions,
+        client_spots,
+        fio_version,
+        ssh_target,
+    )
+    from ...clients.run import ClientHost, existing_test_files, run_clients
+
+    if requested_host() is not None:
+        raise click.UsageError("--clients names the hosts itself: leave out --host")
+    try:
+        spots = client_spots(clients, targets)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    try:
+        jobs = with_overrides(jobs, size, runtime, None if direct is None else direct == "1")
+    except JobSpecError as exc:
+        fail(f"refused: {exc}", EXIT_REFUSED)
+    store = None
+    if not no_save:
+        from ...history.run_sets import RunSetStore
+        from ...history.store import HistoryError
+
+        try:
+            store = RunSetStore()
+        except HistoryError as exc:
+            fail(f"{exc} (or add --no-save)", EXIT_FAILED)
+
+    def say(text: str) -> None:
+        # on stderr, also with --json: stdout holds the one JSON object
+        click.echo(text, err=True)
+
+    from ...fleet.config import FleetConfigError, load_fleet
+
+    try:
+        fleet = load_fleet()
+    except FleetConfigError as exc:
+        fail(f"{exc} (hosts.toml names the fleet's hosts)", EXIT_FAILED)
+    local = LiveHost()
+    opened: list[ClientHost] = []
+    try:
+        versions = {THIS_MACHINE: fio_version(local)}
+        for spot in spots:
+            host = open_remote_host(ssh_target(spot.name, fleet))
+            opened.append(ClientHost(spot, host, ()))
+            versions[spot.name] = fio_version(host)
+        check_versions(versions)
+        for c in opened:
+            c.jobs = check_spot(c.host, c.spot, jobs)
+            c.before = existing_test_files(c.host, c.spot.path)
+        machines = {c.spot.name: RunHost(c.host.hostname, c.host.identity) for c in opened}
+        result, signum = asyncio.run(
+            until_cancelled(
+                lambda cancel: run_clients(opened, local, cancel, say),
+                say,
+                "cancelling: stopping every host's fio server and removing its test files ...",
+            )
+        )
+    except BenchRefused as exc:
+        fail(f"refused: {exc.reason}", EXIT_REFUSED)
+    except JobSpecError as exc:
+        fail(f"refused: {exc}", EXIT_REFUSED)
+    except TierdeckError as exc:
+        fail(str(exc), EXIT_FAILED)
+    except KeyboardInterrupt:  # before the run's own signal handling is in place
+        fail("interrupted before the run started", EXIT_SIGINT)
+    finally:
+        for c in opened:
+            with contextlib.suppress(Exception):
+                c.host.close()
+
+    stored = None
+    if store is not None:
+        from ...clients.store import store_clients
+
+        title = name or f"{preset.name if preset else 'job'} from " + ", ".join(
+            s.name for s in spots
+        )
+        stored = store_clients(
+            store, result, jobs, preset=preset.name if preset else None, name=title,
+            machines=machines, fio_version=versions[THIS_MACHINE],
+        )  # fmt: skip
+    _report(result, stored, as_json=as_json)
+    if result.status is RunStatus.CANCELLED:
+        sys.exit(cancel_exit_code(signum))
+    if result.partial:
+        failed = [h for h in result.hosts if h.status is not RunStatus.OK]
+        fail(
+            "partial: " + "; ".join(h.error or h.name for h in failed),
+            EXIT_FAILED,
+        )
+
+
+def _report(result: ClientsResult, stored: StoredClients | None, *, as_json: bool) -> None:
+    from ...clients.render import clients_json, clients_lines
+
+    if as_json:
+        click.echo(json.dumps(clients_json(result, stored), separators=(",", ":")))
+    else:
+        click.echo("\n".join(clients_lines(result, stored)))

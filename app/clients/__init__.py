@@ -1,0 +1,1 @@
+"""One job run from several machines at once through fio's own client/server mode."""

@@ -1,0 +1,114 @@
+"""A ``--clients`` run in the history: a run set (kind CLIENTS, tag ``clients:ID``)
+with one run per host (that host as the run's host, so ``compare`` sets hosts side by
+side) and one run for fio's "All clients" total. A host that failed is stored as a
+failed run carrying its reason, so the set shows it was partial and why."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...core.bench_models import (
+    BenchTarget,
+    DirectionSummary,
+    EnvFingerprint,
+    RunHost,
+    RunResult,
+    RunStatus,
+    TargetKind,
+)
+from ...core.jobspec import JobSpec
+from ..history.run_sets import RunSetKind, RunSetStore, set_tag
+from .run import ClientsResult, HostResult
+
+AGGREGATE_KEY = "all-clients"
+
+
+@dataclass(frozen=True)
+class StoredClients:
+    set_id: int
+    run_ids: dict[str, int]  # host name -> its run
+    aggregate_id: int | None
+
+
+def host_key(name: str) -> str:
+    return f"host:{name}"
+
+
+def store_clients(
+    store: RunSetStore,
+    result: ClientsResult,
+    jobs: Sequence[JobSpec],
+    *,
+    preset: str | None,
+    name: str,
+    machines: dict[str, RunHost],
+    fio_version: str,
+) -> StoredClients:
+    definition = {
+        "hosts": [{"host": h.name, "path": h.path} for h in result.hosts],
+        "preset": preset,
+        "partial": result.partial,
+    }
+    set_id = store.create(RunSetKind.CLIENTS, name, definition)
+    tags = (set_tag(RunSetKind.CLIENTS, set_id),)
+    env = EnvFingerprint(fio_version=fio_version)
+    run_ids: dict[str, int] = {}
+    for position, host in enumerate(result.hosts):
+        run = _host_run(host, jobs, preset, name, machines.get(host.name, RunHost()), env, tags)
+        run_ids[host.name] = store.save(run)
+        store.add_cell(set_id, host_key(host.name), run_ids[host.name], position, host.error)
+    aggregate_id = None
+    if result.aggregate:
+        first = result.hosts[0]
+        aggregate = RunResult(
+            id=None,
+            name=f"{name}: all clients",
+            status=RunStatus(result.status),
+            target=BenchTarget(
+                path=",".join(f"{h.name}:{h.path}" for h in result.hosts),
+                kind=TargetKind.PATH,
+                label="all clients (" + ", ".join(h.name for h in result.hosts) + ")",
+                disks=(),
+            ),
+            jobs=tuple(jobs),
+            started_at=first.started_at,
+            finished_at=first.finished_at,
+            preset=preset,
+            summary=dict(result.aggregate),
+            env=env,
+            tags=tags,
+        )
+        aggregate_id = store.save(aggregate)
+        store.add_cell(set_id, AGGREGATE_KEY, aggregate_id, len(result.hosts))
+    return StoredClients(set_id, run_ids, aggregate_id)
+
+
+def _host_run(
+    host: HostResult,
+    jobs: Sequence[JobSpec],
+    preset: str | None,
+    name: str,
+    machine: RunHost,
+    env: EnvFingerprint,
+    tags: tuple[str, ...],
+) -> RunResult:
+    summary: dict[str, DirectionSummary] = dict(host.summary)
+    return RunResult(
+        id=None,
+        name=f"{name}: {host.name}",
+        status=host.status,
+        target=BenchTarget(
+            path=host.path, kind=TargetKind.PATH, label=f"{host.name}:{host.path}", disks=()
+        ),
+        jobs=tuple(jobs),
+        started_at=host.started_at,
+        finished_at=host.finished_at,
+        preset=preset,
+        error=host.error,
+        fio_json=host.fio_json,
+        summary=summary,
+        env=env,
+        tags=tags,
+        host=machine,
+    )
