@@ -206,10 +206,10 @@ class SshHost:
     def _test(self, flag: str, path: str) -> bool:
         held = self._gathered
         if held is not None:
-            if flag == "-d" and path in held.folders:
+            if path in held.folders:
                 return True
-            if path in held.files or path in held.folders:
-                return True
+            if path in held.files:
+                return flag == "-e"  # a file read whole is no folder
             if held.known_absent(path):
                 return False
         return self._sh(remote_sh.test_line(flag, path)).returncode == 0

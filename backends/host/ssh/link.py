@@ -96,7 +96,9 @@ class SshLink:
         self._conn: asyncssh.SSHClientConnection | None = None
         self._connecting: asyncio.Lock | None = None
         self._start_lock = threading.Lock()
-        self._unknown_key: tuple[bool, str] | None = None  # (changed, fingerprint)
+        # whether known_hosts held keys for the host asked last: a refused key is then
+        # "changed", else "unknown" (told by the check itself, not by message text)
+        self._host_was_known = False
         self._shells = ShellPool()
 
     # ------------------------------------------------------------------ the loop
@@ -171,7 +173,7 @@ class SshLink:
         except (OSError, ValueError):
             return ([], [], [])
         trusted, *rest = known.match(host, addr, port)
-        self._unknown_key = (bool(trusted), "")
+        self._host_was_known = bool(trusted)
         return (trusted, *rest)
 
     async def connection(self) -> asyncssh.SSHClientConnection:
@@ -204,11 +206,10 @@ class SshLink:
         try:
             return await asyncssh.connect(target.host, **options)
         except asyncssh.HostKeyNotVerifiable as exc:
-            known_before = self._unknown_key[0] if self._unknown_key else False
             fingerprint = await self._offered_fingerprint()
             raise HostKeyRefused(
                 str(target),
-                changed=known_before,
+                changed=self._host_was_known,
                 fingerprint=fingerprint,
                 accept_hint=target.ssh_command(),
             ) from exc
@@ -250,28 +251,6 @@ class SshLink:
 
     # ------------------------------------------------------------------ commands
 
-    async def run_async(
-        self, command: str, *, stdin: bytes | None = None, timeout: float | None = None
-    ) -> RemoteResult:
-        conn = await self.connection()
-        self.round_trips += 1
-        try:
-            result = await conn.run(
-                command, input=stdin, encoding=None, timeout=timeout, check=False
-            )
-        except asyncssh.TimeoutError as exc:
-            return RemoteResult(None, _as_bytes(exc.stdout), _as_bytes(exc.stderr), "timeout")
-        except (asyncssh.ConnectionLost, asyncssh.DisconnectError, BrokenPipeError) as exc:
-            raise HostUnreachable(str(self.target), f"connection lost: {exc}") from exc
-        except asyncssh.ChannelOpenError as exc:
-            raise HostUnreachable(str(self.target), f"cannot open a channel: {exc}") from exc
-        return RemoteResult(
-            result.exit_status if result.exit_signal is None else None,
-            _as_bytes(result.stdout),
-            _as_bytes(result.stderr),
-            result.exit_signal[0] if result.exit_signal else None,
-        )
-
     async def shell_async(
         self, body: str, *, stdin: bytes | None = None, timeout: float | None = None
     ) -> RemoteResult:
@@ -292,18 +271,3 @@ class SshLink:
         the quick way for every short request."""
         grace = None if timeout is None else timeout + self._connect_timeout + 5
         return self.call(self.shell_async(body, stdin=stdin, timeout=timeout), grace)
-
-    def run(
-        self, command: str, *, stdin: bytes | None = None, timeout: float | None = None
-    ) -> RemoteResult:
-        """Run a shell command line on the host (its login shell) to the end."""
-        grace = None if timeout is None else timeout + self._connect_timeout + 5
-        return self.call(self.run_async(command, stdin=stdin, timeout=timeout), grace)
-
-
-def _as_bytes(data: Any) -> bytes:
-    if data is None:
-        return b""
-    if isinstance(data, str):
-        return data.encode()
-    return bytes(data)

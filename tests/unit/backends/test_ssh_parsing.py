@@ -118,3 +118,22 @@ def test_one_getfattr_of_several_pools_is_parted_by_its_file_lines() -> None:
         "/mnt/a b/.mergerfs": {"user.mergerfs.category.create": "mfs"},
         "/mnt/c/.mergerfs": {"user.mergerfs.minfreespace": "4G", "user.mergerfs.empty": ""},
     }
+
+
+class _NoLink:
+    """A link that must not be used: the gathering answers."""
+
+    def __getattr__(self, name: str) -> object:
+        raise AssertionError(f"asked the host: {name}")
+
+
+def test_a_gathered_file_exists_and_is_no_folder_without_asking_the_host() -> None:
+    from tierdeck.backends.host.ssh import SshHost
+
+    host = SshHost("nas", link=_NoLink())  # type: ignore[arg-type]
+    host._gathered = gather.parse(
+        record("D", "/sys/block", "sda\n") + record("F", "/sys/block/sda/size", "1\n")
+    )
+    assert host.exists("/sys/block/sda/size") and not host.is_dir("/sys/block/sda/size")
+    assert host.is_dir("/sys/block") and host.exists("/sys/block")
+    assert not host.exists("/sys/block/sdz")
