@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.processes import fio_processes_using, stop_cli_and_fio
+from tests.support.steady_inventory import steady_inventory
 from tests.waiting import wait_until_sync
 
 pytestmark = pytest.mark.integration
@@ -43,15 +44,6 @@ def hdd(lab_nas: Path) -> Iterator[Path]:
     subprocess.run(["rm", "-rf", str(path)], check=False)
 
 
-def _steady_mounts(doc: dict[str, Any], lab: Path) -> dict[str, Any]:
-    mounts = []
-    for mount in doc["mounts"]:
-        if not str(mount["mountpoint"]).startswith(str(lab)):
-            mount = {k: v for k, v in mount.items() if not k.endswith("_bytes")}
-        mounts.append(mount)
-    return {**doc, "mounts": mounts}
-
-
 def test_inventory_json_over_ssh_is_the_local_one(
     ssh_lab: Any, lab_nas: Path, tmp_path: Path
 ) -> None:
@@ -60,7 +52,7 @@ def test_inventory_json_over_ssh_is_the_local_one(
     assert remote.returncode == 0, remote.stderr
     # --host after the command name works the same
     assert tierdeck(tmp_path, "inventory", "--host", ssh_lab.alias, "--json").returncode == 0
-    assert _steady_mounts(json.loads(remote.stdout), lab_nas) == _steady_mounts(
+    assert steady_inventory(json.loads(remote.stdout), lab_nas) == steady_inventory(
         json.loads(local.stdout), lab_nas
     )
 

@@ -22,24 +22,10 @@ from tierdeck.backends.locks import LockHeld
 from tierdeck.core.errors import HostKeyRefused, HostUnreachable
 from tierdeck.core.serialize import inventory_to_dict
 
+from tests.support.steady_inventory import steady_inventory
 from tests.waiting import wait_until, wait_until_sync
 
 pytestmark = pytest.mark.integration
-
-USAGE_FIELDS = ("avail_bytes", "used_bytes", "free_bytes", "size_bytes")
-
-
-def _steady(inventory: dict[str, Any], lab: Path) -> dict[str, Any]:
-    """The inventory without what changes between two looks on a busy machine: the
-    fill of filesystems other programs write to (the lab's own stay)."""
-    steady = dict(inventory)
-    mounts = []
-    for mount in inventory["mounts"]:
-        if not str(mount["mountpoint"]).startswith(str(lab)):
-            mount = {k: v for k, v in mount.items() if k not in USAGE_FIELDS}
-        mounts.append(mount)
-    steady["mounts"] = mounts
-    return steady
 
 
 @pytest.fixture
@@ -53,7 +39,7 @@ def test_this_machine_over_ssh_is_this_machine(nas: SshHost, lab_nas: Path) -> N
     local = inventory_to_dict(collect_inventory(LiveHost()))
     before = nas.link.round_trips
     remote = inventory_to_dict(collect_inventory(nas))
-    assert _steady(remote, lab_nas) == _steady(local, lab_nas)
+    assert steady_inventory(remote, lab_nas) == steady_inventory(local, lab_nas)
     assert remote["host"]["hostname"] == os.uname().nodename
     # one gathering and the few commands the sources run, not a request per file
     assert nas.link.round_trips - before <= 10
