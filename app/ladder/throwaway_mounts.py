@@ -307,7 +307,11 @@ def tear_down(host: Host, root: str) -> list[str]:
         problems = _unmount_under(host, root)
     if problems:
         return problems
-    for name in host.listdir(root):
+    try:
+        names = host.listdir(root)
+    except FileNotFoundError:
+        return []  # another cleaner (two tierdecks started after a crash) got there first
+    for name in names:
         path = posixpath.join(root, name)
         if host.is_dir(path):
             _remove_dir(host, path, problems)

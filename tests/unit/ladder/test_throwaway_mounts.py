@@ -121,3 +121,36 @@ def test_a_pool_over_its_own_branch_is_refused_before_mounting(tmp_path: Path, i
         with pytest.raises(ThrowawayError, match="its own branch"):
             throwaway.mount_mergerfs("pool", f"/elsewhere=RW:{branch}=RW", MountOptions(()))
         assert not (Path(throwaway.root) / "pool").exists()
+
+
+class _RacedHost(LiveHost):
+    """A host where another cleaner of the same stale root gets to every unmount first,
+    and removes the root before this one lists it."""
+
+    def run(self, argv, **kwargs):  # type: ignore[no-untyped-def]
+        if argv[0] == "umount" and "-l" not in argv:
+            super().run(argv, **kwargs)  # the other cleaner's umount: this one then fails
+        return super().run(argv, **kwargs)
+
+    def listdir(self, path: str) -> list[str]:
+        if path.endswith(self.vanishing):
+            subprocess.run(["rm", "-rf", path], check=True)
+        return super().listdir(path)
+
+    vanishing = "/never"
+
+
+def test_two_cleaners_of_one_stale_root_both_succeed(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    root = _root(tmp_path, f"{_dead_pid()}-race", Owner(_dead_pid(), 1))
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tierdeck-test", str(root / "tmpfs")],
+                   check=True, capture_output=True)  # fmt: skip
+    host = _RacedHost()
+    host.vanishing = root.name
+    try:
+        cleaned = clean_stale(host, str(tmp_path))
+    finally:
+        subprocess.run(["umount", "-l", str(root / "tmpfs")], capture_output=True)
+    assert [(c.path, c.problems) for c in cleaned] == [(str(root), ())]
+    assert not root.exists()
