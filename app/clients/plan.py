@@ -11,12 +11,15 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...backends.host.seam import Host
 from ...core.bench_models import BenchRefused, RefusalKind
 from ...core.jobspec import JobSpec
 from ...core.placement import place_jobs, planned_files
-from ..fleet.config import FleetHost
+
+if TYPE_CHECKING:  # the fleet's hosts.toml is read by the CLI; the features stay apart
+    from ..fleet.config import FleetHost
 
 THIS_MACHINE = "this machine (the fio client)"
 

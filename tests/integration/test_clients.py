@@ -17,21 +17,12 @@ from typing import Any
 
 import pytest
 
-from tests.support.netns import (
-    NsHost,
-    client_config,
-    known_hosts,
-    release_run_netns,
-    run_netns_mounted,
-    start_ns_host,
-    teardown,
-)
+from tests.support.netns import SESSION_PATH, NsHost, ns_hosts
 from tests.support.sshd import free_port
 
 pytestmark = pytest.mark.integration
 
 CLI = [sys.executable, "-m", "tierdeck.app.cli"]
-SESSION_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # A fio that answers --version as an older build and runs the real one otherwise
 OLD_FIO = '#!/bin/sh\n[ "$1" = --version ] && { echo fio-3.28; exit 0; }\nexec /usr/bin/fio "$@"\n'
 
@@ -47,25 +38,9 @@ def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[NsHost]]:
     shim.mkdir()
     (shim / "fio").write_text(OLD_FIO)
     (shim / "fio").chmod(0o755)
-    made: list[NsHost] = []
-    was_mounted = run_netns_mounted()
-    try:
-        for index in (1, 2, 3):
-            path = f"{shim}:{SESSION_PATH}" if index == 3 else SESSION_PATH
-            made.append(start_ns_host(index, base / f"host{index}", {"PATH": path}))
-        home = base / "home"
-        (home / ".ssh").mkdir(parents=True)
-        (home / ".ssh" / "config").write_text(client_config(made))
-        (home / ".ssh" / "known_hosts").write_text(known_hosts(made))
-        for h in made:
-            h.lab.home = home
+    paths = [SESSION_PATH, SESSION_PATH, f"{shim}:{SESSION_PATH}"]
+    with ns_hosts((1, 2, 3), base, paths) as made:
         yield made
-    finally:
-        for h in made:
-            h.lab.stop()
-        for index in (1, 2, 3):
-            teardown(f"tdc{index}")
-        release_run_netns(was_mounted)
 
 
 def _env(hosts: list[NsHost], data: Path) -> dict[str, str]:
