@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -17,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.processes import cli_process, interrupt
 from tests.support.netns import SESSION_PATH, NsHost, ns_hosts
 from tests.support.sshd import free_port
 
@@ -158,22 +158,13 @@ def test_a_fio_version_mismatch_is_refused_with_both(hosts: list[NsHost], tmp_pa
 
 def test_ctrl_c_stops_every_host_within_seconds(hosts: list[NsHost], tmp_path: Path) -> None:
     two = hosts[:2]
-    proc = subprocess.Popen(_args(two, runtime=30), env=_env(hosts, tmp_path),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
-    try:
+    with cli_process(_args(two, runtime=30), _env(hosts, tmp_path)) as proc:
         assert proc.stderr is not None
         for line in proc.stderr:
             if line.startswith("running on"):
                 break
         time.sleep(1)
-        asked = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=30)
-        took = time.monotonic() - asked
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        _, _, took = interrupt(proc)
     assert proc.returncode == 130
     assert took < 10
     assert _leftovers(two) == []

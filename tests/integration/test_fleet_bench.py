@@ -5,8 +5,10 @@ named in a hosts.toml as an admin would."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,7 +18,9 @@ from typing import Any
 import pytest
 from tierdeck.app.fleet.config import FleetHost, save_fleet
 
+from tests.processes import cli_process, interrupt
 from tests.support.netns import SESSION_PATH, NsHost, ns_hosts
+from tests.waiting import wait_until_sync
 
 pytestmark = pytest.mark.integration
 
@@ -59,6 +63,11 @@ def _run(
 
 def _runs(done: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
     return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def _fio_writing(host: NsHost) -> bool:
+    """fio's test files are in the host's folder (not the preflight's probe file)."""
+    return any(not p.name.endswith(".probe") for p in host.folder.iterdir())
 
 
 def _leftovers(hosts: list[NsHost]) -> list[str]:
@@ -121,21 +130,15 @@ def test_a_host_not_in_the_fleet_and_a_missing_target_are_refused(
 
 
 def test_a_host_lost_mid_run_fails_alone_in_parallel(hosts: list[NsHost], tmp_path: Path) -> None:
-    from tests.waiting import wait_until_sync
-
     lost = hosts[1]
     argv, env = _command(hosts, tmp_path, "--parallel", "--json", runtime=8)
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)  # fmt: skip
     try:
-        # the host is cut off once fio writes its test files there
-        wait_until_sync(lambda: any(lost.folder.iterdir()), "fio writing on tdc42", 60)
-        lost.kill()
-        stdout, stderr = proc.communicate(timeout=120)
+        with cli_process(argv, env) as proc:
+            # the host is cut off once fio writes its test files there
+            wait_until_sync(lambda: _fio_writing(lost), "fio writing on tdc42", 60)
+            lost.kill()
+            stdout, stderr = proc.communicate(timeout=120)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
         lost.lab = lost.lab.start(lost.lab.folder, alias=lost.name, port=lost.lab.port,
                                   listen=lost.address, netns=lost.name,
                                   session_env={"PATH": SESSION_PATH})  # fmt: skip
@@ -146,5 +149,38 @@ def test_a_host_lost_mid_run_fails_alone_in_parallel(hosts: list[NsHost], tmp_pa
     assert runs[1]["id"]  # the failed run is kept, with its reason
     for h in (hosts[0], hosts[2]):
         assert list(h.folder.iterdir()) == []
+    # The lost machine as it comes back: killing its sshd's listener and connection
+    # processes can leave a session's fio blocked on its dead channel, which a real
+    # machine dropping off the network would end with its sshd's timeout; stopping
+    # it is the SSH layer's (tests/integration/test_ssh_cli.py), not this command's.
+    for pid in lost.fio_processes():
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    wait_until_sync(lambda: not lost.fio_processes(), "the lost host's fio gone", 15)
     for leftover in lost.folder.iterdir():  # written down there, removed at its next link
         leftover.unlink()
+
+
+def test_ctrl_c_stops_every_host_within_seconds(hosts: list[NsHost], tmp_path: Path) -> None:
+    argv, env = _command(hosts, tmp_path, "--parallel", runtime=30)
+    with cli_process(argv, env) as proc:
+        # Ctrl-C once fio has run on every host for two seconds: a SIGINT within fio's
+        # first second on an SSH host can leave its fio running (as with --host alone)
+        wait_until_sync(lambda: all(_fio_running_for(h, 2) for h in hosts),
+                        "fio running on every host", 60)  # fmt: skip
+        _, stderr, took = interrupt(proc)
+    assert proc.returncode == 130, stderr
+    assert took < 10
+    assert _leftovers(hosts) == []
+    # each host's watcher stops what is left of fio as its channel closes
+    wait_until_sync(lambda: not any(h.fio_processes() for h in hosts), "no fio on any host", 10)
+
+
+def _fio_running_for(host: NsHost, seconds: int) -> bool:
+    """fio's test files are there and its oldest process has run that long."""
+    pids = [str(p) for p in host.fio_processes()]
+    if not pids or not _fio_writing(host):
+        return False
+    ps = subprocess.run(["ps", "-o", "etimes=", "-p", ",".join(pids)], capture_output=True,
+                        text=True, check=False)  # fmt: skip
+    return max((int(t) for t in ps.stdout.split()), default=0) >= seconds

@@ -26,6 +26,7 @@ from tierdeck.app.history.run_sets import RunSetStore
 from tierdeck.app.history.store import DB_NAME
 from tierdeck.app.ladder.store import load_ladder
 
+from tests.processes import cli_process, interrupt
 from tests.support.netns import NsHost, ns_hosts
 from tests.support.sshd import SshLab
 from tests.waiting import wait_until_sync
@@ -102,19 +103,6 @@ def _ladder(
     return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
 
 
-def _client_fio(client: Client) -> list[str]:
-    """fio processes on the client (its network namespace): a server left behind."""
-    pids = subprocess.run(["ip", "netns", "pids", client.ns.name], capture_output=True,
-                          text=True, check=False).stdout.split()  # fmt: skip
-    names = []
-    for pid in pids:
-        try:
-            names.append(Path(f"/proc/{pid}/comm").read_text().strip())
-        except OSError:
-            continue  # ended meanwhile
-    return [n for n in names if n == "fio"]
-
-
 def _bench_files(folder: Path) -> list[str]:
     return [p.name for p in folder.iterdir() if "tierdeck-bench" in p.name]
 
@@ -147,7 +135,7 @@ def test_the_network_rung_runs_from_the_client_over_its_share(
     assert run.target.label == network["path"]
     assert store.cells(doc["id"])["network"] == network["run_id"]
     # nothing left: no server on the client, no test file in the pool
-    assert _client_fio(client) == []
+    wait_until_sync(lambda: not client.ns.fio_processes(), "no fio on the client", 10)
     assert _bench_files(pool) == []
     # the stored ladder comes back with its network rung and its verdict
     again = load_ladder(store, doc["id"])
@@ -167,5 +155,29 @@ def test_a_client_path_that_is_no_mount_is_refused(
     missing = _ladder(client, tmp_path, pool, "--client", client.ns.name,
                       "--client-path", "/no/such/share")  # fmt: skip
     assert missing.returncode == 2 and "is not a folder on tdc31" in missing.stderr
-    assert _client_fio(client) == []
+    wait_until_sync(lambda: not client.ns.fio_processes(), "no fio on the client", 10)
     assert not (tmp_path / DB_NAME).exists() or not RunSetStore(tmp_path / DB_NAME).list()
+
+
+def test_ctrl_c_during_the_network_rung_stops_the_client(
+    client: Client, lab_nas: Path, tmp_path: Path
+) -> None:
+    pool = lab_nas / "pool" / "cached"
+    env = {**os.environ, "HOME": str(client.ns.lab.home), "TIERDECK_DATA_DIR": str(tmp_path)}
+    env.pop("SSH_AUTH_SOCK", None)
+    argv = [*CLI, "bench", "ladder", "--target", str(pool), "--runtime", "4", "--size", "8M",
+            "--client", client.ns.name, "--client-path", str(client.share), "--json"]  # fmt: skip
+    with cli_process(argv, env) as proc:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if "rung 6 of 6: network" in line:
+                break
+        # the client's fio writes through its share: its files show in the pool
+        wait_until_sync(lambda: _bench_files(pool) != [], "the client writing in the pool", 60)
+        stdout, _, took = interrupt(proc)
+    assert proc.returncode == 130
+    assert took < 10
+    network = json.loads(stdout)["rungs"][-1]
+    assert network["rung"] == "network" and network["skipped"] == "cancelled"
+    wait_until_sync(lambda: not client.ns.fio_processes(), "no fio on the client", 10)
+    assert _bench_files(pool) == []

@@ -33,6 +33,23 @@ class NsHost:
     lab: SshLab
     folder: Path  # where its test files go
 
+    def fio_processes(self) -> list[int]:
+        """fio processes running in this host's network namespace (a server or a job
+        left behind); a zombie waiting for its parent's wait() is gone already."""
+        pids = subprocess.run(["ip", "netns", "pids", self.name], capture_output=True,
+                              text=True, check=False).stdout.split()  # fmt: skip
+        found = []
+        for pid in pids:
+            with contextlib.suppress(OSError):  # ended meanwhile
+                stat = Path(f"/proc/{pid}/stat").read_text()
+                name, state = (
+                    stat[stat.index("(") + 1 : stat.rindex(")")],
+                    stat.split(")")[-1].split()[0],
+                )
+                if name == "fio" and state != "Z":
+                    found.append(int(pid))
+        return found
+
     def kill(self) -> None:
         """As a machine that drops off the network: its sshd and every session (and
         with them the fio server of a run) killed."""
