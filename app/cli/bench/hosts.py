@@ -4,7 +4,7 @@ comparison (app/compare/), or with ``--json`` the runs.
 
 Exit status: 0 every host ran ok; 1 a host could not be reached, refused the run or
 failed (the others' runs are kept, shown and compared: "partial"), or tierdeck could
-not work; 2 bad options (an unknown host, a --target missing for one); 130 cancelled
+not work; 2 bad options (a host named twice, a --target missing for one); 130 cancelled
 with Ctrl-C (143 with SIGTERM): every run in progress stopped, its files removed.
 """
 

@@ -157,7 +157,7 @@ async def _drive(
     "--client",
     "client_name",
     metavar="HOST",
-    help="Add the network rung from this machine (ssh alias or fleet name).",
+    help="Add the network rung, run from this client (ssh alias or fleet name).",
 )
 @once(
     "--client-path",
