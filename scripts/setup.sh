@@ -16,8 +16,9 @@ declare -A TOOLS=(
   [losetup]=mount [lsblk]=util-linux [fusermount3]=fuse3
 )
 # The mover's tests set ACLs; bench/mover.py measures against rsync.
-# The remote-host tests start Debian's OpenSSH server on the loopback.
-[ $want_test = 1 ] && TOOLS+=([setfacl]=acl [rsync]=rsync [sshd]=openssh-server [ssh-keygen]=openssh-client)
+# The remote-host tests start Debian's OpenSSH server on the loopback; the ladder's
+# network rung is tested from a client mounting the lab pool with sshfs.
+[ $want_test = 1 ] && TOOLS+=([setfacl]=acl [rsync]=rsync [sshd]=openssh-server [ssh-keygen]=openssh-client [sshfs]=sshfs)
 missing_pkgs=()
 for tool in "${!TOOLS[@]}"; do
   command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] || [ -x "/sbin/$tool" ] \

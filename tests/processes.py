@@ -6,6 +6,8 @@ import contextlib
 import os
 import signal
 import subprocess
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -50,3 +52,31 @@ def stop_cli_and_fio(proc: subprocess.Popen[str], directory: Path) -> None:
     for pid in fio_processes_using(directory):
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
+
+
+def interrupt(proc: subprocess.Popen[str], timeout: float = 30) -> tuple[str, str, float]:
+    """Ctrl-C to a CLI run: what it printed, and how many seconds it took to end after
+    the signal. One that does not end within ``timeout`` is killed (and the test fails
+    on its exit status)."""
+    asked = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+    return out, err, time.monotonic() - asked
+
+
+@contextlib.contextmanager
+def cli_process(argv: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
+    """A CLI run in the background, its output in pipes; killed on leaving if it still
+    runs (a test that failed half-way)."""
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)  # fmt: skip
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -44,6 +44,23 @@ def fail(message: str, code: int) -> NoReturn:
     sys.exit(code)
 
 
+PIPE_WIDTH = 1000  # in a pipe nothing is cut or wrapped: the table's own width
+
+
+def print_renderable(renderable: object) -> None:
+    """A rich table on stdout: coloured on a terminal; in a pipe plain text, no colour,
+    nothing wrapped, no padding after the last column."""
+    from rich.console import Console
+
+    if sys.stdout.isatty():
+        Console(file=sys.stdout, highlight=False).print(renderable)
+        return
+    console = Console(width=PIPE_WIDTH, no_color=True, highlight=False, color_system=None)
+    with console.capture() as captured:
+        console.print(renderable)
+    click.echo("\n".join(line.rstrip() for line in captured.get().splitlines()))
+
+
 def output_width() -> int | None:
     """Columns to fit in: the terminal's when stdout is one; None (no limit, nothing
     cut) in a pipe, where the full text is what grep and scripts want."""

@@ -4,17 +4,15 @@ the renderers of app/compare/render.py."""
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Sequence
 
 import click
 
 from ...core.bench_models import RunResult
 from ...core.compare.comparison import MAX_RUNS, CompareRefused, baseline_index, compare_runs
-from .common import EXIT_REFUSED, fail, once, open_store, stored_run
+from .common import EXIT_REFUSED, fail, once, open_store, print_renderable, stored_run
 
 FORMATS = ("table", "json", "markdown", "csv")
-PIPE_WIDTH = 1000  # in a pipe nothing is cut or wrapped: the table's own width
 
 
 def _load(run_ids: Sequence[int]) -> list[RunResult]:
@@ -22,19 +20,6 @@ def _load(run_ids: Sequence[int]) -> list[RunResult]:
     # Not fio's document nor the disks' series: no comparison reads them, and fio's
     # document alone is hundreds of KiB of JSON to parse per run.
     return [stored_run(store, run_id, missing=EXIT_REFUSED, whole=False) for run_id in run_ids]
-
-
-def _print_table(renderable: object) -> None:
-    from rich.console import Console
-
-    if sys.stdout.isatty():
-        Console(file=sys.stdout, highlight=False).print(renderable)
-        return
-    # plain text for pipes: no colour, nothing wrapped, no padding after the last column
-    console = Console(width=PIPE_WIDTH, no_color=True, highlight=False, color_system=None)
-    with console.capture() as captured:
-        console.print(renderable)
-    click.echo("\n".join(line.rstrip() for line in captured.get().splitlines()))
 
 
 @click.command()
@@ -104,4 +89,4 @@ def compare(run_ids: tuple[int, ...], baseline: int | None, fmt: str | None, as_
     elif fmt == "csv":
         click.echo(render.to_csv(comparison), nl=False)
     else:
-        _print_table(render.to_rich(comparison))
+        print_renderable(render.to_rich(comparison))

@@ -11,12 +11,15 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...backends.host.seam import Host
 from ...core.bench_models import BenchRefused, RefusalKind
 from ...core.jobspec import JobSpec
 from ...core.placement import place_jobs, planned_files
-from ..fleet.config import FleetHost
+
+if TYPE_CHECKING:  # the fleet's hosts.toml is read by the CLI; the features stay apart
+    from ..fleet.config import FleetHost
 
 THIS_MACHINE = "this machine (the fio client)"
 
@@ -30,14 +33,18 @@ class ClientSpot:
     path: str
 
 
-def client_spots(clients: str, targets: Sequence[str]) -> list[ClientSpot]:
-    """``--clients A,B`` with one ``--target PATH`` for all, or ``--target HOST:PATH``
-    for each of them. Raises ValueError saying what is wrong."""
-    names = [n.strip() for n in clients.split(",")]
+def client_spots(
+    clients: str | Sequence[str], targets: Sequence[str], *, option: str = "--clients"
+) -> list[ClientSpot]:
+    """``--clients A,B`` (or the names themselves) with one ``--target PATH`` for all,
+    or ``--target HOST:PATH`` for each of them; ``option`` names the hosts' option in
+    what is said. Raises ValueError saying what is wrong."""
+    names = [n.strip() for n in clients.split(",")] if isinstance(clients, str) else [*clients]
+    given = clients if isinstance(clients, str) else ",".join(clients)
     if not all(names):
-        raise ValueError(f"--clients {clients!r}: an empty host name")
+        raise ValueError(f"{option} {given!r}: an empty host name")
     if len(set(names)) != len(names):
-        raise ValueError(f"--clients {clients!r}: a host named twice")
+        raise ValueError(f"{option} {given!r}: a host named twice")
     if len(targets) == 1 and targets[0].startswith("/"):
         return [ClientSpot(n, posixpath.normpath(targets[0])) for n in names]
     per_host: dict[str, str] = {}
@@ -49,7 +56,7 @@ def client_spots(clients: str, targets: Sequence[str]) -> list[ClientSpot]:
                 "for each host"
             )
         if name not in names:
-            raise ValueError(f"--target {target!r}: {name} is not one of --clients")
+            raise ValueError(f"--target {target!r}: {name} is not one of {option}")
         if name in per_host:
             raise ValueError(f"--target: {name} given twice")
         per_host[name] = posixpath.normpath(path)

@@ -227,7 +227,8 @@ async def run_clients(
                 argv += [f"--client=127.0.0.1,{c.local_port}", str(job)]  # this machine's end
             proc = await local.spawn(argv)
             setup_s = time.monotonic() - started
-            say(f"running on {len(clients)} hosts (set-up {setup_s:.2f} s)")
+            hosts = f"{len(clients)} host" + ("s" if len(clients) > 1 else "")
+            say(f"running on {hosts} (set-up {setup_s:.2f} s)")
             out, messages, cancelled = await _watch(proc, clients, local, cancel, say)
     finally:
         await asyncio.gather(*(_stop_server(c) for c in clients), return_exceptions=True)

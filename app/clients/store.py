@@ -55,7 +55,7 @@ def store_clients(
     env = EnvFingerprint(fio_version=fio_version)
     run_ids: dict[str, int] = {}
     for position, host in enumerate(result.hosts):
-        run = _host_run(host, jobs, preset, name, machines.get(host.name, RunHost()), env, tags)
+        run = host_run(host, jobs, preset, name, machines.get(host.name, RunHost()), env, tags)
         run_ids[host.name] = store.save(run)
         store.add_cell(set_id, host_key(host.name), run_ids[host.name], position, host.error)
     aggregate_id = None
@@ -84,7 +84,7 @@ def store_clients(
     return StoredClients(set_id, run_ids, aggregate_id)
 
 
-def _host_run(
+def host_run(
     host: HostResult,
     jobs: Sequence[JobSpec],
     preset: str | None,

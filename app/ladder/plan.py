@@ -12,6 +12,7 @@ from typing import Any
 
 from ...backends.host import Host
 from ...backends.mounts import mount_for_path
+from ...core.bench_models import BenchRefused
 from ...core.errors import TierdeckError
 from ...core.jobspec import JobSpec, JobSpecError, with_overrides
 from ...core.ladder.model import LADDER_SCHEMA, BranchRole, RungKind
@@ -22,6 +23,14 @@ from ...core.placement import PlacementRefused, place_jobs, planned_files
 from ...core.units import format_bytes
 from ..bench.preflight import PROBE_NAME
 from ..history.run_sets import RunSetStore
+from .network import (
+    SKIPPING_REFUSALS,
+    ClientRefused,
+    NetworkClient,
+    check_client,
+    client_direct_refused,
+    place_client_jobs,
+)
 from .throwaway_mounts import MEMORY_RESERVE, mem_available
 
 MIB = 1024 * 1024
@@ -46,6 +55,7 @@ class LadderRefusalKind(StrEnum):
     NOT_MERGERFS = "not-mergerfs"
     POOL_UNREADABLE = "pool-unreadable"  # its .mergerfs control file did not answer
     BAD_JOB = "bad-job"
+    CLIENT = "client"  # the network rung's client: unreachable path, not a mount, fio
 
 
 class LadderRefused(TierdeckError):
@@ -95,13 +105,22 @@ class LadderPlan:
     store: RunSetStore | None = field(default=None, compare=False, repr=False)
     direct_refused: str | None = None  # the pool's answer to O_DIRECT, when it refused
     drop_caches: bool = False  # before every rung (the buffered default job, as root)
+    # the network rung's client (app/ladder/network.py), checked, and its jobs placed
+    client: NetworkClient | None = field(default=None, compare=False, repr=False)
+    client_jobs: tuple[JobSpec, ...] = ()
+    client_note: str | None = None  # about its mount, said before the first rung
+    direct_refused_at: str = "the pool"  # who refused O_DIRECT: the pool, or the client
 
     @property
     def job_line(self) -> str:
         """What every rung runs, in one line (said before the ladder starts)."""
         if self.default_job:
             return default_job_text(
-                self.direct_refused, self.drop_caches, self.runtime, self.size or self.jobs[0].size
+                self.direct_refused,
+                self.drop_caches,
+                self.runtime,
+                self.size or self.jobs[0].size,
+                refused_at=self.direct_refused_at,
             )
         job = f"the preset {self.preset}" if self.preset else "the job file's jobs"
         if self.direct_refused is not None and any(j.direct for j in self.jobs):
@@ -131,6 +150,9 @@ class LadderPlan:
             "option": None
             if self.option is None
             else {"name": self.option.name, "values": list(self.option.values)},
+            "client": None
+            if self.client is None
+            else {"host": self.client.name, "path": self.client.path},
         }
 
 
@@ -255,8 +277,11 @@ def default_job_text(
     drop_caches: bool,
     runtime: int | None = DEFAULT_RUNTIME,
     size: str | None = None,
+    *,
+    refused_at: str = "the pool",
 ) -> str:
-    """The default job in words, as it will run: O_DIRECT, or buffered and why."""
+    """The default job in words, as it will run: O_DIRECT, or buffered and why
+    (``refused_at``: the pool, or the network rung's client, refused O_DIRECT)."""
     where = f"a file of {size}" if size else _DEFAULT_SIZE_TEXT
     seconds = f"{runtime or DEFAULT_RUNTIME} s per rung on {where}"
     if direct_refused is None:
@@ -265,7 +290,7 @@ def default_job_text(
         "caches dropped before each rung" if drop_caches else "caches not dropped (that needs root)"
     )
     return (
-        f"sequential 1 MiB writes, buffered on every rung because the pool refuses "
+        f"sequential 1 MiB writes, buffered on every rung because {refused_at} refuses "
         f"O_DIRECT ({direct_refused}): fdatasync every {BUFFERED_SYNC_EVERY} MiB, "
         f"{caches}, {seconds}"
     )
@@ -331,14 +356,32 @@ def plan_ladder(
     runtime: int | None = None,
     size: str | None = None,
     store: RunSetStore | None = None,
+    client: NetworkClient | None = None,
 ) -> LadderPlan:
     """The rungs to run on ``pool_mountpoint``; raises LadderRefused. ``jobs`` None (or
-    empty): the default job (module docstring)."""
+    empty): the default job (module docstring). ``client``: a network rung last, from
+    that client over its mount of the pool (app/ladder/network.py), checked here."""
     pool = _find_pool(inventory, pool_mountpoint)
     if not (host.capabilities.live and host.capabilities.run_benchmarks):
         raise LadderRefused(LadderRefusalKind.NOT_LIVE, "benchmarks run on a live machine only")
+    client_note = None
+    if client is not None:
+        if option is not None:
+            raise LadderRefused(
+                LadderRefusalKind.CLIENT,
+                "the network rung follows the layer rungs: an option sweep has none",
+            )
+        try:
+            client_note = check_client(client, host, pool.mountpoint)
+        except ClientRefused as exc:
+            raise LadderRefused(LadderRefusalKind.CLIENT, str(exc)) from exc
     default_job = not jobs
     refused = direct_refused(host, pool)
+    refused_at = "the pool"
+    if default_job and refused is None and client is not None:
+        # like for like: every rung buffered when the client's mount refuses O_DIRECT
+        refused = client_direct_refused(client)
+        refused_at = f"the client's mount {client.label}"
     drop_caches = False
     if default_job:
         probe_targets, _ = branch_targets(
@@ -354,6 +397,7 @@ def plan_ladder(
     planned = _planned_bytes(jobs, pool, size, runtime)
     rungs: list[PlannedRung] = []
     tmpfs_bytes: int | None = None
+    client_jobs: tuple[JobSpec, ...] = ()
     if option is None:
         found, why_none = branch_rungs(inventory, pool, planned or 0, all_branches=all_branches)
         rungs += found or (PlannedRung(RungKind.BRANCH, "-", skipped=why_none),)
@@ -361,6 +405,9 @@ def plan_ladder(
         tmpfs_bytes, skip = _tmpfs_skip(host, planned)
         rungs.append(PlannedRung(RungKind.TMPFS, "pool-tmpfs", skipped=skip))
         rungs.append(PlannedRung(RungKind.NULLRW, "pool-nullrw", skipped=skip))
+        if client is not None:
+            client_jobs, skip = _client_jobs(client, jobs, size, runtime)
+            rungs.append(PlannedRung(RungKind.NETWORK, client.label, skipped=skip))
     else:
         rungs.append(PlannedRung(RungKind.POOL, pool.mountpoint))
         for index, value in enumerate(option.values):
@@ -382,4 +429,23 @@ def plan_ladder(
         store=store,
         direct_refused=refused,
         drop_caches=drop_caches,
+        client=client,
+        client_jobs=client_jobs,
+        client_note=client_note,
+        direct_refused_at=refused_at,
     )
+
+
+def _client_jobs(
+    client: NetworkClient, jobs: Sequence[JobSpec], size: str | None, runtime: int | None
+) -> tuple[tuple[JobSpec, ...], str | None]:
+    """The jobs placed on the client's mount, or why the rung is skipped (its mount
+    refuses O_DIRECT); any other failed check refuses the ladder."""
+    try:
+        return place_client_jobs(client, with_overrides(jobs, size, runtime)), None
+    except BenchRefused as exc:
+        if exc.kind in SKIPPING_REFUSALS:
+            return (), exc.reason
+        raise LadderRefused(LadderRefusalKind.CLIENT, exc.reason) from exc
+    except (JobSpecError, PlacementRefused) as exc:
+        raise LadderRefused(LadderRefusalKind.BAD_JOB, str(exc)) from exc

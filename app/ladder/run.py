@@ -24,7 +24,10 @@ also ``slow``: the branch the policy picks once the first is full; every RW bran
 options over one tmpfs sized to the job, the second with ``nullrw=true``. Their
 ``minfreespace`` is 0: with one branch it decides nothing, and the pool's (4G by
 default) would not fit a tmpfs sized to the job. With ``option`` the rungs are the pool
-as mounted, then one throwaway pool of the same branches (modes kept) per value.
+as mounted, then one throwaway pool of the same branches (modes kept) per value. With a
+client (``bench ladder --client HOST --client-path PATH``) the last rung is
+``network``: the same job from that machine over its mount of the pool, on fio's
+client/server mode (app/ladder/network.py), measured against the pool.
 
 A rung that cannot run is a ``Rung`` with ``skipped`` (O_DIRECT refused through FUSE or
 tmpfs, no room in RAM for the tmpfs, no room on a branch, a mount that failed, a fio
@@ -57,6 +60,7 @@ from ..bench.events import Notice
 from ..bench.service import BenchAsk, BenchService
 from ..history.run_sets import RunSetKind, set_tag
 from .events import LadderEventSink, RungDone, RungStarted
+from .network import run_network_rung
 from .plan import (
     TMPFS_MOUNT,
     LadderPlan,
@@ -156,6 +160,8 @@ class _Ladder:
                 self.on_event(RungStarted(index, total, planned.kind, planned.path, planned.label))
                 return replace(skipped, skipped=exc.reason)
         self.on_event(RungStarted(index, total, planned.kind, path, planned.label))
+        if planned.kind is RungKind.NETWORK:
+            return await self._network(planned)
         try:
             return await self._measure(planned, path, inventory)
         finally:
@@ -189,6 +195,20 @@ class _Ladder:
         spread = bandwidth_spread(result.summary, result.series)
         return replace(base, run_id=result.id, summary=dict(result.summary), spread_pct=spread)
 
+    async def _network(self, planned: PlannedRung) -> Rung:
+        assert self.plan.client is not None
+        return await run_network_rung(
+            self.plan.client,
+            self.plan.client_jobs,
+            Rung(planned.kind, planned.path),
+            name=f"ladder network of {self.plan.pool.mountpoint} from {planned.path}",
+            preset=self.plan.preset,
+            tags=() if self.set_id is None else (set_tag(RunSetKind.LADDER, self.set_id),),
+            store=self.plan.store,
+            on_event=self.on_event,
+            cancel=self.cancel,
+        )
+
     def record(self, position: int, planned: PlannedRung, rung: Rung) -> None:
         if self.plan.store is not None and self.set_id is not None:
             note = rung.skipped if rung.run_id is None else None
@@ -221,6 +241,8 @@ async def run_ladder(
                 store.create, RunSetKind.LADDER, name, plan.definition()
             )
         on_event(Notice(f"every rung runs {plan.job_line}"))
+        if plan.client_note is not None:
+            on_event(Notice(plan.client_note))
         for index, planned in enumerate(plan.rungs):
             rung = await ladder.rung(index, planned)
             if rung.skipped is not None and planned.skipped is None and rung.run_id is None:

@@ -1,7 +1,7 @@
 """A ladder as the history keeps it, rebuilt: the run set (kind LADDER, its definition
 from ``LadderPlan.definition``) and its cells, one per rung (``PlannedRung.key``:
-``branch:PATH``, ``pool``, ``tmpfs``, ``nullrw``, or ``NAME=VALUE`` of an option rung),
-each naming the rung's run.
+``branch:PATH``, ``pool``, ``tmpfs``, ``nullrw``, ``network`` (a client over its mount
+of the pool), or ``NAME=VALUE`` of an option rung), each naming the rung's run.
 
 A rung skipped before fio ran has no run; its cell keeps the reason (``notes``), shown
 again. A rung whose run was deleted from the history comes back skipped as "no run
@@ -28,6 +28,7 @@ from ..history.run_sets import RunSetKind, RunSetStore
 BRANCH_KEY = "branch:"
 NOT_STORED = "no run stored (skipped before fio ran, or its run was deleted)"
 _LAYERS = (RungKind.POOL, RungKind.TMPFS, RungKind.NULLRW)
+NETWORK_KEY = RungKind.NETWORK.value
 
 
 class LadderNotFound(TierdeckError):
@@ -38,7 +39,7 @@ def rung_of_key(key: str) -> tuple[RungKind, str | None, tuple[str, str] | None]
     """A cell key's rung: its kind, a branch rung's path, an option rung's (name, value)."""
     if key.startswith(BRANCH_KEY):
         return RungKind.BRANCH, key[len(BRANCH_KEY) :], None
-    if key in {k.value for k in _LAYERS}:
+    if key in {k.value for k in (*_LAYERS, RungKind.NETWORK)}:
         return RungKind(key), None, None
     name, _, value = key.partition("=")
     return RungKind.OPTION, None, (name, value)
@@ -51,7 +52,8 @@ def expected_keys(definition: dict[str, Any]) -> list[str]:
     if isinstance(option, dict):
         name = str(option.get("name"))
         return ["pool", *(f"{name}={v}" for v in option.get("values") or ())]
-    return [k.value for k in _LAYERS]
+    network = [NETWORK_KEY] if isinstance(definition.get("client"), dict) else []
+    return [k.value for k in _LAYERS] + network
 
 
 def stored_role(definition: dict[str, Any], path: str | None) -> BranchRole | None:
@@ -72,6 +74,8 @@ def _rung(
     if run is None:
         return Rung(kind, path or "-", option=option, skipped=note or NOT_STORED, role=role)
     where = run.target.path  # a throwaway rung's mountpoint, as it was
+    if kind is RungKind.NETWORK:
+        where = run.target.label  # HOST:PATH, the client and its mount of the pool
     status = RunStatus(run.status)
     if status is RunStatus.CANCELLED:
         return Rung(kind, where, run.id, skipped="cancelled", option=option, role=role)

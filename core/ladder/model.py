@@ -10,12 +10,16 @@ answer by hand ("raw pool 1240 vs mergerfs 374"). The rungs, bottom of the stack
 - ``tmpfs``: a throwaway mergerfs with the pool's options over a tmpfs;
 - ``nullrw``: the same with ``nullrw=true`` (FUSE alone, no data written);
 - ``option``: a throwaway pool of the same branches with one option changed (the
-  mergerfs option sweep).
+  mergerfs option sweep);
+- ``network``: the same job from a client machine over its mount of the pool (NFS,
+  SMB, sshfs), driven by fio's client/server mode.
 
 Each rung's penalty is measured against the rung it adds a layer to (``COMPARED_TO``):
 the pool against the branch its create policy writes to (what mergerfs costs over that
 disk; a slow branch is not what the pool writes a new file to), tmpfs against nullrw
-(what moving the data through FUSE costs), an option rung against the pool as mounted.
+(what moving the data through FUSE costs), an option rung against the pool as mounted,
+the network rung against the pool on the NAS (what the network and the share's
+protocol cost a client).
 ``penalty_pct`` = (1 - rung / reference) x 100 on the job's bandwidth: 70 means the
 layer loses 70 % of what is below it; negative means it is faster. Pure: no I/O.
 """
@@ -40,6 +44,7 @@ class RungKind(StrEnum):
     TMPFS = "tmpfs"
     NULLRW = "nullrw"
     OPTION = "option"
+    NETWORK = "network"
 
 
 class BranchRole(StrEnum):
@@ -56,6 +61,7 @@ COMPARED_TO: Mapping[RungKind, RungKind | None] = {
     RungKind.TMPFS: RungKind.NULLRW,
     RungKind.NULLRW: None,
     RungKind.OPTION: RungKind.POOL,
+    RungKind.NETWORK: RungKind.POOL,
 }
 
 
@@ -208,12 +214,38 @@ def _slow_clause(rungs: Sequence[Rung], reference: Rung) -> str:
     return text + " (where new files go once the cache is full)"
 
 
+def network_clause(rungs: Sequence[Rung]) -> str:
+    """What the network costs a client: its rung against the pool on the NAS, or why
+    that is unknown; empty without a network rung."""
+    network = next((r for r in rungs if r.kind is RungKind.NETWORK), None)
+    if network is None:
+        return ""
+    if network.skipped is not None:
+        return f"; the network rung did not run ({network.skipped})"
+    pool = reference_of(network, rungs)
+    if pool is None or network.penalty_pct is None:
+        return "; the pool rung did not run, so what the network costs is unknown"
+    band = noise_band(network, pool)
+    if network.penalty_pct > band:
+        return f"; through the network: {_pct(network.penalty_pct)} slower than the pool on the NAS"
+    if network.penalty_pct < -band:
+        return (
+            f"; through the network: {_pct(network.penalty_pct)} faster than the pool on the "
+            "NAS (a cache on the client is answering)"
+        )
+    return f"; through the network: within {band:.0f} % of the pool on the NAS (no measurable cost)"
+
+
 def diagnose(rungs: Sequence[Rung]) -> str:
     """One line on where the pool's time goes, from rungs with their penalties filled
     (:func:`with_penalties`). It names the branch the pool is compared with: the one its
-    create policy writes to."""
+    create policy writes to, and ends with what the network costs when a client ran."""
     if any(r.kind is RungKind.OPTION for r in rungs):
         return _option_diagnosis(rungs)
+    return _layer_diagnosis(rungs) + network_clause(rungs)
+
+
+def _layer_diagnosis(rungs: Sequence[Rung]) -> str:
     pool = next((r for r in rungs if r.kind is RungKind.POOL), None)
     penalty = pool.penalty_pct if pool is not None else None
     reference = reference_of(pool, rungs) if pool is not None else None

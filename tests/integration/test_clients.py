@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -17,21 +16,13 @@ from typing import Any
 
 import pytest
 
-from tests.support.netns import (
-    NsHost,
-    client_config,
-    known_hosts,
-    release_run_netns,
-    run_netns_mounted,
-    start_ns_host,
-    teardown,
-)
+from tests.processes import cli_process, interrupt
+from tests.support.netns import SESSION_PATH, NsHost, ns_hosts
 from tests.support.sshd import free_port
 
 pytestmark = pytest.mark.integration
 
 CLI = [sys.executable, "-m", "tierdeck.app.cli"]
-SESSION_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # A fio that answers --version as an older build and runs the real one otherwise
 OLD_FIO = '#!/bin/sh\n[ "$1" = --version ] && { echo fio-3.28; exit 0; }\nexec /usr/bin/fio "$@"\n'
 
@@ -47,25 +38,9 @@ def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[NsHost]]:
     shim.mkdir()
     (shim / "fio").write_text(OLD_FIO)
     (shim / "fio").chmod(0o755)
-    made: list[NsHost] = []
-    was_mounted = run_netns_mounted()
-    try:
-        for index in (1, 2, 3):
-            path = f"{shim}:{SESSION_PATH}" if index == 3 else SESSION_PATH
-            made.append(start_ns_host(index, base / f"host{index}", {"PATH": path}))
-        home = base / "home"
-        (home / ".ssh").mkdir(parents=True)
-        (home / ".ssh" / "config").write_text(client_config(made))
-        (home / ".ssh" / "known_hosts").write_text(known_hosts(made))
-        for h in made:
-            h.lab.home = home
+    paths = [SESSION_PATH, SESSION_PATH, f"{shim}:{SESSION_PATH}"]
+    with ns_hosts((1, 2, 3), base, paths) as made:
         yield made
-    finally:
-        for h in made:
-            h.lab.stop()
-        for index in (1, 2, 3):
-            teardown(f"tdc{index}")
-        release_run_netns(was_mounted)
 
 
 def _env(hosts: list[NsHost], data: Path) -> dict[str, str]:
@@ -183,22 +158,13 @@ def test_a_fio_version_mismatch_is_refused_with_both(hosts: list[NsHost], tmp_pa
 
 def test_ctrl_c_stops_every_host_within_seconds(hosts: list[NsHost], tmp_path: Path) -> None:
     two = hosts[:2]
-    proc = subprocess.Popen(_args(two, runtime=30), env=_env(hosts, tmp_path),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
-    try:
+    with cli_process(_args(two, runtime=30), _env(hosts, tmp_path)) as proc:
         assert proc.stderr is not None
         for line in proc.stderr:
             if line.startswith("running on"):
                 break
         time.sleep(1)
-        asked = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=30)
-        took = time.monotonic() - asked
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        _, _, took = interrupt(proc)
     assert proc.returncode == 130
     assert took < 10
     assert _leftovers(two) == []

@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from .sshd import SshLab
+
+# A session's PATH on the hosts (sshd's SetEnv): Debian's tools, fio among them
+SESSION_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
 def _ip(*args: str) -> None:
@@ -28,6 +32,23 @@ class NsHost:
     address: str  # its end of the veth pair
     lab: SshLab
     folder: Path  # where its test files go
+
+    def fio_processes(self) -> list[int]:
+        """fio processes running in this host's network namespace (a server or a job
+        left behind); a zombie waiting for its parent's wait() is gone already."""
+        pids = subprocess.run(["ip", "netns", "pids", self.name], capture_output=True,
+                              text=True, check=False).stdout.split()  # fmt: skip
+        found = []
+        for pid in pids:
+            with contextlib.suppress(OSError):  # ended meanwhile
+                stat = Path(f"/proc/{pid}/stat").read_text()
+                name, state = (
+                    stat[stat.index("(") + 1 : stat.rindex(")")],
+                    stat.split(")")[-1].split()[0],
+                )
+                if name == "fio" and state != "Z":
+                    found.append(int(pid))
+        return found
 
     def kill(self) -> None:
         """As a machine that drops off the network: its sshd and every session (and
@@ -98,3 +119,32 @@ def known_hosts(hosts: list[NsHost]) -> str:
         kind, key, *_ = Path(f"{h.lab.host_key}.pub").read_text().split()
         lines.append(f"[{h.address}]:{h.lab.port} {kind} {key}\n")
     return "".join(lines)
+
+
+@contextlib.contextmanager
+def ns_hosts(
+    indexes: Sequence[int], base: Path, paths: Sequence[str] | None = None
+) -> Iterator[list[NsHost]]:
+    """Hosts ``tdcN`` for each index, with their folders under ``base`` and one HOME
+    (``base/home``, set as every host's ``lab.home``) whose ssh config and known_hosts
+    name them all; ``paths``: each host's session PATH (SESSION_PATH by default). All of
+    it torn down on leaving, /run/netns too when it was not mounted before."""
+    made: list[NsHost] = []
+    was_mounted = run_netns_mounted()
+    try:
+        for position, index in enumerate(indexes):
+            path = paths[position] if paths else SESSION_PATH
+            made.append(start_ns_host(index, base / f"host{index}", {"PATH": path}))
+        home = base / "home"
+        (home / ".ssh").mkdir(parents=True)
+        (home / ".ssh" / "config").write_text(client_config(made))
+        (home / ".ssh" / "known_hosts").write_text(known_hosts(made))
+        for h in made:
+            h.lab.home = home
+        yield made
+    finally:
+        for h in made:
+            h.lab.stop()
+        for index in indexes:
+            teardown(f"tdc{index}")
+        release_run_netns(was_mounted)

@@ -74,6 +74,8 @@ class SshLab:
             "PermitRootLogin prohibit-password\nPasswordAuthentication no\n"
             "KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"
             f"PidFile {folder}/sshd.pid\nLogLevel ERROR\nMaxSessions 64\nMaxStartups 64\n"
+            # SFTP in sshd itself: a client's sshfs mount of a share (the ladder's network rung)
+            "Subsystem sftp internal-sftp\n"
             + "".join(f"SetEnv {k}={v}\n" for k, v in (session_env or {}).items())
         )
         Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege separation folder

@@ -20,8 +20,7 @@ import click
 
 from ....core.bench_models import BenchRefused, RunHost, RunStatus
 from ....core.errors import TierdeckError
-from ....core.jobspec import JobSpec, JobSpecError, with_overrides
-from ....core.presets import Preset
+from ....core.jobspec import JobSpecError, with_overrides
 from ..common import (
     EXIT_FAILED,
     EXIT_REFUSED,
@@ -36,21 +35,10 @@ from ..common import (
 if TYPE_CHECKING:
     from ...clients.run import ClientsResult
     from ...clients.store import StoredClients
+    from .jobs import RunAsk
 
 
-def run_with_clients(
-    clients: str,
-    targets: Sequence[str],
-    jobs: tuple[JobSpec, ...],
-    preset: Preset | None,
-    *,
-    size: str | None,
-    runtime: int | None,
-    direct: str | None,
-    as_json: bool,
-    no_save: bool,
-    name: str | None,
-) -> None:
+def run_with_clients(clients: str, targets: Sequence[str], ask: RunAsk) -> None:
     from ....backends.host import LiveHost
     from ...clients.plan import (
         THIS_MACHINE,
@@ -69,11 +57,12 @@ def run_with_clients(
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     try:
-        jobs = with_overrides(jobs, size, runtime, None if direct is None else direct == "1")
+        direct = None if ask.direct is None else ask.direct == "1"
+        jobs = with_overrides(ask.jobs, ask.size, ask.runtime, direct)
     except JobSpecError as exc:
         fail(f"refused: {exc}", EXIT_REFUSED)
     store = None
-    if not no_save:
+    if not ask.no_save:
         from ...history.run_sets import RunSetStore
         from ...history.store import HistoryError
 
@@ -129,14 +118,12 @@ def run_with_clients(
     if store is not None:
         from ...clients.store import store_clients
 
-        title = name or f"{preset.name if preset else 'job'} from " + ", ".join(
-            s.name for s in spots
-        )
+        title = ask.name or f"{ask.preset_name or 'job'} from " + ", ".join(s.name for s in spots)
         stored = store_clients(
-            store, result, jobs, preset=preset.name if preset else None, name=title,
+            store, result, jobs, preset=ask.preset_name, name=title,
             machines=machines, fio_version=versions[THIS_MACHINE],
         )  # fmt: skip
-    _report(result, stored, as_json=as_json)
+    _report(result, stored, as_json=ask.as_json)
     if result.status is RunStatus.CANCELLED:
         sys.exit(cancel_exit_code(signum))
     if result.partial:

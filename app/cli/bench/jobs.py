@@ -3,6 +3,7 @@ run, as a usage error when they name nothing runnable."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -10,6 +11,25 @@ import click
 from ....core.errors import ParseError
 from ....core.jobspec import JobSpec
 from ....core.presets import PRESETS, Preset, find_preset
+
+
+@dataclass(frozen=True)
+class RunAsk:
+    """What ``bench run`` was asked besides its hosts and folders (``--clients``,
+    ``--hosts``): the jobs, and the options every host's run shares."""
+
+    jobs: tuple[JobSpec, ...]
+    preset: Preset | None
+    size: str | None
+    runtime: int | None
+    direct: str | None  # "0", "1" or None (the jobs' own)
+    as_json: bool
+    no_save: bool
+    name: str | None
+
+    @property
+    def preset_name(self) -> str | None:
+        return None if self.preset is None else self.preset.name
 
 
 def preset_named(name: str) -> Preset:

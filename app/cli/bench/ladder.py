@@ -24,6 +24,7 @@ from ..common import (
     fail,
     host_option,
     once,
+    open_remote_host,
     until_cancelled,
 )
 from .jobs import load_jobs
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from ....core.ladder.model import LadderResult
     from ....core.models import Inventory
     from ...bench.service import BenchService
+    from ...ladder.network import NetworkClient
     from ...ladder.run import LadderPlan
 
 LADDER_HELP = """Run the same job on each layer of the mergerfs pool TARGET and show what
@@ -47,6 +49,8 @@ benchmarking guide's layer by layer test):
   pool    the pool itself
   tmpfs   a throwaway mergerfs with the pool's options over a tmpfs sized to the job
   nullrw  the same with nullrw=true: FUSE alone, no data written
+  network with --client HOST --client-path PATH: the same job from that machine
+          over its mount of the pool (NFS, SMB, sshfs), measured against the pool
 
 The table gives MiB/s, IOPS and latency per rung and its penalty against the rung
 below it (the pool against the branch its create policy writes to, tmpfs against
@@ -63,6 +67,19 @@ each rung; the ladder says so before the first rung and in its result. A rung th
 refused through FUSE or tmpfs, no room in RAM or on a branch) is shown as skipped with
 the reason; the others still run. Every rung is stored as a run tagged ladder:ID.
 
+--client HOST (an ssh alias, user@host[:port] or a fleet name from hosts.toml) and
+--client-path PATH (where that machine mounts the pool's share) add the network rung
+last. It runs on fio's client/server mode, as bench run --clients does: a fio server
+on the client started over SSH, listening on the client's loopback and reached through
+a forward of the SSH connection (no fio port is opened on the network), stopped and its
+files removed when the rung ends. Before the first rung the client is checked: the
+same fio version as this machine's, PATH a folder on a mount of its own there (a folder
+of the client's root filesystem is refused), free space; a mount that is no network
+filesystem, or does not show a file made at the top of the pool, is said before the
+first rung. The diagnosis ends with what the network costs against the pool on the
+NAS. When the client's mount refuses O_DIRECT the default job runs buffered on every
+rung.
+
 Throwaway mounts live under /run/tierdeck/throwaway and are unmounted when the ladder
 ends, also on Ctrl-C; those of a tierdeck that was killed are cleaned up at the next
 start (fio processes still using them are stopped first).
@@ -70,9 +87,10 @@ start (fio processes still using them are stopped first).
 \b
 Exit status:
   0    every rung ran or was skipped with a reason
-  1    tierdeck could not work (fio missing, the history cannot be written ...)
-  2    refused before starting (not a mergerfs pool, bad --option, bad job) or
-       bad options
+  1    tierdeck could not work (fio missing, the history cannot be written, the
+       client unreachable ...)
+  2    refused before starting (not a mergerfs pool, bad --option, bad job, the
+       client's path not a mount or its fio another version) or bad options
   130  cancelled with Ctrl-C (143 with SIGTERM): fio stopped, mounts gone
 """
 
@@ -135,6 +153,17 @@ async def _drive(
 )
 @once("--size", metavar="S", help="fio's size= for every job (512M, 4G).")
 @click.option("--no-save", is_flag=True, help="Do not store the rungs in the history.")
+@once(
+    "--client",
+    "client_name",
+    metavar="HOST",
+    help="Add the network rung, run from this client (ssh alias or fleet name).",
+)
+@once(
+    "--client-path",
+    metavar="PATH",
+    help="Where --client mounts the pool's share (NFS, SMB, sshfs).",
+)
 def ladder_cmd(
     target: str,
     preset_name: str | None,
@@ -145,6 +174,8 @@ def ladder_cmd(
     runtime: int | None,
     size: str | None,
     no_save: bool,
+    client_name: str | None,
+    client_path: str | None,
 ) -> None:
     from ....core.ladder.options import OptionSweepError, parse_option_sweep
     from ...bench.service import BenchService
@@ -154,6 +185,12 @@ def ladder_cmd(
     from ...ladder.throwaway_mounts import clean_stale
     from ...machine.inventory import collect_inventory
 
+    if (client_name is None) != (client_path is None):
+        raise click.UsageError("--client and --client-path go together")
+    if client_path is not None and not client_path.startswith("/"):
+        raise click.UsageError(f"--client-path {client_path!r}: a full path on the client")
+    if client_name is not None and option_text is not None:
+        raise click.UsageError("--client adds a rung to the layer ladder: leave out --option")
     jobs, preset = (None, None)
     if preset_name is not None or job_file is not None:
         jobs, preset = load_jobs(preset_name, job_file)
@@ -173,6 +210,7 @@ def ladder_cmd(
         service.open_store()
     except HistoryError as exc:
         fail(f"{exc} (or add --no-save)", EXIT_FAILED)
+    client = None if client_name is None else _open_client(client_name, client_path or "")
     try:
         inv = collect_inventory(host)
         plan = plan_ladder(
@@ -186,21 +224,36 @@ def ladder_cmd(
             runtime=runtime,
             size=size,
             store=store,
+            client=client,
         )
+        with reporter:
+            result, signum = asyncio.run(_drive(service, inv, plan, reporter))
     except LadderRefused as exc:
         fail(f"refused: {exc.reason}", EXIT_REFUSED)
     except JobSpecError as exc:
         fail(str(exc), EXIT_REFUSED)
     except TierdeckError as exc:
         fail(str(exc), EXIT_FAILED)
-    try:
-        with reporter:
-            result, signum = asyncio.run(_drive(service, inv, plan, reporter))
-    except TierdeckError as exc:
-        fail(str(exc), EXIT_FAILED)
+    finally:
+        if client is not None:
+            client.host.close()
     _report(result, as_json=as_json)
     if signum:
         sys.exit(cancel_exit_code(signum))
+
+
+def _open_client(name: str, path: str) -> NetworkClient:
+    """The network rung's client, connected (a fleet name as hosts.toml says)."""
+    from ....backends.host import LiveHost
+    from ...clients.plan import ssh_target
+    from ...fleet.config import FleetConfigError, load_fleet
+    from ...ladder.network import NetworkClient
+
+    try:
+        fleet = load_fleet()
+    except FleetConfigError as exc:
+        fail(f"{exc} (hosts.toml names the fleet's hosts)", EXIT_FAILED)
+    return NetworkClient(name, path, open_remote_host(ssh_target(name, fleet)), LiveHost())
 
 
 def _report(result: LadderResult, *, as_json: bool) -> None:

@@ -43,7 +43,7 @@ from ..common import (
     requested_host,
     until_cancelled,
 )
-from .jobs import load_jobs
+from .jobs import RunAsk, load_jobs
 from .reporting import RunReporter, stderr_is_terminal
 
 if TYPE_CHECKING:
@@ -149,6 +149,16 @@ through SSH; --target is the folder on every host, or HOST:PATH once per host. O
 per host and "all clients"; a host lost mid-run fails alone (exit 1, "partial"), the
 others' results kept. --json prints one tierdeck.clients/1 object.
 
+Several machines of the fleet, to compare them (--hosts all, or --hosts A,B): the
+same job on each host of hosts.toml (or each named: fleet names, ssh aliases), one
+after the other, or all at once with --parallel (each then loads the others' network
+and disks: the figures are what they get together). Each run happens on that machine
+as with tierdeck --host NAME bench run and is stored here with it as its host; a host
+that cannot be reached, refuses the run or drops mid-run is reported and the others go
+on (exit 1, "partial"). --target is the folder on every host, or HOST:PATH once per
+host. The runs are then compared (the table of tierdeck compare); --json prints one
+tierdeck.run/1 object per host and line instead, with "fleet_host", the name given.
+
 Raw mode (--raw): TARGET is an unused block device (no filesystem, no partition in
 use, no holder or pool). fio reads and writes the device itself: its contents are
 destroyed. On a terminal tierdeck asks for the device name, typed to confirm; scripts
@@ -158,8 +168,8 @@ pass it with --confirm-device NAME.
 Exit status:
   0    the run finished ok
   1    the run failed (fio's message on stderr), or tierdeck could not work;
-       with --clients: a host failed or was lost ("partial": the others'
-       results are shown and stored)
+       with --clients or --hosts: a host failed, was lost or (--hosts) could
+       not be reached ("partial": the others' results are shown and stored)
   2    refused before starting (no space, O_DIRECT unsupported, raw device,
        target busy, a file outside the target ...: the reason on stderr),
        or bad options
@@ -184,9 +194,15 @@ Exit status:
     required=True,
     metavar="PATH",
     callback=lambda ctx, param, values: _targets(values),
-    help="Directory to benchmark in (a block device with --raw). With --clients: the "
-    "folder on every host, or HOST:PATH once per host.",
+    help="Directory to benchmark in (a block device with --raw). With --clients or "
+    "--hosts: the folder on every host, or HOST:PATH once per host.",
 )
+@once(
+    "--hosts",
+    metavar="all|HOST[,HOST...]",
+    help="Run on every fleet host (all) or these, one at a time, and compare them.",
+)
+@click.option("--parallel", is_flag=True, help="With --hosts: run on every host at once.")
 @once(
     "--clients",
     metavar="HOST[,HOST...]",
@@ -220,6 +236,8 @@ def run_cmd(
     preset_name: str | None,
     job_file: Path | None,
     targets: tuple[str, ...],
+    hosts: str | None,
+    parallel: bool,
     clients: str | None,
     size: str | None,
     runtime: int | None,
@@ -232,6 +250,25 @@ def run_cmd(
     name: str | None,
 ) -> None:
     jobs, preset = load_jobs(preset_name, job_file)
+
+    def ask() -> RunAsk:  # the options every host's run shares (--hosts, --clients)
+        return RunAsk(jobs, preset, size, runtime, direct, as_json, no_save, name)
+
+    if parallel and hosts is None:
+        raise click.UsageError("--parallel runs the hosts of --hosts at once: add --hosts")
+    if hosts is not None:
+        if clients is not None:
+            raise click.UsageError(
+                "--hosts runs on each machine, --clients from several at once: choose one"
+            )
+        if raw or drop_caches or confirm_device is not None:
+            raise click.UsageError(
+                "--hosts runs in folders: --raw and --drop-caches are not for it"
+            )
+        from .hosts import run_on_hosts
+
+        run_on_hosts(hosts, targets, ask(), parallel=parallel)
+        return
     if clients is not None:
         if raw or drop_caches or confirm_device is not None:
             raise click.UsageError(
@@ -239,8 +276,7 @@ def run_cmd(
             )
         from .clients import run_with_clients
 
-        run_with_clients(clients, targets, jobs, preset, size=size, runtime=runtime,
-                         direct=direct, as_json=as_json, no_save=no_save, name=name)  # fmt: skip
+        run_with_clients(clients, targets, ask())
         return
     if len(targets) > 1:
         given = ", ".join(targets)

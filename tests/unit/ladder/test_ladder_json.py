@@ -63,3 +63,20 @@ def test_the_table_marks_a_penalty_inside_the_spread_as_noise() -> None:
     assert "+70 % (noise)" in pool_row
     steady = next(line for line in ladder_lines(_result()) if line.startswith("pool"))
     assert "+70 %" in steady and "(noise)" not in steady
+
+
+def test_the_network_rung_in_json_and_in_the_table() -> None:
+    base = _result()
+    rungs = with_penalties([*base.rungs, _rung(RungKind.NETWORK, "laptop:/mnt/nas", 30)])
+    result = replace(base, rungs=rungs)
+    network = ladder_to_json(result)["rungs"][-1]
+    assert (network["rung"], network["path"], network["compared_to"]) == (
+        "network",
+        "laptop:/mnt/nas",
+        "pool",
+    )
+    assert network["penalty_pct"] == 75.0  # 30 MiB/s over the network, 120 on the NAS
+    lines = ladder_lines(result)
+    row = next(line for line in lines if line.startswith("network"))
+    assert "laptop:/mnt/nas" in row and "+75 %" in row and row.endswith("pool")
+    assert lines[-1].endswith("; through the network: 75 % slower than the pool on the NAS")

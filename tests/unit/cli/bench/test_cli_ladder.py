@@ -30,3 +30,27 @@ def test_not_a_mergerfs_pool_refused(tmp_path: Path, monkeypatch: pytest.MonkeyP
     result = CliRunner().invoke(cli_ladder.ladder_cmd, ["--target", str(tmp_path)])
     assert result.exit_code == EXIT_REFUSED
     assert f"refused: {tmp_path} is not a mergerfs pool's mountpoint" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--client", "laptop"], "--client and --client-path go together"),
+        (["--client-path", "/mnt/nas"], "--client and --client-path go together"),
+        (["--client", "laptop", "--client-path", "mnt/nas"], "a full path on the client"),
+        (
+            ["--client", "laptop", "--client-path", "/mnt/nas", "--option", "async_read=true"],
+            "--client adds a rung to the layer ladder: leave out --option",
+        ),
+    ],
+)
+def test_client_options_are_checked_before_anything_runs(args: list[str], said: str) -> None:
+    result = CliRunner().invoke(cli_ladder.ladder_cmd, ["--target", "/mnt/pool", *args])
+    assert result.exit_code == EXIT_REFUSED
+    assert said in result.output
+
+
+def test_the_help_explains_the_network_rung() -> None:
+    result = CliRunner().invoke(cli_ladder.ladder_cmd, ["--help"])
+    assert "--client HOST" in result.output and "--client-path PATH" in result.output
+    assert "no fio port is opened on the network" in " ".join(result.output.split())

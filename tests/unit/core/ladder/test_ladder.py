@@ -188,3 +188,31 @@ def test_bandwidth_spread_of_a_rungs_seconds() -> None:
     assert bandwidth_spread(summary, seconds) == pytest.approx(10.0)  # partial last second
     assert bandwidth_spread(summary, seconds[:2]) is None  # too few seconds to say
     assert bandwidth_spread({}, seconds) is None
+
+
+def _with_network(pool: float | None, network: float | None) -> tuple[Rung, ...]:
+    rungs = [*ladder(1000, pool, 900, 1000), rung(RungKind.NETWORK, network)]
+    return with_penalties(rungs)
+
+
+def test_the_network_rung_is_measured_against_the_pool() -> None:
+    rungs = _with_network(800, 200)
+    assert rungs[-1].penalty_pct == pytest.approx(75)
+    assert diagnose(rungs).endswith("; through the network: 75 % slower than the pool on the NAS")
+
+
+def test_the_network_within_noise_faster_or_not_run() -> None:
+    assert diagnose(_with_network(800, 790)).endswith(
+        "; through the network: within 5 % of the pool on the NAS (no measurable cost)"
+    )
+    assert "through the network: 50 % faster than the pool on the NAS" in diagnose(
+        _with_network(800, 1200)
+    )
+    assert diagnose(_with_network(800, None)).endswith(
+        "; the network rung did not run (O_DIRECT refused)"
+    )
+    assert diagnose(_with_network(None, 200)).endswith(
+        "; the pool rung did not run, so what the network costs is unknown"
+    )
+    # no network rung: the diagnosis of the layers alone, unchanged
+    assert "network" not in diagnose(ladder(1240, 374, 850, 1000))
