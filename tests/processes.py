@@ -80,3 +80,17 @@ def cli_process(argv: list[str], env: dict[str, str]) -> Iterator[subprocess.Pop
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def fio_jobs_of(leader: int) -> list[int]:
+    """fio's job processes: children of the leader, each in a session of its own (fio's
+    jobs call setsid(), so they leave the leader's process group)."""
+    jobs = []
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if entry.name.isdigit() and fields[1] == str(leader) and fields[3] == entry.name:
+            jobs.append(int(entry.name))
+    return jobs

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.processes import fio_processes_using, stop_cli_and_fio
-from tests.support.steady_inventory import steady_inventory
+from tests.support.steady_inventory import assert_same_inventory
 from tests.waiting import wait_until_sync
 
 pytestmark = pytest.mark.integration
@@ -52,9 +52,7 @@ def test_inventory_json_over_ssh_is_the_local_one(
     assert remote.returncode == 0, remote.stderr
     # --host after the command name works the same
     assert tierdeck(tmp_path, "inventory", "--host", ssh_lab.alias, "--json").returncode == 0
-    assert steady_inventory(json.loads(remote.stdout), lab_nas) == steady_inventory(
-        json.loads(local.stdout), lab_nas
-    )
+    assert_same_inventory(json.loads(remote.stdout), json.loads(local.stdout), lab_nas)
 
 
 def test_an_unknown_key_stops_the_command_before_any_work(ssh_lab: Any, tmp_path: Path) -> None:

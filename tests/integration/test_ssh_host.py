@@ -4,7 +4,9 @@ through SSH answers as this machine does, and every way to fail says why."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import socket
 import subprocess
 from pathlib import Path
@@ -22,7 +24,8 @@ from tierdeck.backends.locks import LockHeld
 from tierdeck.core.errors import HostKeyRefused, HostUnreachable
 from tierdeck.core.serialize import inventory_to_dict
 
-from tests.support.steady_inventory import steady_inventory
+from tests.processes import fio_jobs_of
+from tests.support.steady_inventory import assert_same_inventory
 from tests.waiting import wait_until, wait_until_sync
 
 pytestmark = pytest.mark.integration
@@ -39,7 +42,7 @@ def test_this_machine_over_ssh_is_this_machine(nas: SshHost, lab_nas: Path) -> N
     local = inventory_to_dict(collect_inventory(LiveHost()))
     before = nas.link.round_trips
     remote = inventory_to_dict(collect_inventory(nas))
-    assert steady_inventory(remote, lab_nas) == steady_inventory(local, lab_nas)
+    assert_same_inventory(remote, local, lab_nas)
     assert remote["host"]["hostname"] == os.uname().nodename
     # one gathering and the few commands the sources run, not a request per file
     assert nas.link.round_trips - before <= 10
@@ -164,6 +167,47 @@ async def test_a_spawned_command_dies_with_its_connection(nas: SshHost, ssh_lab:
     await wait_until(None, lambda: not _group_alive(process.pid), "the remote sleep to stop", 8)
     with pytest.raises(HostUnreachable):
         await asyncio.wait_for(process.wait(), 10)
+
+
+async def _fio_with_jobs(nas: SshHost, folder: Path) -> tuple[Any, list[int]]:
+    process = await nas.spawn(["fio", "--name=t", f"--filename={folder / 'f'}", "--size=1M",
+                               "--rw=read", "--time_based", "--runtime=60", "--numjobs=2",
+                               "--output=/dev/null"])  # fmt: skip
+    await wait_until(None, lambda: len(fio_jobs_of(process.pid)) == 2, "fio's two jobs", 30)
+    return process, fio_jobs_of(process.pid)
+
+
+def _all_gone(pids: list[int]) -> Any:
+    return lambda: not any(Path(f"/proc/{pid}").exists() for pid in pids)
+
+
+@pytest.mark.parametrize("stopped_by", ["signal", "lost link"])
+async def test_fio_jobs_of_a_frozen_leader_are_stopped_on_the_host(
+    nas: SshHost, ssh_lab: Any, tmp_path: Path, stopped_by: str
+) -> None:
+    # fio's jobs leave the leader's process group (setsid): a signal to the group alone
+    # reaches the leader, never them. The host is this machine.
+    process, jobs = await _fio_with_jobs(nas, tmp_path)
+    os.kill(process.pid, signal.SIGSTOP)  # the leader can pass nothing on
+    try:
+        if stopped_by == "signal":
+            assert nas.signal_group(process.pid, signal.SIGKILL)
+        else:
+            ssh_lab.kill_sessions()  # the host's watcher: TERM, then KILL 5 s later
+        await wait_until(None, _all_gone(jobs), "fio's jobs to stop on the host", 12)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(process.pid, signal.SIGKILL)
+
+
+async def test_fio_jobs_left_by_a_killed_leader_do_not_hold_the_channel(
+    nas: SshHost, tmp_path: Path
+) -> None:
+    process, jobs = await _fio_with_jobs(nas, tmp_path)
+    os.kill(process.pid, signal.SIGKILL)  # the leader alone: its jobs run on
+    await wait_until(None, _all_gone(jobs), "fio's jobs to stop on the host", 10)
+    assert await asyncio.wait_for(process.wait(), 10) == -signal.SIGKILL
+    assert not nas.group_alive(process.pid)
 
 
 def test_a_lock_over_ssh_is_the_hosts_lock_and_dies_with_the_link(

@@ -15,6 +15,8 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping, Sequence
 
+from ...processes import GROUP_MARK
+
 # A line of our own on stderr that says the command is not installed (127 alone could
 # be the tool's own status).
 MISSING_MARK = "tierdeck-remote: tool missing"
@@ -144,16 +146,30 @@ def probe_line(directory: str, name: str, *, direct: bool) -> str:
     )
 
 
+# The processes carrying a group's mark (backends/processes.py: fio's jobs leave the
+# leader's process group), as pids: one grep over every environment.
+def _marked(pgid_var: str) -> str:
+    return (
+        f'$(grep -lxz "{GROUP_MARK}=${pgid_var}" /proc/[0-9]*/environ 2>/dev/null'
+        " | sed 's,^/proc/,,; s,/environ$,,')"
+    )
+
+
 def signal_line(pgid: int, sig: str) -> str:
-    return f"kill -s {sig} -- -{int(pgid)} 2>/dev/null"
+    """Signal the group and every process with its mark; status 0 when any was."""
+    return (
+        f"g={int(pgid)}; kill -s {sig} -- -$g 2>/dev/null; s=$?; "
+        f"for k in {_marked('g')}; do kill -s {sig} $k 2>/dev/null && s=0; done; exit $s"
+    )
 
 
 def group_alive_line(pgid: int) -> str:
-    """Status 0 when a process of the group runs (not a zombie): /proc by shell builtins."""
+    """Status 0 when a process of the group, or one with its mark, runs (not a zombie)."""
     return (
-        f"g={int(pgid)}; for s in /proc/[0-9]*/stat; do "
+        f"g={int(pgid)}; m=' '$(echo {_marked('g')})' '; for s in /proc/[0-9]*/stat; do "
         'IFS= read -r l < "$s" 2>/dev/null || continue; r=${l##*) }; set -- $r; '
-        '[ "$3" = "$g" ] && [ "$1" != Z ] && exit 0; done; exit 1'
+        '[ "$1" = Z ] && continue; [ "$3" = "$g" ] && exit 0; '
+        'k=${s#/proc/}; case $m in *" ${k%/stat} "*) exit 0;; esac; done; exit 1'
     )
 
 
@@ -162,18 +178,26 @@ def spawn_line(argv: Sequence[str], env: Mapping[str, str] | None) -> str:
 
     Tied to the channel: a watcher reads the channel's stdin, which ends only when
     tierdeck closes it or the connection dies; then the whole group is stopped (TERM,
-    KILL 5 s later). So a link that drops never leaves fio running on the NAS."""
+    KILL 5 s later). So a link that drops never leaves fio running on the NAS. When the
+    command itself ends, what it left running with its mark is killed, as a local run's
+    stragglers are."""
     assignments = " ".join(f"{k}={q(v)}" for k, v in (env or {}).items() if k.isidentifier())
     run = f"env LC_ALL=C {assignments} {command_line(argv)}".replace("  ", " ")
     # A background job's stdin is /dev/null in a script: the watcher gets the
     # channel's explicitly (fd 3). The pid is told once setsid made it a group.
+    # The command marks itself with its own pid (the group's), as a local spawn does.
+    marking = GROUP_MARK + "=$$; export " + GROUP_MARK + '; exec "$@"'
+    mark = f"sh -c {q(marking)} sh"
     return (
-        f"exec 3<&0; setsid {run} </dev/null & p=$!; "
+        f"exec 3<&0; setsid {mark} {run} </dev/null & p=$!; "
         "while IFS= read -r l < /proc/$p/stat 2>/dev/null; do r=${l##*) }; set -- $r; "
         '[ "$3" = "$p" ] && break; done; echo $p; '
-        "( while IFS= read -r _; do :; done; kill -s TERM -- -$p 2>/dev/null; "
-        "sleep 5; kill -s KILL -- -$p 2>/dev/null ) <&3 & w=$!; exec 3<&-; "
-        "wait $p; s=$?; kill $w 2>/dev/null; exit $s"
+        "( while IFS= read -r _; do :; done; "
+        f"for n in TERM KILL; do kill -s $n -- -$p 2>/dev/null; for k in {_marked('p')}; do "
+        "kill -s $n $k 2>/dev/null; done; [ $n = TERM ] && sleep 5; done ) <&3 & w=$!; "
+        # a leader that died (killed) may leave jobs holding the channel: stop them
+        f"exec 3<&-; wait $p; s=$?; kill $w 2>/dev/null; for k in {_marked('p')}; do "
+        "kill -s KILL $k 2>/dev/null; done; exit $s"
     )
 
 
