@@ -221,7 +221,7 @@ _V9 = (
     """CREATE TABLE run_lines (
         run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
         version TEXT NOT NULL,             -- run_lines.LINE_VERSION of what wrote it
-        line TEXT NOT NULL                 -- the run's tierdeck.run/1 object, one line
+        line BLOB NOT NULL                 -- the run's tierdeck.run/1 object, one line, zlib
     )""",
     """CREATE TRIGGER run_lines_runs_update AFTER UPDATE ON runs
         BEGIN DELETE FROM run_lines WHERE run_id IN (OLD.id, NEW.id); END""",

@@ -42,7 +42,7 @@ from .run_json import (
     result_to_json,
     warning_to_dict,
 )
-from .run_lines import LINE_VERSION, ORDER, list_where, stored_lines
+from .run_lines import LINE_VERSION, ORDER, list_where, pack, stored_lines
 from .schema import MIGRATIONS
 
 __all__ = [
@@ -447,7 +447,7 @@ def _keep_line(conn: sqlite3.Connection, run_id: int) -> None:
         return
     conn.execute(
         "INSERT OR REPLACE INTO run_lines (run_id, version, line) VALUES (?, ?, ?)",
-        (run_id, LINE_VERSION, line),
+        (run_id, LINE_VERSION, pack(line)),
     )
 
 
@@ -467,7 +467,7 @@ def _keep_lines(conn: sqlite3.Connection, lines: dict[int, str], seen: int) -> N
         if _data_version(conn) == seen:
             conn.executemany(
                 "INSERT OR REPLACE INTO run_lines (run_id, version, line) VALUES (?, ?, ?)",
-                [(run_id, LINE_VERSION, line) for run_id, line in lines.items()],
+                [(run_id, LINE_VERSION, pack(line)) for run_id, line in lines.items()],
             )
         conn.execute("COMMIT")
     except sqlite3.OperationalError:  # read-only, busy, locked, full

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -20,6 +21,7 @@ from tierdeck.app.history import run_lines
 from tierdeck.app.history import store as store_mod
 from tierdeck.app.history.read_only import SCHEMA_VERSION
 from tierdeck.app.history.run_json import result_to_json
+from tierdeck.app.history.run_lines import pack
 from tierdeck.app.history.schema import MIGRATIONS
 from tierdeck.app.history.store import HistoryStore, run_line
 from tierdeck.core.bench_models import RunHost, RunStatus
@@ -63,7 +65,7 @@ def kept(store: HistoryStore) -> dict[int, tuple[str, str]]:
     """run id -> (version, line) as the history keeps them."""
     with sqlite3.connect(store.path) as conn:
         rows = conn.execute("SELECT run_id, version, line FROM run_lines").fetchall()
-    return {run_id: (version, line) for run_id, version, line in rows}
+    return {run_id: (version, zlib.decompress(line).decode()) for run_id, version, line in rows}
 
 
 def computed(store: HistoryStore) -> dict[int, str]:
@@ -164,9 +166,17 @@ def test_the_stores_changes_write_the_line_again(store: HistoryStore) -> None:
 
 def test_a_line_of_another_version_is_not_read_and_is_written_again(store: HistoryStore) -> None:
     with sqlite3.connect(store.path) as conn:
-        conn.execute("UPDATE run_lines SET version = '0.0.1/7', line = '{\"stale\": 1}'")
+        conn.execute("UPDATE run_lines SET version = '0.0.1/7', line = ?", (pack('{"s": 1}'),))
     assert store.list_json(status=tuple(RunStatus)) == typed_listing(store, status=tuple(RunStatus))
     assert {version for version, _ in kept(store).values()} == {run_lines.LINE_VERSION}
+    assert_no_stale_line(store)
+
+
+def test_a_damaged_line_is_written_again(store: HistoryStore) -> None:
+    with sqlite3.connect(store.path) as conn:
+        conn.execute("UPDATE run_lines SET line = x'00ff' WHERE run_id = 2")
+        conn.execute("UPDATE run_lines SET line = 'text' WHERE run_id = 3")
+    assert store.list_json(status=tuple(RunStatus)) == typed_listing(store, status=tuple(RunStatus))
     assert_no_stale_line(store)
 
 
