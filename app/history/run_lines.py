@@ -3,7 +3,7 @@
 ``json.dumps`` writes it, so that the listing joins stored text instead of reading and
 encoding every run's series again (a 100-run listing: ~110 of ~170 ms). Kept
 compressed (zlib): a line as text weighs more than the run's rows (~37 KB for a 60 s
-run, 100 runs' file 2.6 -> 6.4 MB), compressed a tenth of that (2.6 -> 2.9 MB), and
+run, 100 runs' file 2.6 -> 6.4 MB), compressed a tenth of that (2.6 -> 3.0 MB), and
 decompressing a listing's lines costs a few ms.
 
 A line is a copy, never the truth. The store writes it from the run's rows as they read
@@ -23,10 +23,13 @@ import sqlite3
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from ... import __version__
 from .read_only import open_read_only
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (~2 ms) to read it
+if TYPE_CHECKING:
+    from typing import Any
 
 # What wrote a line: tierdeck's version (an upgrade recomputes every line) and the
 # serializer's revision within it. Bump REVISION whenever what a stored run's line holds
