@@ -17,6 +17,7 @@ command as always, which also computes and keeps the missing lines.
 from __future__ import annotations
 
 import os
+import sys
 
 # list_cmd's --status choices, as the stored statuses they list
 STATUSES = {
@@ -26,6 +27,8 @@ STATUSES = {
     "all": ("ok", "failed", "cancelled"),
 }
 VALUED = ("--target", "--tag", "--host", "--status")
+# What a listing is written in (json.dumps escapes everything else)
+ASCII = bytes(range(32, 127)) + b"\n"
 
 
 def list_options(args: list[str]) -> dict[str, str] | None:
@@ -51,10 +54,19 @@ def list_options(args: list[str]) -> dict[str, str] | None:
     return given
 
 
-def stored_list_json(argv: list[str]) -> str | None:
-    """What ``tierdeck ARGV`` prints (click.echo's newline included) when ARGV is a
-    ``history list --json`` this path answers from stored lines, else None."""
-    if argv[:2] != ["history", "list"]:
+def writes_ascii_as_is() -> bool:
+    """Whether stdout is a text stream over bytes that writes ASCII as itself (UTF-8,
+    Latin-1, ...): click.echo's text then reaches the bytes as the stored lines are."""
+    try:
+        return ASCII.decode().encode(sys.stdout.encoding) == ASCII and bool(sys.stdout.buffer)
+    except (AttributeError, LookupError, TypeError, UnicodeError):
+        return False
+
+
+def stored_list_json(argv: list[str]) -> bytes | None:
+    """The bytes ``tierdeck ARGV`` writes to stdout (click.echo's newline included) when
+    ARGV is a ``history list --json`` this path answers from stored lines, else None."""
+    if argv[:2] != ["history", "list"] or not writes_ascii_as_is():
         return None
     options = list_options(argv[2:])
     if options is None:
@@ -69,5 +81,4 @@ def stored_list_json(argv: list[str]) -> str | None:
         tag=options.get("tag"),
         host=options.get("host"),
     )
-    text = stored_listing(default_history_path(), where, params)
-    return None if text is None else text + "\n"
+    return stored_listing(default_history_path(), where, params)

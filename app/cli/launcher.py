@@ -26,19 +26,23 @@ from .root_help import BODY, USAGE_ARGS, WIDTH
 def run() -> None:
     """The ``tierdeck`` command: exits with the command's status."""
     argv = sys.argv[1:]
-    text = root_help(argv)
-    if text is None and argv[:2] == ["history", "list"] and answers_without_click():
+    answer: str | bytes | None = root_help(argv)
+    if answer is None and argv[:2] == ["history", "list"] and answers_without_click():
         from .fast_list import stored_list_json
 
-        text = stored_list_json(argv)
-    if text is None:
+        answer = stored_list_json(argv)
+    if answer is None:
         from .root import main
 
         main()
         return
     try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        if isinstance(answer, bytes):  # a listing's megabytes of ASCII: straight to the bytes
+            sys.stdout.buffer.write(answer)
+            sys.stdout.buffer.flush()
+        else:
+            sys.stdout.write(answer)
+            sys.stdout.flush()
     except BrokenPipeError:  # `tierdeck ... | head -1`: 141 without a word, as click's
         from .common import exit_for_broken_pipe
 

@@ -76,26 +76,28 @@ def list_where(
 
 
 def pack(line: str) -> bytes:
-    """A line as the history keeps it."""
-    return zlib.compress(line.encode())
+    """A line as the history keeps it: compressed, in ASCII (json.dumps escapes the
+    rest)."""
+    return zlib.compress(line.encode("ascii"))
 
 
-def unpack(kept: bytes | None) -> str | None:
-    """A kept line as text; None for none, or one that does not decompress (a file
-    damaged or edited by hand: the line is written again)."""
-    if kept is None:
+def unpack(kept: object) -> bytes | None:
+    """A kept line's ASCII bytes; None for none, or one that is not a compressed ASCII
+    line (a file damaged or edited by hand: the line is written again)."""
+    if not isinstance(kept, bytes):
         return None
     try:
-        return zlib.decompress(kept).decode()
-    except (zlib.error, TypeError, UnicodeDecodeError):
+        line = zlib.decompress(kept)
+    except zlib.error:
         return None
+    return line if line.isascii() else None
 
 
 def stored_lines(
     conn: sqlite3.Connection, where: str, params: Sequence[Any]
-) -> list[tuple[int, str | None]]:
-    """Each listed run's id and its stored line, newest first; None where no line of
-    this ``LINE_VERSION`` is kept."""
+) -> list[tuple[int, bytes | None]]:
+    """Each listed run's id and its stored line (``unpack``'s bytes), newest first;
+    None where no line of this ``LINE_VERSION`` is kept."""
     cursor = conn.cursor()
     cursor.row_factory = None
     rows = cursor.execute(
@@ -115,10 +117,11 @@ def json_array(lines: Sequence[str]) -> str:
     return "[\n" + ",\n".join(lines) + "\n]"
 
 
-def stored_listing(path: Path, where: str, params: Sequence[Any]) -> str | None:
-    """The listing's JSON array from the lines kept in the history at ``path``; None
-    when any listed run has none of this version, or the file is not one this module
-    is sure of (missing, another schema version, unreadable): the store answers then."""
+def stored_listing(path: Path, where: str, params: Sequence[Any]) -> bytes | None:
+    """``json_array`` of the lines kept in the history at ``path``, and the newline
+    ``click.echo`` adds, as ASCII bytes; None when any listed run has none of this
+    version, or the file is not one this module is sure of (missing, another schema
+    version, unreadable): the store answers then."""
     conn = open_read_only(path)
     if conn is None:
         return None
@@ -129,4 +132,13 @@ def stored_listing(path: Path, where: str, params: Sequence[Any]) -> str | None:
     finally:
         conn.close()
     lines = [line for _, line in found if line is not None]
-    return json_array(lines) if len(lines) == len(found) else None
+    if len(lines) != len(found):
+        return None
+    if not lines:
+        return b"[]\n"
+    # json_array's text, joined once: each copy of a listing's megabytes counts here
+    pieces = [b"[\n"]
+    for line in lines:
+        pieces += (line, b",\n")
+    pieces[-1] = b"\n]\n"
+    return b"".join(pieces)

@@ -374,7 +374,7 @@ class HistoryStore:
                 conn.execute("COMMIT")
             if computed:
                 _keep_lines(conn, computed, seen)
-        return [computed[run_id] if line is None else line for run_id, line in found]
+        return [computed[run_id] if line is None else line.decode() for run_id, line in found]
 
     def filter_options(self) -> FilterOptions:
         """Every (target path, label) and every preset in the history, whatever the

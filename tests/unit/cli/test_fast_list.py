@@ -5,6 +5,7 @@ every command line or history it is not sure of must go to click (usage errors,
 
 from __future__ import annotations
 
+import io
 import os
 import sqlite3
 import subprocess
@@ -54,7 +55,7 @@ def clicks(*args: str) -> str:
 def test_the_stored_answer_is_clicks_output(data_dir: Path, args: list[str]) -> None:
     argv = ["history", "list", *args, *([] if "--json" in args else ["--json"])]
     answer = fast_list.stored_list_json(argv)
-    assert answer is not None and answer == clicks(*argv[2:])
+    assert answer is not None and answer == clicks(*argv[2:]).encode()
 
 
 def test_an_empty_history_answers_an_empty_array(
@@ -62,7 +63,8 @@ def test_an_empty_history_answers_an_empty_array(
 ) -> None:
     HistoryStore(tmp_path / "history.sqlite3")
     monkeypatch.setenv("TIERDECK_DATA_DIR", str(tmp_path))
-    assert fast_list.stored_list_json(["history", "list", "--json"]) == "[]\n" == clicks("--json")
+    assert fast_list.stored_list_json(["history", "list", "--json"]) == b"[]\n"
+    assert clicks("--json") == "[]\n"
 
 
 @pytest.mark.parametrize(
@@ -108,7 +110,7 @@ def test_a_history_it_is_not_sure_of_goes_to_click(
     with sqlite3.connect(path) as conn:
         conn.execute("DELETE FROM run_lines WHERE run_id = 3")
     assert fast_list.stored_list_json(argv) is None  # a line missing
-    expected = clicks(*argv[2:])  # computes it, and keeps it
+    expected = clicks(*argv[2:]).encode()  # computes it, and keeps it
     assert fast_list.stored_list_json(argv) == expected
     with sqlite3.connect(path) as conn:
         conn.execute("PRAGMA user_version = 8")
@@ -117,6 +119,24 @@ def test_a_history_it_is_not_sure_of_goes_to_click(
     monkeypatch.setenv("TIERDECK_DATA_DIR", str(missing))
     assert fast_list.stored_list_json(argv) is None
     assert not missing.exists()  # made by the store, not here
+
+
+@pytest.mark.parametrize(
+    ("stdout", "as_is"),
+    [
+        (io.TextIOWrapper(io.BytesIO(), encoding="utf-8"), True),
+        (io.TextIOWrapper(io.BytesIO(), encoding="latin-1"), True),
+        (io.TextIOWrapper(io.BytesIO(), encoding="utf-16"), False),
+        (io.TextIOWrapper(io.BytesIO(), encoding="cp037"), False),  # EBCDIC
+        (io.StringIO(), False),  # no bytes beneath
+    ],
+)
+def test_only_a_stdout_that_writes_ascii_as_is_gets_the_bytes(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, stdout: io.TextIOBase, as_is: bool
+) -> None:
+    monkeypatch.setattr(sys, "stdout", stdout)
+    answer = fast_list.stored_list_json(["history", "list", "--json"])
+    assert (answer is not None) is as_is
 
 
 def test_a_real_process_answers_without_click(data_dir: Path) -> None:

@@ -176,6 +176,9 @@ def test_a_damaged_line_is_written_again(store: HistoryStore) -> None:
     with sqlite3.connect(store.path) as conn:
         conn.execute("UPDATE run_lines SET line = x'00ff' WHERE run_id = 2")
         conn.execute("UPDATE run_lines SET line = 'text' WHERE run_id = 3")
+        conn.execute(
+            "UPDATE run_lines SET line = ? WHERE run_id = 4", (zlib.compress("é".encode()),)
+        )
     assert store.list_json(status=tuple(RunStatus)) == typed_listing(store, status=tuple(RunStatus))
     assert_no_stale_line(store)
 
