@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
 import sqlite3
+import subprocess
+import sys
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,7 +25,7 @@ from tierdeck.app.history import run_lines
 from tierdeck.app.history import store as store_mod
 from tierdeck.app.history.read_only import SCHEMA_VERSION
 from tierdeck.app.history.run_json import result_to_json
-from tierdeck.app.history.run_lines import pack
+from tierdeck.app.history.run_lines import json_array, pack
 from tierdeck.app.history.schema import MIGRATIONS
 from tierdeck.app.history.store import HistoryStore, run_line
 from tierdeck.core.bench_models import RunHost, RunStatus
@@ -200,6 +204,34 @@ def test_a_read_only_file_lists_the_same_without_keeping_lines(store: HistorySto
     read_only = ReadOnlyStore(store.path)
     expected = typed_listing(store, status=tuple(RunStatus))
     assert read_only.list_json(status=tuple(RunStatus)) == expected
+    assert set(kept(store)) == {2, 3, 4, 6}
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("unshare") is None,
+    reason="a read-only bind mount of its own needs root and unshare",
+)
+def test_a_history_on_a_read_only_filesystem_lists_the_same(store: HistoryStore) -> None:
+    """The real thing, in a mount namespace of the command's own: nothing can be kept,
+    the listing is the same and exits 0."""
+    with sqlite3.connect(store.path) as conn:
+        conn.execute("DELETE FROM run_lines WHERE run_id IN (1, 5)")
+    expected = json_array(typed_listing(store, status=tuple(RunStatus))) + "\n"
+    folder = str(store.path.parent)
+    script = (
+        'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && ! touch "$1/x" 2>/dev/null'
+        ' && shift && exec "$@"'
+    )
+    done = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", folder,
+         sys.executable, "-m", "tierdeck.app.cli", "history", "list", "--json", "--status",
+         "all"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TIERDECK_DATA_DIR": folder},
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == expected
     assert set(kept(store)) == {2, 3, 4, 6}
 
 
