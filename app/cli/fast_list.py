@@ -57,9 +57,11 @@ def list_options(args: list[str]) -> dict[str, str] | None:
 def writes_ascii_as_is() -> bool:
     """Whether stdout is a text stream over bytes that writes ASCII as itself (UTF-8,
     Latin-1, ...): click.echo's text then reaches the bytes as the stored lines are."""
+    if getattr(sys.stdout, "buffer", None) is None:
+        return False
     try:
-        return ASCII.decode().encode(sys.stdout.encoding) == ASCII and bool(sys.stdout.buffer)
-    except (AttributeError, LookupError, TypeError, UnicodeError):
+        return ASCII.decode().encode(sys.stdout.encoding) == ASCII
+    except (LookupError, TypeError, UnicodeError):
         return False
 
 
