@@ -36,7 +36,8 @@ from .test_history import recorded_result
 
 # REVISION -> the sha256 of the lines of `varied_runs` as stored in a fresh history.
 # When this test fails, what a stored line holds has changed: bump run_lines.REVISION
-# (every kept line is then written again) and record the new digest under it.
+# (every kept line is then written again) and record the new digest under it. (Only
+# when varied_runs itself changed does the digest change under the same revision.)
 LINE_DIGESTS = {1: "a4f22e75bf58e7bd0d71b6944929668b4f34edfb3d5ef59b2f65b7baefafc16d"}
 
 
