@@ -18,7 +18,9 @@ of the same 100 runs, ``bench --help``, ``history --help``, ``layout --help``, `
 --help``, each as ``python -m tierdeck.app.cli``) runs in both trees in turn, this one
 then the other, round after round, with the same Python: the other revision is a ``git
 archive`` of it in a temporary folder put first on PYTHONPATH, its bytecode compiled as
-this tree's is. Each round gives one ratio (this tree / the other), so a machine that
+this tree's is. Each tree lists a history of the same 100 runs that its own code built,
+so that trees of different history schema versions pair (an older tierdeck refuses a
+newer file). Each round gives one ratio (this tree / the other), so a machine that
 speeds up or slows down during the run moves both sides of it; the median of the ratios
 is printed, with the spread. ``python -c pass`` runs in the same rounds as the floor,
 and each tree's median is also printed as a multiple of it. No bare times: this machine
@@ -78,6 +80,19 @@ def compile_bytecode(folder: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder)], env=env,
                    stdout=subprocess.DEVNULL, check=True)  # fmt: skip
+
+
+def build_in(tree: Path, data: Path, env: dict[str, str]) -> None:
+    """bench/history.py's history of RUNS_LISTED runs under ``data``, built by the code
+    of ``tree`` (a checkout whose package ``env`` imports)."""
+    data.mkdir(parents=True)
+    code = (
+        "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]);"
+        " from bench.history import RUNS_LISTED, build_history;"
+        " build_history(Path(sys.argv[2]), RUNS_LISTED)"
+    )
+    history = data / "history.sqlite3"
+    subprocess.run([sys.executable, "-c", code, str(tree), str(history)], env=env, check=True)
 
 
 def timed(argv: list[str], env: dict[str, str]) -> float:
@@ -167,11 +182,13 @@ def against(revision: str, rounds: int, folder: Path, data: Path) -> list[str]:
     other = extract(revision, folder)
     compile_bytecode(other)
     # This tree is the venv's own install (its editable finder); the other goes first
-    # on PYTHONPATH, which Python searches before that finder. Both read the goals'
-    # history of 100 runs.
+    # on PYTHONPATH, which Python searches before that finder. This tree reads the
+    # goals' history of 100 runs, the other the same runs saved by its own code.
     here_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     here_env["TIERDECK_DATA_DIR"] = str(data)
-    other_env = {**here_env, "PYTHONPATH": str(other)}
+    other_data = folder / "data"
+    other_env = {**here_env, "PYTHONPATH": str(other), "TIERDECK_DATA_DIR": str(other_data)}
+    build_in(other / "tierdeck", other_data, other_env)
     python = sys.executable
     lines = [
         f"this tree against {revision}, {rounds} paired rounds; ratio < 1: this tree is faster",

@@ -100,6 +100,18 @@ def _own_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     return folder
 
 
+@pytest.fixture(autouse=True)
+def _own_data(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test has a data folder of its own (the history, the mover's records and
+    journal), never the user's: a test that reaches the default history (a mover run's
+    forecast reads it) would otherwise migrate the user's file to this tree's schema,
+    which an older tierdeck then refuses. Tests that name one (``data_dir``) override
+    it."""
+    folder = tmp_path_factory.mktemp("data")
+    monkeypatch.setenv("TIERDECK_DATA_DIR", str(folder))
+    return folder
+
+
 # tryfirst: xdist's loadgroup reads the xdist_group mark in this same hook.
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

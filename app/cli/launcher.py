@@ -8,7 +8,12 @@ thing a user types, took 2.4x ``python -c pass``; it is printed here without cli
 The stored text is used only where click would print exactly it: the sole argument
 ``--help``, a width of 80 columns or more (click's help is never wider), a program name
 that keeps the usage on one line, and no shell-completion request. Anything else goes
-to click. Imports nothing beyond what Python has loaded at start."""
+to click. Imports nothing beyond what Python has loaded at start.
+
+``tierdeck history list --json`` is answered the same way, from the lines the history
+keeps (fast_list.py, with sqlite3 alone): click and the command's modules cost more
+than the bound that listing is held to. fast_list.py hands click every case it is not
+sure of."""
 
 from __future__ import annotations
 
@@ -20,16 +25,25 @@ from .root_help import BODY, USAGE_ARGS, WIDTH
 
 def run() -> None:
     """The ``tierdeck`` command: exits with the command's status."""
-    text = root_help(sys.argv[1:])
-    if text is None:
+    argv = sys.argv[1:]
+    answer: str | bytes | None = root_help(argv)
+    if answer is None and argv[:2] == ["history", "list"] and answers_without_click():
+        from .fast_list import stored_list_json
+
+        answer = stored_list_json(argv)
+    if answer is None:
         from .root import main
 
         main()
         return
     try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:  # `tierdeck --help | head -1`: 141 without a word, as click's
+        if isinstance(answer, bytes):  # a listing's megabytes of ASCII: straight to the bytes
+            sys.stdout.buffer.write(answer)
+            sys.stdout.buffer.flush()
+        else:
+            sys.stdout.write(answer)
+            sys.stdout.flush()
+    except BrokenPipeError:  # `tierdeck ... | head -1`: 141 without a word, as click's
         from .common import exit_for_broken_pipe
 
         exit_for_broken_pipe()
@@ -37,17 +51,22 @@ def run() -> None:
 
 def root_help(argv: list[str]) -> str | None:
     """click's text for ``argv`` when it is the stored root help, else None."""
-    if argv != ["--help"] or os.name == "nt" or sys.stdout is None or columns() < WIDTH + 2:
+    if argv != ["--help"] or columns() < WIDTH + 2 or not answers_without_click():
         return None
-    prog = program_name()
-    # click's shell completion answers instead when its variable is set (click.core)
-    complete = prog.replace("-", "_").replace(".", "_")
-    if os.environ.get(f"_{complete}_COMPLETE".upper()):
-        return None
-    usage = f"Usage: {prog} {USAGE_ARGS}"
+    usage = f"Usage: {program_name()} {USAGE_ARGS}"
     if len(usage) > WIDTH:  # click would wrap it
         return None
     return f"{usage}\n{BODY}"
+
+
+def answers_without_click() -> bool:
+    """Whether the launcher may answer for click at all: there is a stdout to write to,
+    and no shell-completion request (click's completion answers instead when its
+    variable is set, click.core)."""
+    if os.name == "nt" or sys.stdout is None:
+        return False
+    complete = program_name().replace("-", "_").replace(".", "_")
+    return not os.environ.get(f"_{complete}_COMPLETE".upper())
 
 
 def columns() -> int:

@@ -17,9 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-# The schema version this reader knows: len(schema.MIGRATIONS), which a unit test keeps
-# equal (the schema module imports the benchmark model this one avoids).
-SCHEMA_VERSION = 8  # v8 added the host columns: nothing this reader reads
+from .read_only import open_read_only
 
 BEST_WRITES_SQL = (
     "SELECT COALESCE(target_mountpoint, target_path), summary FROM runs WHERE status = 'ok'"
@@ -56,13 +54,10 @@ def read_best_writes(path: Path) -> list[MeasuredWrite] | None:
             return []
     except OSError:  # a folder we may not read: the store says why
         return None
-    try:
-        conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=10.0)
-    except sqlite3.Error:
+    conn = open_read_only(path)
+    if conn is None:
         return None
     try:
-        if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-            return None
         rows: list[Any] = conn.execute(BEST_WRITES_SQL).fetchall()
     except sqlite3.Error:
         return None

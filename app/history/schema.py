@@ -210,6 +210,37 @@ def _name_hosts_from_fio(conn: sqlite3.Connection) -> None:
     conn.executemany("UPDATE runs SET host_name = ? WHERE id = ?", updates)
 
 
+# v9: each run's line of `history list --json` (app/history/run_lines.py), kept so that
+# the listing concatenates text instead of reading and encoding every run's series (a
+# 100-run listing spent ~110 of its ~170 ms there). A line is only ever a copy: the
+# triggers drop it whenever anything it is written from changes (a runs row, its tags,
+# its series; whoever changes them, the sqlite3 tool too), and a line written by
+# another serializer version is not read. No line is written here: a missing one is
+# computed when a listing asks for it.
+_V9 = (
+    """CREATE TABLE run_lines (
+        run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+        version TEXT NOT NULL,             -- run_lines.LINE_VERSION of what wrote it
+        line BLOB NOT NULL                 -- the run's tierdeck.run/1 object, one line, zlib
+    )""",
+    """CREATE TRIGGER run_lines_runs_update AFTER UPDATE ON runs
+        BEGIN DELETE FROM run_lines WHERE run_id IN (OLD.id, NEW.id); END""",
+    # also without foreign keys on (the sqlite3 tool's default), which cascade otherwise
+    """CREATE TRIGGER run_lines_runs_delete AFTER DELETE ON runs
+        BEGIN DELETE FROM run_lines WHERE run_id = OLD.id; END""",
+    *(
+        f"""CREATE TRIGGER run_lines_{table}_{event.lower()} AFTER {event} ON {table}
+        BEGIN DELETE FROM run_lines WHERE run_id IN ({rows}); END"""
+        for table in ("run_tags", "samples", "device_samples")
+        for event, rows in (
+            ("INSERT", "NEW.run_id"),
+            ("UPDATE", "OLD.run_id, NEW.run_id"),
+            ("DELETE", "OLD.run_id"),
+        )
+    ),
+)
+
+
 Migration = Sequence[str | Callable[[sqlite3.Connection], None]]
 # v3: warnings are {"kind", "text"} objects (core.bench_models.RunWarning).
 MIGRATIONS: list[Migration] = [
@@ -221,4 +252,5 @@ MIGRATIONS: list[Migration] = [
     _V6,
     _V7,
     (*_V8, _name_hosts_from_fio),
+    _V9,
 ]

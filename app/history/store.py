@@ -14,7 +14,8 @@ order, each in one transaction with its version bump, so a crash leaves the file
 old version, never half-migrated. A file written by a *newer* tierdeck is refused and not
 touched: guessing at an unknown schema could lose someone's history.
 
-A run's JSON (the columns' forms and the ``tierdeck.run/1`` object) is run_json.py.
+A run's JSON (the columns' forms and the ``tierdeck.run/1`` object) is run_json.py;
+each run's line of ``history list --json``, kept beside its rows, is run_lines.py.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from .run_json import (
     result_to_json,
     warning_to_dict,
 )
+from .run_lines import LINE_VERSION, ORDER, list_where, pack, stored_lines
 from .schema import MIGRATIONS
 
 __all__ = [
@@ -254,6 +256,7 @@ class HistoryStore:
                     for seq, d in enumerate(result.device_series)
                 ],
             )
+            _keep_line(conn, run_id)
         return run_id
 
     def find_import(self, content_hash: str) -> int | None:
@@ -278,6 +281,7 @@ class HistoryStore:
         with self._transaction() as conn:
             if conn.execute("UPDATE runs SET name = ? WHERE id = ?", (name, run_id)).rowcount == 0:
                 raise RunNotFound(run_id)
+            _keep_line(conn, run_id)
 
     def set_tags(self, run_id: int, tags: Sequence[str]) -> None:
         """Replace the run's tags (in the order given, duplicates and blanks dropped)."""
@@ -286,9 +290,10 @@ class HistoryStore:
                 raise RunNotFound(run_id)
             conn.execute("DELETE FROM run_tags WHERE run_id = ?", (run_id,))
             _write_tags(conn, run_id, tags)
+            _keep_line(conn, run_id)
 
     def delete(self, run_id: int) -> None:
-        """Remove the run with its series (foreign keys cascade)."""
+        """Remove the run with its series and its line (foreign keys cascade)."""
         with self._transaction() as conn:
             if conn.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount == 0:
                 raise RunNotFound(run_id)
@@ -351,25 +356,25 @@ class HistoryStore:
         status: RunStatus | Collection[RunStatus] | None = None,
         tag: str | None = None,
         host: str | None = None,
-    ) -> Sequence[dict[str, Any]]:
-        """``list``'s runs with their series (no fio document) as ``tierdeck.run/1``
-        objects: each run's series go from their rows to the JSON without Sample objects
-        (`history list --json` of 100 runs: about 20 ms less)."""
-        sql, params = _list_query(target, preset, status, tag, host, False, None)
+    ) -> Sequence[str]:
+        """``list``'s runs with their series (no fio document), each its
+        ``tierdeck.run/1`` object as one line of JSON (run_lines.py): the line kept in the
+        history where there is one of this version, else written from the run's rows
+        (``run_line``) and kept for the next listing when the file can be written."""
+        where, params = _list_where(target, preset, status, tag, host)
         with self._connect() as conn:
-            rows = conn.execute(sql, params).fetchall()
-            tags = tags_of(conn, [int(row["id"]) for row in rows])
-            out = []
-            for row in rows:
-                run_id = int(row["id"])
-                result = load_run(conn, row, tags=tags.get(run_id, ()), with_fio=False,
-                                  with_series=False)  # fmt: skip
-                try:
-                    series = series_rows_of(conn, run_id)
-                except (ValueError, TypeError) as exc:  # as load_run says of its series
-                    raise ParseError("history database", f"run #{run_id}: {exc}") from exc
-                out.append(result_to_json(result, rows=series))
-            return out
+            conn.execute("BEGIN")  # one snapshot: the kept lines and the rows of the others
+            try:
+                seen = _data_version(conn)
+                found = stored_lines(conn, where, params)
+                computed = {
+                    run_id: run_line(conn, run_id) for run_id, line in found if line is None
+                }
+            finally:
+                conn.execute("COMMIT")
+            if computed:
+                _keep_lines(conn, computed, seen)
+        return [computed[run_id] if line is None else line.decode() for run_id, line in found]
 
     def filter_options(self) -> FilterOptions:
         """Every (target path, label) and every preset in the history, whatever the
@@ -397,10 +402,6 @@ class HistoryStore:
 # --------------------------------------------------------------------------- rows
 
 
-def _norm_path(path: str) -> str:
-    return path.rstrip("/") or "/"
-
-
 def _write_tags(conn: sqlite3.Connection, run_id: int, tags: Sequence[str]) -> None:
     clean: list[str] = []
     for tag in tags:
@@ -421,6 +422,84 @@ def _sample_row(run_id: int, seq: int, s: Sample) -> tuple[Any, ...]:
     return tuple(row)
 
 
+def run_line(conn: sqlite3.Connection, run_id: int) -> str:
+    """The run's line of ``history list --json``, written from its rows as they read back
+    (what a kept line must equal byte for byte: tests/unit/history/test_run_lines.py)."""
+    row = conn.execute(f"SELECT {LIGHT_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone()
+    if row is None:
+        raise RunNotFound(run_id)
+    tags = tags_of(conn, [run_id]).get(run_id, ())
+    result = load_run(conn, row, tags=tags, with_fio=False, with_series=False)
+    try:
+        series = series_rows_of(conn, run_id)
+    except (ValueError, TypeError) as exc:  # as load_run says of its series
+        raise ParseError("history database", f"run #{run_id}: {exc}") from exc
+    return json.dumps(result_to_json(result, rows=series))
+
+
+def _keep_line(conn: sqlite3.Connection, run_id: int) -> None:
+    """Write the run's line inside the transaction that changed it (schema v9's triggers
+    dropped the old one). A run whose rows cannot be read (a file edited by hand) keeps
+    none: its listing says why, as before."""
+    try:
+        line = run_line(conn, run_id)
+    except ParseError:
+        return
+    conn.execute(
+        "INSERT OR REPLACE INTO run_lines (run_id, version, line) VALUES (?, ?, ?)",
+        (run_id, LINE_VERSION, pack(line)),
+    )
+
+
+def _data_version(conn: sqlite3.Connection) -> int:
+    # changes when another connection commits to the file, and only then
+    return int(conn.execute("PRAGMA data_version").fetchone()[0])
+
+
+def _keep_lines(conn: sqlite3.Connection, lines: dict[int, str], seen: int) -> None:
+    """Keep the lines a listing computed, read when the file's ``_data_version`` was
+    ``seen``: not when another connection has committed since (its change may have
+    dropped one of them after they were read), nor when the file cannot be written now
+    (read-only, or a writer holds it: a listing does not wait long for a cache)."""
+    try:
+        conn.execute("PRAGMA busy_timeout = 200")
+        conn.execute("BEGIN IMMEDIATE")
+        if _data_version(conn) == seen:
+            conn.executemany(
+                "INSERT OR REPLACE INTO run_lines (run_id, version, line) VALUES (?, ?, ?)",
+                [(run_id, LINE_VERSION, pack(line)) for run_id, line in lines.items()],
+            )
+        conn.execute("COMMIT")
+    except sqlite3.OperationalError:  # read-only, busy, locked, full
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+
+
+def _list_where(
+    target: str | None,
+    preset: str | None,
+    status: RunStatus | Collection[RunStatus] | None,
+    tag: str | None,
+    host: str | None,
+) -> tuple[str, list[Any]]:
+    """The WHERE of ``HistoryStore.list`` (run_lines.list_where) from its arguments."""
+    wanted = (
+        [RunStatus.OK]
+        if status is None
+        else [status]
+        if isinstance(status, RunStatus)
+        else list(status)
+    )
+    names: tuple[str, ...] | None = None
+    if preset is not None:
+        # a preset's former names too: runs stored before a rename are still its runs
+        from ...core.presets import find_preset  # the presets' table: only for this filter
+
+        known = find_preset(preset)
+        names = known.names if known is not None else (preset,)
+    return list_where([RunStatus(s).value for s in wanted], target, names, tag, host)
+
+
 def _list_query(
     target: str | None,
     preset: str | None,
@@ -431,40 +510,9 @@ def _list_query(
     limit: int | None,
 ) -> tuple[str, list[Any]]:
     """``HistoryStore.list``'s SELECT of the runs rows and its parameters."""
-    wanted = (
-        [RunStatus.OK]
-        if status is None
-        else [status]
-        if isinstance(status, RunStatus)
-        else list(status)
-    )
-    where = [f"status IN ({', '.join('?' * len(wanted))})"]
-    params: list[Any] = [RunStatus(s).value for s in wanted]
-    if target is not None:
-        where.append("target_path = ?")
-        params.append(_norm_path(target))
-    if preset is not None:
-        # a preset's former names too: runs stored before a rename are still its runs
-        from ...core.presets import find_preset  # the presets' table: only for this filter
-
-        known = find_preset(preset)
-        names = known.names if known is not None else (preset,)
-        where.append(f"preset IN ({', '.join('?' * len(names))})")
-        params += names
-    if tag is not None:
-        where.append("id IN (SELECT run_id FROM run_tags WHERE tag = ?)")
-        params.append(tag)
-    if host is not None:
-        # RunHost.machine: the id after its "local:"/"ssh:"
-        where.append(
-            "((host_name != '' AND host_name = ? COLLATE NOCASE) OR (host_id != ''"
-            " AND (host_id = ? OR substr(host_id, instr(host_id, ':') + 1) = ?)))"
-        )
-        params += [host, host, host]
+    where, params = _list_where(target, preset, status, tag, host)
     columns = "*" if full else LIGHT_COLUMNS
-    sql = (
-        f"SELECT {columns} FROM runs WHERE {' AND '.join(where)} ORDER BY started_at DESC, id DESC"
-    )
+    sql = f"SELECT {columns} FROM runs WHERE {where} {ORDER}"
     if limit is not None:
         sql += " LIMIT ?"
         params.append(max(0, limit))

@@ -8,13 +8,14 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ....core.bench_models import RunResult, RunStatus, host_names
 from ....core.errors import TierdeckError
 from ...history.run_json import result_to_json
+from ...history.run_lines import json_array
 from ..common import EXIT_FAILED, fail, once, open_store, output_width, stored_run
 
 if TYPE_CHECKING:
@@ -103,16 +104,6 @@ def list_lines(runs: Sequence[RunResult], *, with_status: bool, limit: int | Non
     return render(columns, limit, LIST_FIT)
 
 
-def runs_json(runs: Sequence[dict[str, Any]]) -> str:
-    """The JSON array of ``history list --json`` (the runs' ``tierdeck.run/1`` objects),
-    one run to a line: each line is written by json's C encoder, where indenting
-    (Python's encoder) took 0.5 s of the 0.6 s a listing of 100 runs with their series
-    spent printing (bench/history.py)."""
-    if not runs:
-        return "[]"
-    return "[\n" + ",\n".join(json.dumps(run) for run in runs) + "\n]"
-
-
 @click.command("list")
 @click.option("--target", metavar="PATH", help="Only runs on this target path.")
 @click.option("--preset", metavar="NAME", help="Only runs of this preset.")
@@ -162,7 +153,7 @@ def list_cmd(
     path = os.path.realpath(target) if target else None
     try:
         if as_json:
-            text = runs_json(
+            text = json_array(
                 store.list_json(target=path, preset=preset, status=statuses, tag=tag, host=host)
             )
         else:  # the table needs the summaries only; no one needs fio's document

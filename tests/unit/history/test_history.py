@@ -227,7 +227,7 @@ def test_list_json_writes_what_result_to_json_of_the_listed_runs_writes(
     ]
     for where in filters:
         typed = [result_to_json(r) for r in store.list(**where)]
-        assert json.dumps(store.list_json(**where)) == json.dumps(typed), where
+        assert store.list_json(**where) == [json.dumps(run) for run in typed], where
     assert store.list_json(tag="none") == []
 
 

@@ -6,7 +6,8 @@ import dataclasses
 import sqlite3
 from pathlib import Path
 
-from tierdeck.app.history.best_writes import SCHEMA_VERSION, read_best_writes
+from tierdeck.app.history.best_writes import read_best_writes
+from tierdeck.app.history.read_only import SCHEMA_VERSION
 from tierdeck.app.history.schema import MIGRATIONS
 from tierdeck.app.history.store import HistoryStore, MeasuredWrite, migrate, schema_version
 from tierdeck.app.mover.plan import HistoryWrites, best_write_bandwidth

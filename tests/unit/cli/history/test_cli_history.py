@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from tierdeck.app.cli.history import runs as cli_history
 from tierdeck.app.cli.history.runs import list_lines, when_short
+from tierdeck.app.history.run_lines import json_array
 from tierdeck.app.history.store import HistoryStore
 from tierdeck.core.bench_models import (
     DirectionSummary,
@@ -92,7 +93,7 @@ def test_history_list_json_is_each_run_whole_one_to_a_line(stored: HistoryStore)
     assert json.loads(out) == json.loads(json.dumps(expected))
     assert expected[0]["series"] and expected[0]["devices"]  # the series are all there
     assert [json.loads(line.rstrip(",")) for line in lines[1:-1]] == json.loads(out)
-    assert cli_history.runs_json([]) == "[]"
+    assert json_array([]) == "[]"
 
 
 def test_history_list_filters(stored: HistoryStore) -> None:
