@@ -527,8 +527,15 @@ class _Group:
                 os.unlink(copy.entry.temp)
                 restore_atime(copy.entry)
                 self._outcome(copy, SkipReason.EXISTS, "appeared during the copy")
-        self._sync({c.move.destination for c in live if c.renamed})
-        self._settle([c for c in copies if c.renamed])
+        renamed = [c for c in copies if c.renamed]
+        if renamed:
+            # Once a source is unlinked, a new file may take its path and inode number:
+            # the journal says so before the first unlink, so that a recovery never
+            # takes such a file for the source changed after the copy and removes the
+            # copy. Durable with the renames: their syncfs, or a flush of its own.
+            journal.record_settling(frozenset(c.index for c in renamed))
+        self._sync({c.move.destination for c in renamed}, journal if renamed else None)
+        self._settle(renamed)
         journal.remove()
 
     def _outcome(self, copy: _Copy, skip: SkipReason | None, detail: str = "") -> None:
@@ -670,7 +677,9 @@ class _Group:
         finally:
             os.close(out)
 
-    def _sync(self, branches: set[str]) -> None:
+    def _sync(self, branches: set[str], journal: Journal | None = None) -> None:
+        """Each branch's filesystem flushed, and what ``journal`` was given since its
+        last fsync (free when it shares a branch's filesystem)."""
         synced: set[int] = set()  # two branches on one filesystem: one syncfs
         for branch in sorted(branches):
             fd = os.open(branch, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
@@ -681,6 +690,8 @@ class _Group:
                     synced.add(device)
             finally:
                 os.close(fd)
+        if journal is not None and journal.device() not in synced:
+            journal.flush()
 
     def _verify_and_recheck(self, copies: list[_Copy]) -> None:
         """The durable copies read back (verify), and each source unchanged since."""
