@@ -8,7 +8,11 @@ thing a user types, took 2.4x ``python -c pass``; it is printed here without cli
 The stored text is used only where click would print exactly it: the sole argument
 ``--help``, a width of 80 columns or more (click's help is never wider), a program name
 that keeps the usage on one line, and no shell-completion request. Anything else goes
-to click. Imports nothing beyond what Python has loaded at start."""
+to click. Imports nothing beyond what Python has loaded at start.
+
+``tierdeck mover run`` with a plain command line (the systemd timer's) runs without
+click too: mover_run.py reads it, or hands it to click when click would read it any
+differently."""
 
 from __future__ import annotations
 
@@ -22,6 +26,14 @@ def run() -> None:
     """The ``tierdeck`` command: exits with the command's status."""
     text = root_help(sys.argv[1:])
     if text is None:
+        if sys.argv[1:3] == ["mover", "run"] and not completion_requested():
+            # The systemd timer's command: without click when its line is plain
+            from .mover_run import plain_run_args, run_plain
+
+            args = plain_run_args(sys.argv[3:])
+            if args is not None:
+                run_plain(args)
+                return
         from .root import main
 
         main()
@@ -30,7 +42,7 @@ def run() -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:  # `tierdeck --help | head -1`: 141 without a word, as click's
-        from .common import exit_for_broken_pipe
+        from .exits import exit_for_broken_pipe
 
         exit_for_broken_pipe()
 
@@ -40,14 +52,18 @@ def root_help(argv: list[str]) -> str | None:
     if argv != ["--help"] or os.name == "nt" or sys.stdout is None or columns() < WIDTH + 2:
         return None
     prog = program_name()
-    # click's shell completion answers instead when its variable is set (click.core)
-    complete = prog.replace("-", "_").replace(".", "_")
-    if os.environ.get(f"_{complete}_COMPLETE".upper()):
+    if completion_requested(prog):
         return None
     usage = f"Usage: {prog} {USAGE_ARGS}"
     if len(usage) > WIDTH:  # click would wrap it
         return None
     return f"{usage}\n{BODY}"
+
+
+def completion_requested(prog: str | None = None) -> bool:
+    """click's shell completion answers instead when its variable is set (click.core)."""
+    complete = (prog or program_name()).replace("-", "_").replace(".", "_")
+    return bool(os.environ.get(f"_{complete}_COMPLETE".upper()))
 
 
 def columns() -> int:

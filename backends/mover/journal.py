@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,7 +77,7 @@ class Journal:
     @classmethod
     def create(cls, journal_dir: str, entries: tuple[JournalEntry, ...]) -> Journal:
         os.makedirs(journal_dir, mode=0o700, exist_ok=True)
-        path = os.path.join(journal_dir, f"{uuid.uuid4().hex}{SUFFIX}")
+        path = os.path.join(journal_dir, f"{os.urandom(16).hex()}{SUFFIX}")  # a uuid4's bits
         intent = {"format": FORMAT, "entries": [_entry_dict(e) for e in entries]}
         write_atomically(Path(path), json.dumps(intent) + "\n")
         return cls(path, entries)
