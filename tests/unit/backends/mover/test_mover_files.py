@@ -467,6 +467,37 @@ def test_a_source_changed_before_any_unlink_still_wins_after_a_crash(
     assert list(slow.iterdir()) == [] and os.listdir(journal) == []
 
 
+def _steps(monkeypatch: pytest.MonkeyPatch, cache: Path, journal: Path) -> list[str]:
+    """The steps that order a group's durability, as they happen: each source unlink
+    (with whether every journal then held its ``settling`` line), each syncfs, and the
+    journal's own flush and removal."""
+    events: list[str] = []
+    real_unlink, real_syncfs = os.unlink, mover_files.syncfs
+    real_flush, real_remove = Journal.flush, Journal.remove
+
+    def unlink(path: str | Path, *args: object, **kwargs: object) -> None:
+        if Path(path).parent == cache:
+            texts = [(journal / name).read_text() for name in os.listdir(journal)]
+            events.append(f"unlink after settling={all('settling' in t for t in texts)}")
+        real_unlink(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    def flush(self: Journal) -> None:
+        events.append("flush")
+        real_flush(self)
+
+    def remove(self: Journal) -> None:
+        events.append("remove")
+        real_remove(self)
+
+    monkeypatch.setattr(mover_files.os, "unlink", unlink)
+    monkeypatch.setattr(
+        mover_files, "syncfs", lambda fd: (events.append("syncfs"), real_syncfs(fd))
+    )
+    monkeypatch.setattr(Journal, "flush", flush)
+    monkeypatch.setattr(Journal, "remove", remove)
+    return events
+
+
 @pytest.mark.parametrize("journal_apart", [False, True])
 def test_the_journal_says_the_sources_may_go_durably_before_the_first_goes(
     tiers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch, journal_apart: bool
@@ -477,25 +508,7 @@ def test_the_journal_says_the_sources_may_go_durably_before_the_first_goes(
     cache, slow, journal = tiers
     for name in ("a", "b"):
         (cache / name).write_text(name)
-    events: list[str] = []
-    real_unlink, real_syncfs, real_flush = os.unlink, mover_files.syncfs, Journal.flush
-
-    def unlink(path: str | Path, *args: object, **kwargs: object) -> None:
-        if Path(path).parent == cache:
-            [name] = os.listdir(journal)
-            settling = "settling" in (journal / name).read_text()
-            events.append(f"unlink after settling={settling}")
-        real_unlink(path, *args, **kwargs)  # type: ignore[arg-type]
-
-    def flush(self: Journal) -> None:
-        events.append("flush")
-        real_flush(self)
-
-    monkeypatch.setattr(mover_files.os, "unlink", unlink)
-    monkeypatch.setattr(
-        mover_files, "syncfs", lambda fd: (events.append("syncfs"), real_syncfs(fd))
-    )
-    monkeypatch.setattr(Journal, "flush", flush)
+    events = _steps(monkeypatch, cache, journal)
     if journal_apart:
         monkeypatch.setattr(Journal, "device", lambda self: -1)
     outcomes = move(LocalFileMover(str(journal), verify=False), cache, slow)
@@ -506,6 +519,29 @@ def test_the_journal_says_the_sources_may_go_durably_before_the_first_goes(
     # copies, then renames durable (the line with them), then the unlinks
     assert before == ["syncfs", "syncfs", "flush"] if journal_apart else ["syncfs", "syncfs"]
     assert events.count("flush") == (1 if journal_apart else 0)
+
+
+def test_a_groups_journal_goes_only_after_a_syncfs_made_its_unlinks_durable(
+    tiers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A group's unlinks ride on the next group's first syncfs (or the run's last): its
+    journal is removed only after one, and none is left when the run ends."""
+    cache, slow, journal = tiers
+    monkeypatch.setattr(mover_files, "GROUP_FILES", 2)
+    monkeypatch.setattr(mover_files, "FIRST_GROUP_FILES", 2)
+    monkeypatch.setattr(mover_files, "LEAST_GROUP_FILES", 2)
+    for index in range(6):
+        (cache / f"f{index}").write_text(str(index))
+    events = _steps(monkeypatch, cache, journal)
+    outcomes = move(LocalFileMover(str(journal), verify=False), cache, slow)
+    assert all(o.moved for o in outcomes) and os.listdir(journal) == []
+    unlinks = [i for i, e in enumerate(events) if e.startswith("unlink")]
+    assert events.count("remove") == 3 and len(unlinks) == 6
+    for at, event in enumerate(events):
+        if event == "remove":  # a syncfs since the last unlink before it
+            assert "syncfs" in events[max(i for i in unlinks if i < at) : at], events
+    # three groups, two syncfs each, and one at the end for the last group's unlinks
+    assert events.count("syncfs") == 7, events
 
 
 def test_an_unreadable_journal_stops_recovery(tiers: tuple[Path, Path, Path]) -> None:
