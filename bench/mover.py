@@ -173,10 +173,15 @@ def write_layout(path: Path, cache: Path, slow: Path, minfreespace: int) -> None
                               slow_pool=fitted(layout.slow_pool)))  # fmt: skip
 
 
-def measure(rounds: int, work: Path, minfreespace: int) -> dict[str, dict[str, list[float]]]:
+Figures = dict[str, dict[str, list[float]]]  # per data set, per tool: one per round
+
+
+def measure(rounds: int, work: Path, minfreespace: int) -> tuple[Figures, Figures]:
+    """Wall times and CPU times (user + system, the tool's processes) per round."""
     cache, slow, pristine_root = work / "cache", work / "slow", work / "pristine"
     layout = work / "bench.toml"
-    results: dict[str, dict[str, list[float]]] = {}
+    results: Figures = {}
+    cpu: Figures = {}
     env = bytecode_env(work)
     for folder in (cache, slow):
         folder.mkdir()
@@ -189,21 +194,34 @@ def measure(rounds: int, work: Path, minfreespace: int) -> dict[str, dict[str, l
             pristine = pristine_root / name.replace(" ", "-")
             make_pristine(pristine, build(rng), rng)
             times: dict[str, list[float]] = {tool: [] for tool in commands}
+            used: dict[str, list[float]] = {tool: [] for tool in commands}
             order = list(commands)
             for _ in range(rounds):
                 for tool in order:
                     fresh_cache(pristine, cache, slow)
+                    before = _children_cpu()
                     start = time.perf_counter()
                     subprocess.run(commands[tool], check=True, env=env, stdout=subprocess.DEVNULL)
                     times[tool].append(time.perf_counter() - start)
+                    used[tool].append(_children_cpu() - before)
                     check_moved(pristine, cache, slow, tool)
                 order = order[1:] + order[:1]  # alternate who goes first
             results[name] = times
+            cpu[name] = used
             shutil.rmtree(pristine)
     finally:
         for folder in (cache, slow):
             subprocess.run(["umount", str(folder)], check=False)
-    return results
+    return results, cpu
+
+
+def _children_cpu() -> float:
+    """User + system time of the waited-for child processes so far: a run's own work,
+    which a busy machine's load moves much less than its wall time."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 REFERENCE = "rsync; sync"
@@ -218,8 +236,9 @@ def ratio_line(label: str, references: list[float], tierdeck: list[float]) -> st
             f"(range {min(ratios):.2f}-{max(ratios):.2f}; above 1: tierdeck faster)")  # fmt: skip
 
 
-def report_lines(results: dict[str, dict[str, list[float]]]) -> list[str]:
-    """Per data set: the goal's ratio (against rsync; sync) first, then the others."""
+def report_lines(results: Figures, cpu: Figures | None = None) -> list[str]:
+    """Per data set: the goal's ratio (against rsync; sync) first, then the others, and
+    the CPU each used when ``cpu`` is given."""
     lines: list[str] = []
     for name, times in results.items():
         lines.append(f"{name}:")
@@ -234,6 +253,11 @@ def report_lines(results: dict[str, dict[str, list[float]]]) -> list[str]:
                      f"{statistics.median(ceiling):5.2f}x (range {min(ceiling):.2f}-{max(ceiling):.2f})")  # fmt: skip
         scale = ", ".join(f"{tool} {statistics.median(t):.2f} s" for tool, t in times.items())
         lines.append(f"  (for scale, medians: {scale})")
+        if cpu is not None:
+            used = ", ".join(
+                f"{tool} {statistics.median(t):.2f} s" for tool, t in cpu[name].items()
+            )
+            lines.append(f"  (CPU, user + system, medians: {used})")
     return lines
 
 
@@ -249,10 +273,10 @@ def main() -> None:
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="tierdeck-mover-bench.", dir=args.dir) as work:
         minfreespace = bench_minfreespace(Path(work))
-        results = measure(args.rounds, Path(work), minfreespace)
+        results, cpu = measure(args.rounds, Path(work), minfreespace)
     title = (f"mover throughput against rsync then sync, {args.rounds} alternating rounds, "
              f"caches dropped (minfreespace {minfreespace / 2**30:.1f} GiB)")  # fmt: skip
-    lines = report_lines(results)
+    lines = report_lines(results, cpu)
     print(title)
     print("\n".join(lines))
     if not args.no_append:

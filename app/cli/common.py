@@ -7,17 +7,25 @@ the history store, the host backends) is imported inside the function that needs
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import importlib
-import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+
+# What needs no click lives in exits.py (``mover run`` starts without click).
+from .exits import EXIT_BROKEN_PIPE as EXIT_BROKEN_PIPE
+from .exits import EXIT_FAILED as EXIT_FAILED
+from .exits import EXIT_REFUSED as EXIT_REFUSED
+from .exits import EXIT_SIGINT as EXIT_SIGINT
+from .exits import EXIT_SIGTERM as EXIT_SIGTERM
+from .exits import exit_for_broken_pipe as exit_for_broken_pipe
+from .exits import fail as fail
+from .exits import load_layout_or_exit as load_layout_or_exit
+from .exits import quiet_on_broken_pipe as quiet_on_broken_pipe
 
 if TYPE_CHECKING:
     import asyncio
@@ -25,23 +33,10 @@ if TYPE_CHECKING:
     from ...backends.host import Host
     from ...backends.host.ssh import SshHost
     from ...core.bench_models import RunResult
-    from ...core.layout.model import Layout
     from ..history.store import HistoryStore
-
-# Exit statuses every command keeps (docs/bench-json.md documents them for bench run).
-EXIT_FAILED = 1  # the run failed, or tierdeck could not do what was asked
-EXIT_REFUSED = 2  # refused before starting, or bad options (click's usage errors too)
-EXIT_SIGINT = 130  # 128 + SIGINT
-EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a writer killed by it
-EXIT_SIGTERM = 143  # 128 + SIGTERM
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
-
-
-def fail(message: str, code: int) -> NoReturn:
-    click.echo(f"tierdeck: {message}", err=True)
-    sys.exit(code)
 
 
 PIPE_WIDTH = 1000  # in a pipe nothing is cut or wrapped: the table's own width
@@ -277,27 +272,6 @@ def cancel_exit_code(signum: int) -> int:
     return EXIT_SIGTERM if signum == signal.SIGTERM else EXIT_SIGINT
 
 
-def exit_for_broken_pipe() -> NoReturn:
-    # Python flushes stdout once more at exit; with the pipe gone that flush would raise
-    # again and print "Exception ignored ...". Pointing fd 1 at /dev/null keeps it quiet.
-    with contextlib.suppress(OSError, ValueError):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    sys.exit(EXIT_BROKEN_PIPE)
-
-
-@contextlib.contextmanager
-def quiet_on_broken_pipe() -> Iterator[None]:
-    """Exit 141 without a word when the reader went away (``tierdeck ... | head``)."""
-    try:
-        yield
-    except OSError as exc:
-        if exc.errno != errno.EPIPE:
-            raise
-        exit_for_broken_pipe()
-
-
 # --------------------------------------------------------------------------- commands
 
 
@@ -341,18 +315,3 @@ class CommandGroup(click.Group):
         rows = [(name, command.get_short_help_str(limit)) for name, command in commands]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
-
-
-def load_layout_or_exit(path: Path) -> Layout:
-    """The layout file a command names; a bad or missing file is a refusal (exit 2, one
-    line). Its imports wait for the call: ``tierdeck mover run`` (the timer's command)
-    should not pay for the layout package at every start."""
-    from ...core.layout.model import LayoutError
-    from ..layout.files import load_layout
-
-    try:
-        return load_layout(path)
-    except LayoutError as exc:
-        fail(f"{path}: {exc}", EXIT_REFUSED)
-    except OSError as exc:
-        fail(f"{path}: {exc.strerror}", EXIT_REFUSED)

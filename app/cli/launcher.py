@@ -13,7 +13,11 @@ to click. Imports nothing beyond what Python has loaded at start.
 ``tierdeck history list --json`` is answered the same way, from the lines the history
 keeps (fast_list.py, with sqlite3 alone): click and the command's modules cost more
 than the bound that listing is held to. fast_list.py hands click every case it is not
-sure of."""
+sure of.
+
+``tierdeck mover run`` with a plain command line (the systemd timer's) runs without
+click too: mover_run.py reads it, or hands it to click when click would read it any
+differently."""
 
 from __future__ import annotations
 
@@ -32,6 +36,14 @@ def run() -> None:
 
         answer = stored_list_json(argv)
     if answer is None:
+        if argv[:2] == ["mover", "run"] and answers_without_click():
+            # The systemd timer's command: without click when its line is plain
+            from .mover_run import plain_run_args, run_plain
+
+            args = plain_run_args(argv[2:])
+            if args is not None:
+                run_plain(args)
+                return
         from .root import main
 
         main()
@@ -44,7 +56,7 @@ def run() -> None:
             sys.stdout.write(answer)
             sys.stdout.flush()
     except BrokenPipeError:  # `tierdeck ... | head -1`: 141 without a word, as click's
-        from .common import exit_for_broken_pipe
+        from .exits import exit_for_broken_pipe
 
         exit_for_broken_pipe()
 

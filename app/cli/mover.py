@@ -4,28 +4,18 @@ FILE``; its output goes to the journal, and a failed or stopped move exits 1."""
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import json
-import signal
-import sys
-import threading
-import time
-from collections.abc import Iterator
 from pathlib import Path
-from types import FrameType
 
 import click
 
-from ...backends.host import LiveHost
-from ...core.errors import TierdeckError
 from ...core.units import counted, format_bytes
 from ..mover.history import MoverHistory, MoverHistoryError
-from ..mover.progress import step_text
-from ..mover.render_json import history_to_dict, report_to_dict
-from ..mover.render_text import duration_text, forecast_lines, noatime_lines, result_lines
-from ..mover.run import MoverOptions, MoverProgress, MoverRefused, run_mover
-from .common import EXIT_FAILED, EXIT_REFUSED, fail, host_option, load_layout_or_exit, once
+from ..mover.render_json import history_to_dict
+from ..mover.render_text import duration_text
+from .common import EXIT_FAILED, fail, host_option, once
+from .mover_run import RunArgs, run_command
 from .remote import run_on_host_itself
 
 
@@ -73,42 +63,6 @@ per slow branch. --json lists every file.
 """
 
 
-class _TtyProgress:
-    """One line on stderr, rewritten about once a second."""
-
-    def __init__(self) -> None:
-        self.last = 0.0
-        self.step: str | None = None
-
-    def __call__(self, p: MoverProgress) -> None:
-        now = time.monotonic()
-        step = step_text(p.step)
-        if (now - self.last < 1.0 and step == self.step
-                and p.files_done + p.files_skipped < p.files_total):  # fmt: skip
-            return
-        self.last, self.step = now, step
-        rate = f"{format_bytes(int(p.rate_bps))}/s" if p.rate_bps else "-"
-        skipped = f" ({p.files_skipped} skipped)" if p.files_skipped else ""
-        line = (f"{p.files_done}/{p.files_total} files{skipped}  {format_bytes(p.bytes_done)}/"
-                f"{format_bytes(p.bytes_total)}  {rate}  "
-                f"{step or 'eta ' + duration_text(p.eta_seconds)}")  # fmt: skip
-        click.echo(f"\r\x1b[K{line}", err=True, nl=False)
-
-
-@contextlib.contextmanager
-def _cancel_on_signals(cancel: threading.Event) -> Iterator[None]:
-    # systemd stops a unit with SIGTERM: the engine finishes or undoes the file at hand.
-    def handler(signum: int, frame: FrameType | None) -> None:
-        cancel.set()
-
-    before = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        yield
-    finally:
-        for sig, old in before.items():
-            signal.signal(sig, old)
-
-
 @click.command("run", help=_RUN_HELP)
 @once("--layout", "layout_path", required=True, metavar="FILE.toml",
       type=click.Path(dir_okay=False, path_type=Path), help="The layout file to run.")  # fmt: skip
@@ -119,34 +73,7 @@ def _cancel_on_signals(cancel: threading.Event) -> Iterator[None]:
 @click.option("--verify", is_flag=True, help="Also compare a SHA-256 of each copy with its source.")
 def run_cmd(layout_path: Path, min_age_days: int | None, dry_run: bool, as_json: bool,
             verify: bool) -> None:  # fmt: skip
-    layout = load_layout_or_exit(layout_path)  # exits 2 for a missing or bad file
-    options = MoverOptions(min_age_days=min_age_days, dry_run=dry_run, verify=verify)
-    cancel = threading.Event()
-    tty = not as_json and sys.stderr.isatty()
-    table = sys.stdout.isatty()  # a summary for the journal or a pipe, not a line per file
-    try:
-        with _cancel_on_signals(cancel):
-            report = run_mover(LiveHost(), layout, layout_path, options,
-                               on_progress=_TtyProgress() if tty else lambda p: None,
-                               cancel=cancel)  # fmt: skip
-    except MoverRefused as exc:
-        fail(str(exc), EXIT_REFUSED)
-    except TierdeckError as exc:
-        fail(str(exc), EXIT_FAILED)
-    if tty and not dry_run:
-        click.echo("", err=True)
-    if as_json:
-        click.echo(json.dumps(report_to_dict(report, str(layout_path.absolute())), indent=2))
-    else:
-        for line in noatime_lines(report):
-            click.echo(line, err=True)
-        lines = forecast_lines(report, tty=table) + ([] if dry_run else result_lines(report))
-        click.echo("\n".join(lines))
-    if report.stopped is not None:
-        click.echo(f"tierdeck: mover stopped ({report.stopped}): {report.message}", err=True)
-        sys.exit(EXIT_FAILED)
-    if not report.ok:
-        sys.exit(EXIT_FAILED)
+    run_command(RunArgs(layout_path, min_age_days, dry_run, as_json, verify))
 
 
 @click.command("history")

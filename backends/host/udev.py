@@ -26,9 +26,11 @@ def udevd_running(control: str = UDEV_CONTROL) -> bool:
     """Is udevd listening on its control socket? Its database (/run/udev/data) outlives
     it, and then describes devices as they were: a loop device reused since would still
     show the filesystem of its previous backing file."""
-    import socket  # here: ~4 ms that only a live host's capabilities pay
+    # The C module alone: socket.py adds selectors, select, array and builds its enums
+    # (~4-9 ms of every mover run, which asks the live host's capabilities once).
+    import _socket
 
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_SEQPACKET)
     try:
         sock.settimeout(0.5)
         sock.connect(control)

@@ -7,7 +7,9 @@ final path -> data durable -> journal "copied" -> rename into place (never over 
 existing file) -> rename durable -> check the copy and that the source is unchanged ->
 unlink the source -> unlink durable -> drop the journal. Durability is per group of
 files: one ``syncfs`` of each filesystem for the whole group instead of an fsync per
-file, which keeps that order for every file at a fraction of the cost.
+file, which keeps that order for every file at a fraction of the cost; a group's
+unlinks are made durable by the next group's first syncfs (or the run's last), its
+journal kept until then.
 
 Crash recovery is backends/mover/recovery.py (the same code also cleans up after a
 stop); the journal is backends/mover/journal.py; one file's copy is mover_copy.py.
@@ -21,7 +23,6 @@ import functools
 import os
 import stat
 import threading
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -201,61 +202,74 @@ class LocalFileMover:
             # batch's first group: its open files are looked up once the batch before
             # has copied.
             specs = list(_batch_groups(batches))
-            with (
-                ThreadPoolExecutor(1, thread_name_prefix="mover-settle") as background,
-                _Pools() as pools,
-            ):
-                settling: Future[list[MoveOutcome]] | None = None
-                waiting: _Group | None = None
-                ahead: _Planned | None = None
-                for number, (group, first) in enumerate(specs):
-                    planned = ahead if ahead is not None else plan(group, first)
-                    ahead = None
-                    if planned.error is not None:
-                        raise planned.error
-                    batch, stopped = planned.group, planned.stop
-                    following = specs[number + 1] if number + 1 < len(specs) else None
-                    if batch is not None:
-                        box: list[_Planned] = []
-                        try:
-                            if following is not None and not following[1]:
-                                batch.copy(functools.partial(plan_ahead, box, following[0]))
-                            else:
-                                batch.copy()
-                        except MoveStopped as stop:
-                            stopped = stop
-                        ahead = box[0] if box else None
-                    if waiting is not None and settling is not None and not settling.done():
-                        waiting.step()  # the copies are done: what is left is the disk
+            landed = _Landed()
+            try:
+                with (
+                    ThreadPoolExecutor(1, thread_name_prefix="mover-settle") as background,
+                    _Pools(landed) as pools,
+                ):
+                    settling: Future[list[MoveOutcome]] | None = None
+                    waiting: _Group | None = None
+                    ahead: _Planned | None = None
+                    for number, (group, first) in enumerate(specs):
+                        planned = ahead if ahead is not None else plan(group, first)
+                        ahead = None
+                        if planned.error is not None:
+                            raise planned.error
+                        batch, stopped = planned.group, planned.stop
+                        following = specs[number + 1] if number + 1 < len(specs) else None
+                        if batch is not None:
+                            box: list[_Planned] = []
+                            try:
+                                if following is not None and not following[1]:
+                                    batch.copy(functools.partial(plan_ahead, box, following[0]))
+                                else:
+                                    batch.copy()
+                            except MoveStopped as stop:
+                                stopped = stop
+                            ahead = box[0] if box else None
+                        if waiting is not None and settling is not None and not settling.done():
+                            waiting.step()  # the copies are done: what is left is the disk
+                        earlier, failed = _join(settling)
+                        settling = None
+                        done.extend(earlier)
+                        if failed is not None and stopped is None and batch is not None:
+                            stopped = batch.undo(failed.reason, failed.detail)
+                        if stopped is not None:
+                            later = ahead.undo(stopped.reason, stopped.detail) if ahead else ()
+                            raise MoveStopped(stopped.reason, stopped.detail,
+                                              (*done, *stopped.outcomes, *later)) from stopped  # fmt: skip
+                        assert batch is not None
+                        waiting = batch
+                        batch.step()
+                        settling = background.submit(batch.finish)
                     earlier, failed = _join(settling)
-                    settling = None
                     done.extend(earlier)
-                    if failed is not None and stopped is None and batch is not None:
-                        stopped = batch.undo(failed.reason, failed.detail)
-                    if stopped is not None:
-                        later = ahead.undo(stopped.reason, stopped.detail) if ahead else ()
-                        raise MoveStopped(stopped.reason, stopped.detail,
-                                          (*done, *stopped.outcomes, *later)) from stopped  # fmt: skip
-                    assert batch is not None
-                    waiting = batch
-                    batch.step()
-                    settling = background.submit(batch.finish)
-                earlier, failed = _join(settling)
-                done.extend(earlier)
-                if failed is not None:
-                    raise MoveStopped(failed.reason, failed.detail, tuple(done)) from failed
+                    if failed is not None:
+                        raise MoveStopped(failed.reason, failed.detail, tuple(done)) from failed
+            except Exception:
+                with contextlib.suppress(OSError):  # else the next run's recovery does it
+                    landed.flush()
+                raise
+            try:
+                landed.flush()  # the last groups' unlinks durable, their journals gone
+            except OSError as exc:
+                detail = f"{_describe(exc)} (making the last unlinks durable)"
+                raise MoveStopped(stop_reason(exc), detail, tuple(done)) from exc
         finally:
             _set_folder_times(folders)
         return tuple(done)
 
 
 class _Pools:
-    """The run's copy and unlink threads, started once: a pool per group started 12
-    threads 9 times for 2,000 small files, each start a wait for the new thread."""
+    """What the run's groups share: the copy and unlink threads, started once (a pool
+    per group started 12 threads 9 times for 2,000 small files, each start a wait for
+    the new thread), and the settled groups whose unlinks wait for a syncfs."""
 
-    def __init__(self) -> None:
+    def __init__(self, landed: _Landed) -> None:
         self.copiers = ThreadPoolExecutor(COPY_THREADS, thread_name_prefix="mover-copy")
         self.settlers = ThreadPoolExecutor(SETTLE_THREADS, thread_name_prefix="mover-unlink")
+        self.landed = landed
 
     def __enter__(self) -> _Pools:
         return self
@@ -263,6 +277,53 @@ class _Pools:
     def __exit__(self, *exc: object) -> None:
         self.copiers.shutdown()
         self.settlers.shutdown()
+
+
+class _Landed:
+    """Settled groups (copies in place, sources unlinked) whose unlinks are not durable
+    yet: their syncfs is the next group's first (or the run's last), one syncfs fewer
+    a group, and their journals go only once it is done, as the order of steps asks.
+    A journal kept that long is safe to replay: it says the group's sources may be
+    gone (``settling``), so a recovery never takes a new file at a source's path for
+    the source changed after the copy. Used from one thread at a time (the settle
+    thread, then the run's once the settles are joined)."""
+
+    def __init__(self) -> None:
+        self.journals: list[Journal] = []
+        self.paths: set[str] = set()  # the branches whose filesystems hold the unlinks
+
+    def add(self, journal: Journal, paths: set[str]) -> None:
+        self.journals.append(journal)
+        self.paths |= paths
+
+    def synced(self) -> None:
+        """A syncfs of every path in ``paths`` has just completed: the journals go."""
+        for journal in self.journals:
+            journal.remove()
+        self.journals, self.paths = [], set()
+
+    def flush(self) -> None:
+        """The run's end: their syncfs, then their journals removed."""
+        if self.journals:
+            sync_filesystems(self.paths)
+            self.synced()
+
+
+def sync_filesystems(paths: set[str], journal: Journal | None = None) -> None:
+    """One syncfs per filesystem holding one of ``paths``, and what ``journal`` was
+    given since its last fsync (free when it shares one of their filesystems)."""
+    synced: set[int] = set()  # two branches on one filesystem: one syncfs
+    for path in sorted(paths):
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            device = os.fstat(fd).st_dev
+            if device not in synced:
+                syncfs(fd)
+                synced.add(device)
+        finally:
+            os.close(fd)
+    if journal is not None and journal.device() not in synced:
+        journal.flush()
 
 
 def _wait_all(futures: Sequence[Future[T]]) -> list[T | BaseException]:
@@ -476,7 +537,7 @@ class _Group:
         self.on_outcome(outcome)
 
     def _precheck(self) -> list[_Copy]:
-        token = uuid.uuid4().hex[:12]
+        token = os.urandom(6).hex()  # uuid4's own source, without uuid's imports
         real_branches: dict[str, str] = {}
         checked: set[tuple[str, str]] = set()
         copies: list[_Copy] = []
@@ -512,7 +573,10 @@ class _Group:
 
     def _place_and_settle(self, journal: Journal, copies: list[_Copy]) -> None:
         live = [c for c in copies if c.record is not None]
-        self._sync({c.move.destination for c in live})
+        landed = self.pools.landed
+        # The copies durable, and with them the unlinks of the groups settled before
+        self._sync({c.move.destination for c in live} | landed.paths)
+        landed.synced()
         self._verify_and_recheck(live)
         live = [c for c in live if c.record is not None]
         if self.cancel.is_set():
@@ -527,9 +591,19 @@ class _Group:
                 os.unlink(copy.entry.temp)
                 restore_atime(copy.entry)
                 self._outcome(copy, SkipReason.EXISTS, "appeared during the copy")
-        self._sync({c.move.destination for c in live if c.renamed})
-        self._settle([c for c in copies if c.renamed])
-        journal.remove()
+        renamed = [c for c in copies if c.renamed]
+        if renamed:
+            # Once a source is unlinked, a new file may take its path and inode number:
+            # the journal says so before the first unlink, so that a recovery never
+            # takes such a file for the source changed after the copy and removes the
+            # copy. Durable with the renames: their syncfs, or a flush of its own.
+            journal.record_settling(frozenset(c.index for c in renamed))
+        self._sync({c.move.destination for c in renamed}, journal if renamed else None)
+        self._settle(renamed)
+        # The unlinks (and any copy removed) durable before the journal goes: at the
+        # next group's first syncfs, or the run's end.
+        landed.add(journal, {c.move.file.branch for c in renamed}
+                   | {c.move.destination for c in renamed})  # fmt: skip
 
     def _outcome(self, copy: _Copy, skip: SkipReason | None, detail: str = "") -> None:
         self.outcomes[copy.position] = outcome = MoveOutcome(copy.move, skip is None, skip, detail)
@@ -670,17 +744,8 @@ class _Group:
         finally:
             os.close(out)
 
-    def _sync(self, branches: set[str]) -> None:
-        synced: set[int] = set()  # two branches on one filesystem: one syncfs
-        for branch in sorted(branches):
-            fd = os.open(branch, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-            try:
-                device = os.fstat(fd).st_dev
-                if device not in synced:
-                    syncfs(fd)
-                    synced.add(device)
-            finally:
-                os.close(fd)
+    def _sync(self, branches: set[str], journal: Journal | None = None) -> None:
+        sync_filesystems(branches, journal)
 
     def _verify_and_recheck(self, copies: list[_Copy]) -> None:
         """The durable copies read back (verify), and each source unchanged since."""
@@ -726,8 +791,6 @@ class _Group:
                 self._outcome(copy, None)
             else:
                 self._outcome(copy, SkipReason.CHANGED, detail)
-        # the unlinks (and any copy removed) durable before the journal goes
-        self._sync({c.move.file.branch for c in copies} | {c.move.destination for c in copies})
 
     def _abort(
         self, journal: Journal, copies: list[_Copy], reason: StopReason, detail: str

@@ -9,10 +9,18 @@ One file per batch in the journal folder, JSON lines:
 2. after the copies are durable, the ``copied`` line (appended, fsynced): for each copy
    fit to be renamed into place, the temp file's inode, size and mtime, the source's
    identity after the read, and the sha256 when verifying. Renames happen only after
-   this line is durable, so a final path without it in the journal is not the mover's.
+   this line is durable, so a final path without it in the journal is not the mover's;
+3. after the renames, the ``settling`` line (appended; durable with the renames, before
+   the first source is unlinked): the moves whose sources may be gone from here on.
+   Once a source is unlinked, a new file may take its path and even its inode number
+   (disk filesystems hand a freed number to the next file created), and nothing on the
+   disk tells it from the source changed after the copy: recovery never removes the copy
+   of a settling move. Before this line no source was unlinked by the mover, so a file
+   at a source's path is the source (or a user's file that replaced it) and, changed,
+   wins over the copy.
 
-A torn ``copied`` line (the crash hit the append) reads as absent, which is right:
-nothing was renamed yet.
+A torn ``copied`` or ``settling`` line (the crash hit the append) reads as absent, which
+is right: nothing was renamed, or no source unlinked, yet.
 """
 
 from __future__ import annotations
@@ -20,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,22 +72,44 @@ class Journal:
     path: str
     entries: tuple[JournalEntry, ...]
     copied: dict[int, CopiedRecord] = field(default_factory=dict)
+    settling: frozenset[int] = frozenset()  # the moves whose sources may be unlinked
 
     @classmethod
     def create(cls, journal_dir: str, entries: tuple[JournalEntry, ...]) -> Journal:
         os.makedirs(journal_dir, mode=0o700, exist_ok=True)
-        path = os.path.join(journal_dir, f"{uuid.uuid4().hex}{SUFFIX}")
+        path = os.path.join(journal_dir, f"{os.urandom(16).hex()}{SUFFIX}")  # a uuid4's bits
         intent = {"format": FORMAT, "entries": [_entry_dict(e) for e in entries]}
         write_atomically(Path(path), json.dumps(intent) + "\n")
         return cls(path, entries)
 
     def record_copied(self, records: dict[int, CopiedRecord]) -> None:
-        line = {"copied": {str(i): _copied_dict(r) for i, r in records.items()}}
+        self._append({"copied": {str(i): _copied_dict(r) for i, r in records.items()}})
+        self.copied = dict(records)
+
+    def record_settling(self, indexes: frozenset[int]) -> None:
+        """The moves whose sources are about to be unlinked; not durable yet: the caller
+        makes it so (``flush``, or a syncfs of the journal's filesystem) before the first
+        unlink."""
+        self._append({"settling": sorted(indexes)}, durable=False)
+        self.settling = indexes
+
+    def flush(self) -> None:
+        """What was appended, on the disk (an fsync reaches the file by any descriptor)."""
+        fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def device(self) -> int:
+        return os.stat(self.path).st_dev
+
+    def _append(self, line: dict[str, Any], *, durable: bool = True) -> None:
         with open(self.path, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(line) + "\n")
             fh.flush()
-            os.fsync(fh.fileno())
-        self.copied = dict(records)
+            if durable:
+                os.fsync(fh.fileno())
 
     def remove(self) -> None:
         with contextlib.suppress(FileNotFoundError):
@@ -99,13 +128,17 @@ class Journal:
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise JournalUnreadable(f"mover journal {path} is unreadable: {exc}") from exc
         copied: dict[int, CopiedRecord] = {}
+        settling = frozenset[int]()
         for line in lines[1:]:
             try:
-                record = json.loads(line)["copied"]
-                copied = {int(i): _copied(r) for i, r in record.items()}
+                record = json.loads(line)
+                if "settling" in record:
+                    settling = frozenset(int(i) for i in record["settling"])
+                else:
+                    copied = {int(i): _copied(r) for i, r in record["copied"].items()}
             except (ValueError, KeyError, TypeError, AttributeError):
                 continue  # torn by the crash: as if never written
-        return cls(path, entries, copied)
+        return cls(path, entries, copied, settling)
 
 
 def pending(journal_dir: str) -> list[str]:

@@ -10,7 +10,11 @@ The rules, per journalled move:
 - the final path holds the recorded inode, size and mtime: the copy is in place. If the
   source is as it was after the read, it is unlinked (FINISHED, the sha256 checked first
   when the batch verified); if the source changed since, it is the newer file and the
-  copy is removed (UNDONE).
+  copy is removed (UNDONE), but only while the journal says no source of the group may
+  be gone yet. Once it says they may (``settling``), a file at the source's path that
+  is not the source as read may be a new file that took the unlinked source's path and
+  inode number: both it and the copy (then the only one of the moved file) stay
+  (FINISHED).
 
 A symlink left on the cache gets back the atime it had when the batch began (readlink
 dated it). What recovery changed is made durable (an fsync of each folder it touched) before the
@@ -34,8 +38,10 @@ def recover_journal(journal: Journal) -> dict[int, RecoveryOutcome]:
     outcomes: dict[int, RecoveryOutcome] = {}
     touched: set[str] = set()
     for index, entry in enumerate(journal.entries):
-        action, detail = _recover_entry(entry, journal.copied.get(index), touched)
-        restore_atime(entry)
+        settling = index in journal.settling
+        action, detail = _recover_entry(entry, journal.copied.get(index), touched, settling)
+        if not settling:  # else the file at its path is gone, or may be another's
+            restore_atime(entry)
         if action is not None:
             outcomes[index] = RecoveryOutcome(
                 rel=entry.rel,
@@ -73,7 +79,7 @@ def _lstat(path: str) -> os.stat_result | None:
 
 
 def _recover_entry(
-    entry: JournalEntry, record: CopiedRecord | None, touched: set[str]
+    entry: JournalEntry, record: CopiedRecord | None, touched: set[str], settling: bool
 ) -> tuple[RecoveryAction | None, str]:
     temp = _lstat(entry.temp)
     if record is None:
@@ -89,7 +95,7 @@ def _recover_entry(
         if temp is not None and temp.st_ino == record.temp_ino:
             os.unlink(entry.temp)  # the link-then-unlink rename was cut between its steps
             touched.add(os.path.dirname(entry.temp))
-        return settle_in_place(entry, record, source, touched)
+        return settle_in_place(entry, record, source, touched, settling=settling)
     if temp is not None and temp.st_ino == record.temp_ino:
         touched.add(os.path.dirname(entry.temp))
         if source is None:
@@ -107,14 +113,22 @@ def settle_in_place(
     touched: set[str],
     *,
     check_sha: bool = True,
+    settling: bool = False,
 ) -> tuple[RecoveryAction, str]:
     """The copy is at its final path: unlink the source, or remove the copy when the
-    source changed since (or, verifying, the copy's checksum is not the source's)."""
+    source changed since (or, verifying, the copy's checksum is not the source's).
+    ``settling``: the source may have been unlinked already (the journal said so before
+    the first unlink), so a file at its path that is not the source as read may be a new
+    one, even on the same inode number: the copy is never removed for it."""
     if source is None:
         return RecoveryAction.FINISHED, "already in place; the source was already removed"
     if source.st_ino != record.source_after.ino:
         # The source was unlinked before the crash and a new file has taken its name.
         return RecoveryAction.FINISHED, "already in place; a new file at the source is left alone"
+    if settling and SourceIdentity.of(source) != record.source_after:
+        # The same inode number is no proof of the same file once the source may have
+        # been unlinked: removing the copy could lose the moved file. Both stay.
+        return RecoveryAction.FINISHED, "already in place; the file now at the source is not the one copied and is left alone"  # fmt: skip
     if SourceIdentity.of(source) != record.source_after:
         os.unlink(entry.target)
         touched.add(os.path.dirname(entry.target))

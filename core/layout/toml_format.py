@@ -45,8 +45,6 @@ from collections.abc import Callable, Mapping
 from enum import StrEnum
 from typing import Any, TypeVar
 
-import tomli_w
-
 from ..errors import ParseError
 from ..units import parse_size
 from .model import (
@@ -135,6 +133,8 @@ def layout_to_toml(layout: Layout) -> str:
         "exclude": list(mover.exclude),
         "schedule": mover.schedule,
     }
+    import tomli_w  # here: reading a layout (every mover run) never writes one
+
     return tomli_w.dumps(doc)
 
 

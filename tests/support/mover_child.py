@@ -3,11 +3,13 @@ the engine, counting the engine's steps (each call that changes or flushes a fil
 open, write, rename, unlink, fsync, syncfs, xattrs, times ...).
 
     python -m tests.support.mover_child CACHE SLOW JOURNAL [--verify] [--group-files N]
-                                        [--pause-at K]
+                                        [--pause-at K | --pause-at-journal-removal]
 
 With ``--pause-at K`` it stops before its K-th step, prints ``paused K`` on stdout and
 waits (on stdin) to be killed: the killer waits for that line, a condition, never a
-time. Without it (or when the move ends first) it prints ``done STEPS`` and exits 0.
+time. ``--pause-at-journal-removal`` stops the same way before the step that removes
+the first group's journal (its copies in place, its sources unlinked, durably). Without
+either (or when the move ends first) it prints ``done STEPS`` and exits 0.
 Used by tests/integration/test_mover_crash.py and bench/mover_soak.py.
 """
 
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from tierdeck.backends.mover import engine as mover_files
+from tierdeck.backends.mover import journal as mover_journal
 from tierdeck.backends.mover import recovery as mover_recovery  # imports the engine's modules
 
 from tests.support.mover_tree import planned
@@ -35,25 +38,28 @@ STEPS = ("open", "write", "pwrite", "copy_file_range", "sendfile", "ftruncate", 
 
 
 class Counter:
-    def __init__(self, pause_at: int | None) -> None:
+    def __init__(self, pause_at: int | None, *, at_journal_removal: bool = False) -> None:
         self.steps = 0
         self.pause_at = pause_at
+        self.at_journal_removal = at_journal_removal
         # The engine copies in threads: one step at a time, and the pause holds the
         # lock, so every other thread stops at its next step too.
         self.lock = threading.Lock()
 
-    def step(self) -> None:
+    def step(self, name: str = "", args: tuple[Any, ...] = ()) -> None:
         with self.lock:
             self.steps += 1
-            if self.steps == self.pause_at:
+            removal = (self.at_journal_removal and name == "unlink" and bool(args)
+                       and str(args[0]).endswith(mover_journal.SUFFIX))  # fmt: skip
+            if self.steps == self.pause_at or removal:
                 sys.stdout.write(f"paused {self.steps}\n")
                 sys.stdout.flush()
                 sys.stdin.read()  # until killed
                 os._exit(3)  # the parent closed stdin instead of killing: still no cleanup
 
-    def wrap(self, func: Callable[..., Any]) -> Callable[..., Any]:
+    def wrap(self, func: Callable[..., Any], name: str = "") -> Callable[..., Any]:
         def counted(*args: Any, **kwargs: Any) -> Any:
-            self.step()
+            self.step(name, args)
             return func(*args, **kwargs)
 
         return counted
@@ -61,7 +67,7 @@ class Counter:
 
 def instrument(counter: Counter) -> None:
     for name in STEPS:
-        setattr(os, name, counter.wrap(getattr(os, name)))
+        setattr(os, name, counter.wrap(getattr(os, name), name))
     mover_files.syncfs = counter.wrap(mover_files.syncfs)  # type: ignore[attr-defined]
     for module in (mover_files, mover_recovery):
         module.rename_noreplace = counter.wrap(module.rename_noreplace)  # type: ignore[attr-defined]
@@ -95,11 +101,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verify", action="store_true")
     parser.add_argument("--group-files", type=int, default=mover_files.GROUP_FILES)
     parser.add_argument("--pause-at", type=int)
+    parser.add_argument("--pause-at-journal-removal", action="store_true")
     args = parser.parse_args(argv)
     moves = planned(args.cache, args.slow)
     mover_files.GROUP_FILES = args.group_files
     mover = mover_files.LocalFileMover(args.journal, verify=args.verify)
-    counter = Counter(args.pause_at)
+    counter = Counter(args.pause_at, at_journal_removal=args.pause_at_journal_removal)
     instrument(counter)
     mover.move_batch(moves, frozenset(), threading.Event(), lambda n: None)
     sys.stdout.write(f"done {counter.steps}\n")

@@ -76,6 +76,15 @@ def test_the_goal_line_is_against_rsync_then_sync_and_comes_first() -> None:
     assert [line.split(":")[0].strip() for line in others] == ["vs rsync", "vs rsync --fsync"]
 
 
+def test_the_cpu_of_each_tool_is_said_last() -> None:
+    bench = bench_mover()
+    times = {"tierdeck": [1.0], "rsync": [0.5], "rsync --fsync": [2.0], "rsync; sync": [1.0]}
+    cpu = {"2000 small files": {tool: [0.25] for tool in times}}
+    lines = bench.report_lines({"2000 small files": times}, cpu)
+    assert lines[-1] == ("  (CPU, user + system, medians: tierdeck 0.25 s, rsync 0.25 s, "
+                         "rsync --fsync 0.25 s, rsync; sync 0.25 s)")  # fmt: skip
+
+
 def test_figures_land_at_the_end_of_the_mover_speed_section(tmp_path: Path) -> None:
     bench = bench_mover()
     doc = tmp_path / "performance.md"

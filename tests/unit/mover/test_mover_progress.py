@@ -7,7 +7,7 @@ import time
 from dataclasses import replace
 
 import pytest
-from tierdeck.app.cli.mover import _TtyProgress
+from tierdeck.app.cli.mover_run import TtyProgress
 from tierdeck.app.mover.progress import MoverProgress, ProgressMeter
 from tierdeck.core.mover import (
     CachedFile,
@@ -92,10 +92,10 @@ def test_the_cli_line_says_the_group_syncs_as_soon_as_it_starts(
 ) -> None:
     copying = MoverProgress(0, 188, 253 * 2**20, 254 * 2**20, 50 * 2**20, 0.02, "a",
                             step=MoveStep(MovePhase.COPYING, 188, 254 * 2**20))  # fmt: skip
-    line = _TtyProgress()
+    line = TtyProgress()
     line(copying)
     line(replace(copying, eta_seconds=None, current=None, step=SYNCING))  # within the second
-    out = capsys.readouterr().err.split("\r")  # click drops the ANSI code off a tty
+    out = capsys.readouterr().err.split("\r\x1b[K")  # the line is only drawn on a terminal
     assert out[1] == "0/188 files  253M/254M  50M/s  eta 0:00:00"
     assert out[2] == "0/188 files  253M/254M  50M/s  syncing 188 files (254M) to disk…"
 

@@ -5,6 +5,7 @@ tests/integration/test_mover_engine.py; kill -9 at random points in test_mover_c
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ import pytest
 from tierdeck.app.mover.progress import MoverProgress, ProgressMeter, step_text
 from tierdeck.backends.mover import engine as mover_files
 from tierdeck.backends.mover.engine import LocalFileMover, MoveStopped
+from tierdeck.backends.mover.journal import Journal
 from tierdeck.core.mover import (
     TEMP_PREFIX,
     MoveOutcome,
@@ -159,20 +161,29 @@ def test_a_file_written_during_the_copy_stays_on_the_cache(tiers: tuple[Path, Pa
     assert list(slow.iterdir()) == [] and os.listdir(journal) == []
 
 
+def _write_after_the_rename(
+    monkeypatch: pytest.MonkeyPatch, source: Path, *, then_crash: bool = False
+) -> None:
+    """Each rename into place is followed by a write to ``source`` (and a crash)."""
+    real_rename = mover_files.rename_noreplace
+
+    def rename_then_write(old: str, new: str) -> None:
+        real_rename(old, new)
+        with open(source, "a") as fh:
+            fh.write(" and more")
+        if then_crash:
+            raise Crash
+
+    monkeypatch.setattr(mover_files, "rename_noreplace", rename_then_write)
+
+
 def test_a_source_changed_after_the_rename_keeps_the_source(
     tiers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The check just before the unlink: the copy in place is removed, the source kept."""
     cache, slow, journal = tiers
     (cache / "doc.txt").write_text("first")
-    real_rename = mover_files.rename_noreplace
-
-    def rename_then_write(source: str, target: str) -> None:
-        real_rename(source, target)
-        with open(cache / "doc.txt", "a") as fh:
-            fh.write(" and more")
-
-    monkeypatch.setattr(mover_files, "rename_noreplace", rename_then_write)
+    _write_after_the_rename(monkeypatch, cache / "doc.txt")
     [outcome] = move(LocalFileMover(str(journal), verify=False), cache, slow)
     assert outcome.skip is SkipReason.CHANGED
     assert (cache / "doc.txt").read_text() == "first and more"
@@ -394,6 +405,143 @@ def test_recovery_never_touches_a_destination_file_that_is_not_ours(
     LocalFileMover(str(journal), verify=False).recover()
     assert (slow / "name").read_text() == "theirs" and (cache / "name").read_text() == "ours"
     assert leftovers(slow) == []
+
+
+def _give_the_journal_the_inode_of(journal: Path, path: Path) -> None:
+    """The journal's record of the source after the read now names ``path``'s inode
+    number: what a disk filesystem does when it gives a freed number to the next file
+    created (tmpfs never reuses one), on any filesystem the tests run on."""
+    [name] = os.listdir(journal)
+    lines = (journal / name).read_text().splitlines()
+    for number, line in enumerate(lines[1:], 1):
+        record = json.loads(line)
+        if "copied" in record:
+            for copied in record["copied"].values():
+                copied["source_after"][0] = path.lstat().st_ino
+            lines[number] = json.dumps(record)
+    (journal / name).write_text("\n".join(lines) + "\n")
+
+
+def test_a_new_file_at_the_source_path_after_a_crash_is_left_alone_with_the_copy(
+    tiers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A crash after the group's sources were unlinked, before its journal went; then a
+    new file at the source's path, on the inode number the source had: it is no source
+    that changed after the copy, and the moved copy is the only one of its file."""
+    cache, slow, journal = tiers
+    (cache / "doc.txt").write_text("moved")
+    os.utime(cache / "doc.txt", ns=(OLD_NS, OLD_NS))
+
+    def crash(*args: object, **kwargs: object) -> None:
+        raise Crash
+
+    monkeypatch.setattr(mover_files.Journal, "remove", crash)
+    with pytest.raises(Crash):
+        move(LocalFileMover(str(journal), verify=True), cache, slow)
+    monkeypatch.undo()
+    assert not (cache / "doc.txt").exists() and len(os.listdir(journal)) == 1
+    (cache / "doc.txt").write_text("new, after the move")
+    _give_the_journal_the_inode_of(journal, cache / "doc.txt")
+    new = state_of(cache / "doc.txt")
+    LocalFileMover(str(journal), verify=True).recover()
+    assert (slow / "doc.txt").read_text() == "moved"
+    assert state_of(cache / "doc.txt") == new  # not even its atime touched
+    assert os.listdir(journal) == [] and leftovers(cache, slow) == []
+
+
+def test_a_source_changed_before_any_unlink_still_wins_after_a_crash(
+    tiers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The copy in place, the source written to, then the crash, before the group
+    journalled that its sources may go: the source is the newer file and the copy is
+    removed, as the live check before each unlink does."""
+    cache, slow, journal = tiers
+    (cache / "doc.txt").write_text("first")
+    _write_after_the_rename(monkeypatch, cache / "doc.txt", then_crash=True)
+    with pytest.raises(Crash):
+        move(LocalFileMover(str(journal), verify=False), cache, slow)
+    monkeypatch.undo()
+    [recovered] = LocalFileMover(str(journal), verify=False).recover()
+    assert recovered.action is RecoveryAction.UNDONE
+    assert (cache / "doc.txt").read_text() == "first and more"
+    assert list(slow.iterdir()) == [] and os.listdir(journal) == []
+
+
+def _steps(monkeypatch: pytest.MonkeyPatch, cache: Path, journal: Path) -> list[str]:
+    """The steps that order a group's durability, as they happen: each source unlink
+    (with whether every journal then held its ``settling`` line), each syncfs, and the
+    journal's own flush and removal."""
+    events: list[str] = []
+    real_unlink, real_syncfs = os.unlink, mover_files.syncfs
+    real_flush, real_remove = Journal.flush, Journal.remove
+
+    def unlink(path: str | Path, *args: object, **kwargs: object) -> None:
+        if Path(path).parent == cache:
+            texts = [(journal / name).read_text() for name in os.listdir(journal)]
+            events.append(f"unlink after settling={all('settling' in t for t in texts)}")
+        real_unlink(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    def flush(self: Journal) -> None:
+        events.append("flush")
+        real_flush(self)
+
+    def remove(self: Journal) -> None:
+        events.append("remove")
+        real_remove(self)
+
+    monkeypatch.setattr(mover_files.os, "unlink", unlink)
+    monkeypatch.setattr(
+        mover_files, "syncfs", lambda fd: (events.append("syncfs"), real_syncfs(fd))
+    )
+    monkeypatch.setattr(Journal, "flush", flush)
+    monkeypatch.setattr(Journal, "remove", remove)
+    return events
+
+
+@pytest.mark.parametrize("journal_apart", [False, True])
+def test_the_journal_says_the_sources_may_go_durably_before_the_first_goes(
+    tiers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch, journal_apart: bool
+) -> None:
+    """Before the first source is unlinked the journal's ``settling`` line is written and
+    flushed: by the renames' syncfs when the journal shares a branch's filesystem, by a
+    flush of its own when it does not (here made to look apart)."""
+    cache, slow, journal = tiers
+    for name in ("a", "b"):
+        (cache / name).write_text(name)
+    events = _steps(monkeypatch, cache, journal)
+    if journal_apart:
+        monkeypatch.setattr(Journal, "device", lambda self: -1)
+    outcomes = move(LocalFileMover(str(journal), verify=False), cache, slow)
+    assert all(o.moved for o in outcomes)
+    first = events.index("unlink after settling=True")
+    assert "unlink after settling=False" not in events
+    before = events[:first]
+    # copies, then renames durable (the line with them), then the unlinks
+    assert before == ["syncfs", "syncfs", "flush"] if journal_apart else ["syncfs", "syncfs"]
+    assert events.count("flush") == (1 if journal_apart else 0)
+
+
+def test_a_groups_journal_goes_only_after_a_syncfs_made_its_unlinks_durable(
+    tiers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A group's unlinks ride on the next group's first syncfs (or the run's last): its
+    journal is removed only after one, and none is left when the run ends."""
+    cache, slow, journal = tiers
+    monkeypatch.setattr(mover_files, "GROUP_FILES", 2)
+    monkeypatch.setattr(mover_files, "FIRST_GROUP_FILES", 2)
+    monkeypatch.setattr(mover_files, "LEAST_GROUP_FILES", 2)
+    for index in range(6):
+        (cache / f"f{index}").write_text(str(index))
+    events = _steps(monkeypatch, cache, journal)
+    outcomes = move(LocalFileMover(str(journal), verify=False), cache, slow)
+    assert all(o.moved for o in outcomes) and os.listdir(journal) == []
+    unlinks = [i for i, e in enumerate(events) if e.startswith("unlink")]
+    assert events.count("remove") == 3 and len(unlinks) == 6
+    for at, event in enumerate(events):
+        if event == "remove":  # a syncfs since the last unlink before it
+            assert "syncfs" in events[max(i for i in unlinks if i < at) : at], events
+    # three groups, two syncfs each, and one at the end for the last group's unlinks
+    assert events.count("syncfs") == 7, events
 
 
 def test_an_unreadable_journal_stops_recovery(tiers: tuple[Path, Path, Path]) -> None:
