@@ -1,8 +1,9 @@
 """What each dashboard tab shows: the inventory, a skeleton before the first one, or why
 it could not be read; and the detail pane that follows its highlighted row.
 
-The tabs after the first are mounted just after the first paint (``textual.lazy``): a
-tab whose widgets are not there yet answers ``False`` and is drawn again a refresh later.
+The tabs after the first get their widgets just after the first paint (the dashboard's
+``_mount_hidden_tabs``): a tab whose widgets are not there yet answers ``False`` and is
+drawn again a refresh later.
 """
 
 from __future__ import annotations
