@@ -23,8 +23,6 @@ from ...core.inventory_changes import NO_CHANGES, InventoryChanges
 from ...core.models import Inventory, Problem, Severity
 from ...widgets.calm_footer import CalmFooter
 from ...widgets.dashboard.disk_table import DiskTable
-from ...widgets.dashboard.mergerfs_tables import BranchTable, MergerfsPoolTable
-from ...widgets.dashboard.pool_tree import PoolTree
 from ...widgets.dashboard.skeleton import (
     KEPT_REFUSAL,
     LOADING_REFUSAL,
@@ -140,7 +138,11 @@ class DashboardScreen(BenchEntries, Screen[None]):
     def _mount_hidden_tabs(self) -> None:
         """The widgets of the tabs not shown at start, one column each. Mounted here
         rather than wrapped in ``textual.lazy.Lazy``, which is a widget of its own per
-        tab to mount and style before the first frame (~2 ms of it for three tabs)."""
+        tab to mount and style before the first frame (~2 ms of it for three tabs). Their
+        modules load here too (~2 ms of imports before the first frame)."""
+        from ...widgets.dashboard.mergerfs_tables import BranchTable, MergerfsPoolTable
+        from ...widgets.dashboard.pool_tree import PoolTree
+
         bodies = {
             "pools": Vertical(PoolTree(id="pool-tree"), DetailPane(id="pool-detail")),
             "mergerfs": Vertical(
@@ -203,6 +205,8 @@ class DashboardScreen(BenchEntries, Screen[None]):
             # A layout is checked against the machine as it is, never a kept snapshot.
             self.notify(KEPT_REFUSAL if self.kept else LOADING_REFUSAL)
             return
+        from ...widgets.dashboard.mergerfs_tables import MergerfsPoolTable
+
         on_pools = self.query_one("#sections", TabbedContent).active == "mergerfs"
         pool = self.query_one(MergerfsPoolTable).selected_pool if on_pools else None
         context(self).open_compose(self.inventory, pool)
@@ -285,6 +289,8 @@ class DashboardScreen(BenchEntries, Screen[None]):
 
     @on(DataTable.RowHighlighted, "#mergerfs-pools")
     def _mergerfs_pool_highlighted(self) -> None:
+        from ...widgets.dashboard.mergerfs_tables import BranchTable, MergerfsPoolTable
+
         branches = self.query_one(BranchTable)
         pool = self.query_one(MergerfsPoolTable).selected_pool
         if branches.pool is not pool:
@@ -295,12 +301,14 @@ class DashboardScreen(BenchEntries, Screen[None]):
     def _branch_highlighted(self) -> None:
         # Rebuilding the branch table highlights its first row: only a user moving
         # the cursor in the focused branch table should switch the pane to a branch.
-        if self.query_one(BranchTable).has_focus:
+        if self.query_one("#mergerfs-branches").has_focus:
             self._update_mergerfs_detail(branch=True)
 
     def on_descendant_focus(self) -> None:
-        focused = self.focused
-        if isinstance(focused, BranchTable):
+        # By id: the tables' module loads after the first paint (_mount_hidden_tabs),
+        # and the disk table's first focus comes before it.
+        focused = self.focused.id if self.focused is not None else None
+        if focused == "mergerfs-branches":
             self._update_mergerfs_detail(branch=True)
-        elif isinstance(focused, MergerfsPoolTable):
+        elif focused == "mergerfs-pools":
             self._update_mergerfs_detail(branch=False)
