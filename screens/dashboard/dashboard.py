@@ -99,7 +99,8 @@ class DashboardScreen(BenchEntries, Screen[None]):
 
     # The first resume focuses the disk table at once (on_mount asks for it too): with
     # the default, the first focusable widget, the tab bar took the focus before the
-    # first frame and both were restyled. Nothing is focused at a resume after that.
+    # first frame and both were restyled. A later resume gets back the widget focused
+    # before (Textual keeps it); this applies only when none was.
     AUTO_FOCUS = "#disk-table"
 
     def __init__(self) -> None:
