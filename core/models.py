@@ -26,8 +26,12 @@ class Severity(StrEnum):
     CRITICAL = "critical"
 
 
+# Each dataclass has a docstring: one without gets its signature as docstring, built
+# with inspect at import (about 1 ms in all, before the dashboard's first paint).
 @dataclass(frozen=True)
 class Partition:
+    """A partition of a disk."""
+
     name: str  # "sda1"
     path: str  # "/dev/sda1"
     number: int | None
@@ -74,6 +78,8 @@ class Disk:
 
 @dataclass(frozen=True)
 class Mount:
+    """One line of /proc/self/mountinfo, with df's figures when they could be read."""
+
     mount_id: int
     parent_id: int
     major_minor: str  # st_dev of the filesystem, "0:39" for FUSE/tmpfs
@@ -104,6 +110,8 @@ class BranchMode(StrEnum):
 
 @dataclass(frozen=True)
 class MergerfsBranch:
+    """One branch of a mergerfs pool, with its mode."""
+
     path: str
     mode: BranchMode
     minfreespace_bytes: int | None  # per-branch override; None = pool's minfreespace
@@ -113,6 +121,8 @@ class MergerfsBranch:
 
 @dataclass(frozen=True)
 class MergerfsPool:
+    """A mounted mergerfs pool: its branches and runtime options."""
+
     mountpoint: str
     fsname: str
     version: str | None
@@ -154,6 +164,8 @@ class VdevClass(StrEnum):
 
 @dataclass(frozen=True)
 class Vdev:
+    """A node of a zpool's vdev tree: a group (mirror, raidz) or a leaf (disk, file)."""
+
     name: str  # as zpool prints it: "mirror-0", "sdb", "/tmp/disks/rust.bin"
     kind: VdevKind
     state: str  # ONLINE, DEGRADED, FAULTED, OFFLINE, UNAVAIL, REMOVED, AVAIL, INUSE
@@ -184,6 +196,8 @@ class Vdev:
 
 @dataclass(frozen=True)
 class ScanStatus:
+    """A zpool's last or running scrub or resilver."""
+
     function: str  # "scrub", "resilver", "none"
     state: str  # "in_progress", "finished", "canceled", "none"
     text: str  # zpool's own words, joined to one line
@@ -193,6 +207,8 @@ class ScanStatus:
 
 @dataclass(frozen=True)
 class ZPool:
+    """An imported zpool: its vdev tree by class, errors and capacity."""
+
     name: str
     state: str
     vdevs: tuple[Vdev, ...]  # top-level data vdevs
@@ -225,6 +241,8 @@ class ZPool:
 
 @dataclass(frozen=True)
 class ZfsDataset:
+    """A ZFS filesystem, volume or snapshot."""
+
     name: str  # "cache/media"
     kind: str  # "filesystem", "volume", "snapshot"
     used_bytes: int | None
@@ -239,6 +257,8 @@ class ZfsDataset:
 
 @dataclass(frozen=True)
 class ZfsInfo:
+    """What ZFS the machine has, and its pools and datasets."""
+
     available: bool  # False when zpool/zfs are not installed
     version: str | None = None  # "zfs-2.1.4-0ubuntu0.1"
     json_output: bool = False  # True when OpenZFS >= 2.3 answered -j
@@ -249,6 +269,8 @@ class ZfsInfo:
 
 @dataclass(frozen=True)
 class BtrfsDevice:
+    """A device of a btrfs filesystem."""
+
     devid: int
     path: str  # "/dev/loop3"
     size_bytes: int | None = None
@@ -257,6 +279,8 @@ class BtrfsDevice:
 
 @dataclass(frozen=True)
 class BtrfsAllocation:
+    """Space a btrfs filesystem allocated to one kind of chunk."""
+
     kind: str  # "data", "metadata", "system"
     profile: str  # "RAID1", "single", "DUP" ...
     total_bytes: int
@@ -265,6 +289,8 @@ class BtrfsAllocation:
 
 @dataclass(frozen=True)
 class BtrfsFilesystem:
+    """A btrfs filesystem: its devices, allocations and mountpoints."""
+
     uuid: str
     label: str | None
     devices: tuple[BtrfsDevice, ...]
@@ -279,6 +305,8 @@ class BtrfsFilesystem:
 
 @dataclass(frozen=True)
 class MdMember:
+    """A member of an md array."""
+
     name: str  # "sdb1"
     slot: int | None  # RaidDevice number; None for spares
     state: str  # "in_sync", "faulty", "spare", "write_mostly,in_sync" ...
@@ -286,6 +314,8 @@ class MdMember:
 
 @dataclass(frozen=True)
 class MdArray:
+    """A Linux software RAID (md) array."""
+
     name: str  # "md127"
     level: str  # "raid1"
     state: str  # "active", "clean", "degraded"? (array_state / mdstat)
@@ -311,6 +341,8 @@ class MdArray:
 
 @dataclass(frozen=True)
 class Problem:
+    """Something an admin should look at, found in an inventory (core.health)."""
+
     severity: Severity
     subject: str  # "zpool tank", "mergerfs /mnt/slow branch /mnt/disk1"
     message: str
@@ -326,6 +358,8 @@ class SourceNote:
 
 @dataclass(frozen=True)
 class Inventory:
+    """Everything tierdeck knows of a machine's storage at one moment."""
+
     hostname: str
     disks: tuple[Disk, ...]
     mounts: tuple[Mount, ...]

@@ -137,10 +137,16 @@ class TierdeckApp(Navigator, App[None]):
         self._stale_timer: Timer | None = None
         self._cleaned = False
         self._collector_paused = False
+        self._first_snapshot: InventorySnapshot | None = None
         if host is None:
             self.title = "tierdeck — fleet"
         else:
-            self._set_title(host.hostname)
+            # Read now, drawn by on_mount; it names the host too, where asking the host
+            # may cost (a recording parses its host.json for its name: ~10 ms on the
+            # 240-disk one, which the first paint waited for).
+            self._first_snapshot = self._kept_snapshot()
+            kept = self._first_snapshot
+            self._set_title(kept.inventory.hostname if kept is not None else host.hostname)
 
     @property
     def host(self) -> Host:
@@ -180,10 +186,10 @@ class TierdeckApp(Navigator, App[None]):
             self.push_screen(FleetScreen(self._fleet))
             return
         self._pause_collector()
-        self._show_dashboard()
+        snapshot, self._first_snapshot = self._first_snapshot, None
+        self._show_dashboard(snapshot)
 
-    def _show_dashboard(self) -> None:
-        snapshot = self._kept_snapshot()
+    def _show_dashboard(self, snapshot: InventorySnapshot | None) -> None:
         dashboard = DashboardScreen()
         # The collection starts once the dashboard has painted (its threads would slow
         # that paint: they share the GIL): on_dashboard_painted.
@@ -218,7 +224,7 @@ class TierdeckApp(Navigator, App[None]):
         self._host, self._bench, self._cleaned = host, None, False
         self.inventory, self.problems, self.last_error, self.stale_since = None, (), None, None
         self.refreshes = 0
-        self._show_dashboard()
+        self._show_dashboard(self._kept_snapshot())
 
     def _leave_host(self) -> None:
         """Stop what works for the host shown (its collection, its watcher, the age

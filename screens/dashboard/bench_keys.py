@@ -12,8 +12,6 @@ from textual.widgets import TabbedContent
 
 from ...app.tui.context import context
 from ...widgets.dashboard.disk_table import DiskTable
-from ...widgets.dashboard.mergerfs_tables import BranchTable, MergerfsPoolTable
-from ...widgets.dashboard.pool_tree import PoolTree
 from ...widgets.dashboard.skeleton import KEPT_REFUSAL, LOADING_REFUSAL
 
 if TYPE_CHECKING:
@@ -88,6 +86,9 @@ class BenchEntries(_Base):
 
     def _selected(self) -> object:
         """What b aims at: the highlighted disk, pool item, branch or mergerfs pool."""
+        from ...widgets.dashboard.mergerfs_tables import BranchTable, MergerfsPoolTable
+        from ...widgets.dashboard.pool_tree import PoolTree
+
         section = self.query_one("#sections", TabbedContent).active
         if section == "disks":
             return self.query_one(DiskTable).selected_disk
@@ -108,6 +109,8 @@ class BenchEntries(_Base):
 
     def action_ladder(self) -> None:
         """p: the ladder of the highlighted mergerfs pool."""
+        from ...widgets.dashboard.mergerfs_tables import MergerfsPoolTable
+
         on_pools = self.query_one("#sections", TabbedContent).active == "mergerfs"
         pool = self.query_one(MergerfsPoolTable).selected_pool if on_pools else None
         if pool is None:

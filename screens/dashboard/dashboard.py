@@ -14,7 +14,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.css.query import NoMatches
-from textual.lazy import Lazy
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane, Tree
 
@@ -24,8 +23,6 @@ from ...core.inventory_changes import NO_CHANGES, InventoryChanges
 from ...core.models import Inventory, Problem, Severity
 from ...widgets.calm_footer import CalmFooter
 from ...widgets.dashboard.disk_table import DiskTable
-from ...widgets.dashboard.mergerfs_tables import BranchTable, MergerfsPoolTable
-from ...widgets.dashboard.pool_tree import PoolTree
 from ...widgets.dashboard.skeleton import (
     KEPT_REFUSAL,
     LOADING_REFUSAL,
@@ -100,6 +97,12 @@ class DashboardScreen(BenchEntries, Screen[None]):
         "the title: the inventory on screen was kept from an earlier start."
     )
 
+    # The first resume focuses the disk table at once (on_mount asks for it too): with
+    # the default, the first focusable widget, the tab bar took the focus before the
+    # first frame and both were restyled. A later resume gets back the widget focused
+    # before (Textual keeps it); this applies only when none was.
+    AUTO_FOCUS = "#disk-table"
+
     def __init__(self) -> None:
         super().__init__(id="dashboard")
         self.stale_mark: str | None = None
@@ -127,19 +130,35 @@ class DashboardScreen(BenchEntries, Screen[None]):
             with TabPane("1 Disks", id="disks"):
                 yield DiskTable(id="disk-table")
                 yield DetailPane(id="disk-detail")
-            # Hidden at start: mounted just after the first paint (sections.py).
-            with TabPane("2 Pools", id="pools"), Lazy(Vertical(classes="pane-body")):
-                yield PoolTree(id="pool-tree")
-                yield DetailPane(id="pool-detail")
-            with TabPane("3 mergerfs", id="mergerfs"), Lazy(Vertical(classes="pane-body")):
-                yield MergerfsPoolTable(id="mergerfs-pools")
-                yield BranchTable(id="mergerfs-branches")
-                yield DetailPane(id="mergerfs-detail")
-            with TabPane("4 Problems", id="problems"), Lazy(Vertical(classes="pane-body")):
-                yield DetailPane(id="problem-list")
+            # Hidden at start: empty until just after the first paint (_mount_hidden_tabs).
+            yield TabPane("2 Pools", id="pools")
+            yield TabPane("3 mergerfs", id="mergerfs")
+            yield TabPane("4 Problems", id="problems")
         yield CalmFooter()
 
+    def _mount_hidden_tabs(self) -> None:
+        """The widgets of the tabs not shown at start, one column each. Mounted here
+        rather than wrapped in ``textual.lazy.Lazy``, which is a widget of its own per
+        tab to mount and style before the first frame (~2 ms of it for three tabs). Their
+        modules load here too (~2 ms of imports before the first frame)."""
+        from ...widgets.dashboard.mergerfs_tables import BranchTable, MergerfsPoolTable
+        from ...widgets.dashboard.pool_tree import PoolTree
+
+        bodies = {
+            "pools": Vertical(PoolTree(id="pool-tree"), DetailPane(id="pool-detail")),
+            "mergerfs": Vertical(
+                MergerfsPoolTable(id="mergerfs-pools"),
+                BranchTable(id="mergerfs-branches"),
+                DetailPane(id="mergerfs-detail"),
+            ),
+            "problems": Vertical(DetailPane(id="problem-list")),
+        }
+        for pane, body in bodies.items():
+            body.add_class("pane-body")
+            self.query_one(f"#{pane}", TabPane).mount(body)
+
     def on_mount(self) -> None:
+        self.call_after_refresh(self._mount_hidden_tabs)
         if self.inventory is None:
             self.show_stale_mark(SKELETON_NOTE)
             self._draw("disks")
@@ -187,6 +206,8 @@ class DashboardScreen(BenchEntries, Screen[None]):
             # A layout is checked against the machine as it is, never a kept snapshot.
             self.notify(KEPT_REFUSAL if self.kept else LOADING_REFUSAL)
             return
+        from ...widgets.dashboard.mergerfs_tables import MergerfsPoolTable
+
         on_pools = self.query_one("#sections", TabbedContent).active == "mergerfs"
         pool = self.query_one(MergerfsPoolTable).selected_pool if on_pools else None
         context(self).open_compose(self.inventory, pool)
@@ -269,6 +290,8 @@ class DashboardScreen(BenchEntries, Screen[None]):
 
     @on(DataTable.RowHighlighted, "#mergerfs-pools")
     def _mergerfs_pool_highlighted(self) -> None:
+        from ...widgets.dashboard.mergerfs_tables import BranchTable, MergerfsPoolTable
+
         branches = self.query_one(BranchTable)
         pool = self.query_one(MergerfsPoolTable).selected_pool
         if branches.pool is not pool:
@@ -279,12 +302,14 @@ class DashboardScreen(BenchEntries, Screen[None]):
     def _branch_highlighted(self) -> None:
         # Rebuilding the branch table highlights its first row: only a user moving
         # the cursor in the focused branch table should switch the pane to a branch.
-        if self.query_one(BranchTable).has_focus:
+        if self.query_one("#mergerfs-branches").has_focus:
             self._update_mergerfs_detail(branch=True)
 
     def on_descendant_focus(self) -> None:
-        focused = self.focused
-        if isinstance(focused, BranchTable):
+        # By id: the tables' module loads after the first paint (_mount_hidden_tabs),
+        # and the disk table's first focus comes before it.
+        focused = self.focused.id if self.focused is not None else None
+        if focused == "mergerfs-branches":
             self._update_mergerfs_detail(branch=True)
-        elif isinstance(focused, MergerfsPoolTable):
+        elif focused == "mergerfs-pools":
             self._update_mergerfs_detail(branch=False)

@@ -1,13 +1,15 @@
 """What each dashboard tab shows: the inventory, a skeleton before the first one, or why
 it could not be read; and the detail pane that follows its highlighted row.
 
-The tabs after the first are mounted just after the first paint (``textual.lazy``): a
-tab whose widgets are not there yet answers ``False`` and is drawn again a refresh later.
+The tabs after the first get their widgets just after the first paint (the dashboard's
+``_mount_hidden_tabs``): a tab whose widgets are not there yet answers ``False`` and is
+drawn again a refresh later.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.css.query import NoMatches
@@ -17,12 +19,15 @@ from ...core.inventory_changes import NO_CHANGES, InventoryChanges
 from ...core.models import Inventory, Problem
 from ...widgets.dashboard.disk_table import DiskTable, disk_detail
 from ...widgets.dashboard.disks_under import disks_under_text
-from ...widgets.dashboard.mergerfs_tables import BranchTable, MergerfsPoolTable, branch_detail
-from ...widgets.dashboard.mergerfs_tables import pool_detail as mergerfs_detail
-from ...widgets.dashboard.pool_tree import PoolItem, PoolTree, pool_detail, relation_key
 from ...widgets.dashboard.problem_list import problems_renderable
 from ...widgets.dashboard.skeleton import SKELETON_NOTE
 from ...widgets.detail_pane import DetailPane
+
+if TYPE_CHECKING:
+    from ...widgets.dashboard.pool_tree import PoolItem
+
+# The Pools and mergerfs tabs' modules are imported where they are drawn: they load
+# with those tabs' widgets, after the first paint (the dashboard's _mount_hidden_tabs).
 
 SECTIONS = ("disks", "pools", "mergerfs", "problems")
 DETAIL_PANES = {
@@ -69,9 +74,13 @@ def _draw_inventory(
         screen.query_one(DiskTable).show_inventory(inv, state.changes.disks)
         update_disk_detail(screen, inv)
     elif section == "pools":
+        from ...widgets.dashboard.pool_tree import PoolTree
+
         screen.query_one(PoolTree).show_inventory(inv, state.changes.zpools)
         update_pool_detail(screen, inv)
     elif section == "mergerfs":
+        from ...widgets.dashboard.mergerfs_tables import BranchTable, MergerfsPoolTable
+
         pools = screen.query_one(MergerfsPoolTable)
         pools.show_pools(inv.mergerfs, state.changes.mergerfs)
         branches = screen.query_one(BranchTable)
@@ -87,6 +96,8 @@ def _draw_skeleton(screen: Screen[None], section: str) -> None:
     if section == "disks":
         screen.query_one(DiskTable).show_skeleton()
     elif section == "pools":
+        from ...widgets.dashboard.pool_tree import PoolTree
+
         screen.query_one(PoolTree).show_skeleton()
     screen.query_one(DETAIL_PANES[section], DetailPane).show(Text(SKELETON_NOTE, style="dim"))
 
@@ -95,6 +106,8 @@ def _draw_failure(screen: Screen[None], section: str, error: str) -> None:
     if section == "disks":
         screen.query_one(DiskTable).clear(columns=True)
     elif section == "pools":
+        from ...widgets.dashboard.pool_tree import PoolTree
+
         screen.query_one(PoolTree).clear()
     message = Text.assemble(
         ("Could not read the inventory: ", "bold red"), error, "\nPress r to retry."
@@ -116,6 +129,8 @@ def update_disk_detail(screen: Screen[None], inv: Inventory) -> None:
 
 
 def update_pool_detail(screen: Screen[None], inv: Inventory) -> None:
+    from ...widgets.dashboard.pool_tree import PoolTree, pool_detail, relation_key
+
     item: PoolItem = screen.query_one(PoolTree).selected_item
     parts = pool_detail(item)
     if item is not None:  # right under the title: the answer people come for
@@ -124,6 +139,9 @@ def update_pool_detail(screen: Screen[None], inv: Inventory) -> None:
 
 
 def update_mergerfs_detail(screen: Screen[None], inv: Inventory, *, branch: bool) -> None:
+    from ...widgets.dashboard.mergerfs_tables import BranchTable, MergerfsPoolTable, branch_detail
+    from ...widgets.dashboard.mergerfs_tables import pool_detail as mergerfs_detail
+
     pane = screen.query_one(DETAIL_PANES["mergerfs"], DetailPane)
     pool = screen.query_one(MergerfsPoolTable).selected_pool
     if pool is None:

@@ -8,6 +8,7 @@ from rich.cells import cell_len
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+from textual.css.scalar import ScalarResolveError
 from textual.widgets import DataTable
 
 from ...backends.mounts import mount_for_path
@@ -223,14 +224,27 @@ class DiskTable(DataTable[Text]):
             # of the first paint).
             self.add_column(Text(label), key=key, width=width)
         at = next((i for i, d in enumerate(disks) if d.name == selected), 0)
-        # The rows a screen can show now; the rest once that is painted. A 240-disk NAS
-        # pays for 24 rows before its dashboard appears.
-        first = max(self.app.size.height, at + 1)
+        # The rows the table can show now; the rest once that is painted. A 240-disk
+        # NAS pays for 14 rows (at 80x24) before its dashboard appears.
+        first = max(self._rows_on_screen(), at + 1)
         self._add_rows(self._generation, disks[:first], rows[:first])
         if len(rows) > first:
             self.call_after_refresh(self._add_rows, self._generation, disks[first:], rows[first:])
         if at:
             self.move_cursor(row=at, animate=False)
+
+    def _rows_on_screen(self) -> int:
+        """At most the rows the table can show: its max-height (a share of the screen,
+        dashboard.tcss) taken of the whole screen, else the screen's height. Before its
+        first layout the table knows no size of its own."""
+        screen = self.app.size
+        limit = self.styles.max_height
+        if limit is None:
+            return screen.height
+        try:
+            return max(1, int(limit.resolve(screen, screen)))
+        except ScalarResolveError:  # a unit that needs the layout: the screen bounds it
+            return screen.height
 
     def _add_rows(self, generation: int, disks: list[Disk], rows: list[list[str]]) -> None:
         if generation != self._generation:  # rebuilt meanwhile: these rows are gone
