@@ -22,7 +22,12 @@ from ...core.errors import TierdeckError
 from ...core.units import counted, format_bytes
 from ..mover.history import MoverHistory, MoverHistoryError
 from ..mover.progress import step_text
-from ..mover.render_json import history_to_dict, report_to_dict
+from ..mover.render_json import (
+    history_to_dict,
+    progress_to_dict,
+    refused_to_dict,
+    report_to_dict,
+)
 from ..mover.render_text import duration_text, forecast_lines, noatime_lines, result_lines
 from ..mover.run import MoverOptions, MoverProgress, MoverRefused, run_mover
 from .common import EXIT_FAILED, EXIT_REFUSED, fail, host_option, load_layout_or_exit, once
@@ -95,6 +100,32 @@ class _TtyProgress:
         click.echo(f"\r\x1b[K{line}", err=True, nl=False)
 
 
+def _json_line(document: dict[str, object]) -> None:
+    sys.stdout.write(json.dumps(document, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+class _JsonLinesProgress:
+    """Each progress report as one JSON line, at most every ``every`` seconds (and the
+    last). The reader is another machine over SSH: when it is gone (a broken pipe), no
+    one watches the move any more, so it stops the clean way."""
+
+    def __init__(self, cancel: threading.Event, every: float = 0.2) -> None:
+        self.cancel = cancel
+        self.every = every
+        self.last = 0.0
+
+    def __call__(self, p: MoverProgress) -> None:
+        now = time.monotonic()
+        if now - self.last < self.every and p.files_done + p.files_skipped < p.files_total:
+            return
+        self.last = now
+        try:
+            _json_line(progress_to_dict(p))
+        except OSError:
+            self.cancel.set()
+
+
 @contextlib.contextmanager
 def _cancel_on_signals(cancel: threading.Event) -> Iterator[None]:
     # systemd stops a unit with SIGTERM: the engine finishes or undoes the file at hand.
@@ -116,26 +147,36 @@ def _cancel_on_signals(cancel: threading.Event) -> Iterator[None]:
       help="Move files older than N days (overrides the layout's min_age_days).")  # fmt: skip
 @click.option("--dry-run", is_flag=True, help="Print the forecast; move nothing.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object (docs/mover-json.md).")
+@click.option("--json-lines", "json_lines", is_flag=True,
+              help="One JSON object a line: the progress as files move, then the run "
+              "(docs/mover-json.md; what the TUI of another machine reads).")  # fmt: skip
 @click.option("--verify", is_flag=True, help="Also compare a SHA-256 of each copy with its source.")
 def run_cmd(layout_path: Path, min_age_days: int | None, dry_run: bool, as_json: bool,
-            verify: bool) -> None:  # fmt: skip
+            json_lines: bool, verify: bool) -> None:  # fmt: skip
+    if as_json and json_lines:
+        fail("--json and --json-lines: choose one", EXIT_REFUSED)
     layout = load_layout_or_exit(layout_path)  # exits 2 for a missing or bad file
     options = MoverOptions(min_age_days=min_age_days, dry_run=dry_run, verify=verify)
     cancel = threading.Event()
-    tty = not as_json and sys.stderr.isatty()
+    tty = not (as_json or json_lines) and sys.stderr.isatty()
     table = sys.stdout.isatty()  # a summary for the journal or a pipe, not a line per file
+    progress = (_JsonLinesProgress(cancel) if json_lines
+                else _TtyProgress() if tty else lambda p: None)  # fmt: skip
     try:
         with _cancel_on_signals(cancel):
             report = run_mover(LiveHost(), layout, layout_path, options,
-                               on_progress=_TtyProgress() if tty else lambda p: None,
-                               cancel=cancel)  # fmt: skip
+                               on_progress=progress, cancel=cancel)  # fmt: skip
     except MoverRefused as exc:
+        if json_lines:
+            _json_line(refused_to_dict(exc))
         fail(str(exc), EXIT_REFUSED)
     except TierdeckError as exc:
         fail(str(exc), EXIT_FAILED)
     if tty and not dry_run:
         click.echo("", err=True)
-    if as_json:
+    if json_lines:
+        _json_line(report_to_dict(report, str(layout_path.absolute())))
+    elif as_json:
         click.echo(json.dumps(report_to_dict(report, str(layout_path.absolute())), indent=2))
     else:
         for line in noatime_lines(report):

@@ -8,19 +8,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.message import Message
 
-from ...app.layout.files import load_layout, save_layout
+from ...app.layout.files import load_host_layout, load_layout, save_layout
 from ...app.mover.history import MoverHistory, MoverHistoryError, MoverRecord
 from ...app.mover.run import MoverProgress, MoverReport
-from ...core.errors import one_line
+from ...core.errors import TierdeckError, one_line
 from ...core.layout.model import Layout, LayoutError
 from ...core.units import counted, format_bytes
 from ...widgets.layout.mover_views import planned_bytes
 from ..modals.confirm import PromptScreen
+
+if TYPE_CHECKING:
+    from ...backends.host import Host
 
 # The compose screen's save proposes this name: the likeliest file when none is known.
 DEFAULT_LAYOUT_FILE = "tierdeck-layout.toml"
@@ -93,10 +96,17 @@ def default_layout_file() -> str:
     return runs[0].layout_path if runs else DEFAULT_LAYOUT_FILE
 
 
-def read_layout(text: str) -> tuple[Path, Layout] | str:
-    """The layout file the user typed, or why it is not one (one line)."""
+def read_layout(text: str, host: Host | None = None) -> tuple[Path, Layout] | str:
+    """The layout file the user typed, or why it is not one (one line). With ``host``,
+    a file of that host (its own tierdeck runs the mover there)."""
     if not text.strip():
         return "a layout file (TOML), please"
+    if host is not None:
+        path = Path(text.strip())  # a path on the host: its ~ is not this machine's
+        try:
+            return path, load_host_layout(host, path)
+        except (LayoutError, OSError, TierdeckError) as exc:
+            return one_line(exc)
     path = Path(text.strip()).expanduser()
     try:
         return path, load_layout(path)
@@ -104,22 +114,26 @@ def read_layout(text: str) -> tuple[Path, Layout] | str:
         return one_line(exc)
 
 
-def ask_layout(app: Any, opened: Callable[[Path, Layout], None], default: str) -> None:
+def ask_layout(
+    app: Any, opened: Callable[[Path, Layout], None], default: str, host: Host | None = None
+) -> None:
     """The dashboard's way in: a prompt for a layout file, checked on enter (the error
-    shows under the field), then ``opened`` with the file's layout."""
+    shows under the field), then ``opened`` with the file's layout. With ``host``, a
+    file on that host, read through it."""
 
     def check(text: str) -> str | None:
-        found = read_layout(text)
+        found = read_layout(text, host)
         return found if isinstance(found, str) else None
 
     def answered(text: str | None) -> None:
-        found = read_layout(text) if text else None
+        found = read_layout(text, host) if text else None
         if isinstance(found, tuple):
             opened(*found)
 
+    where = "" if host is None else f" on {host.hostname}"
     app.push_screen(
         PromptScreen(
-            "The mover of which layout (TOML file, e.g. saved by l on the dashboard)?",
+            f"The mover of which layout{where} (TOML file, e.g. saved by l on the dashboard)?",
             title="Mover",
             value=default,
             validate=check,

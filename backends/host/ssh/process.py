@@ -108,10 +108,14 @@ def _exit_code(status: int | None, exit_signal: Any) -> int:
     return status
 
 
-async def spawn_remote(link: SshLink, argv: list[str], env: dict[str, str] | None) -> RemoteProcess:
-    """Start argv on the host; the process once its pid is known."""
+async def spawn_remote(
+    link: SshLink, argv: list[str], env: dict[str, str] | None, *, kill_after: int | None = 5
+) -> RemoteProcess:
+    """Start argv on the host; the process once its pid is known. A lost link stops it
+    with TERM, and KILL ``kill_after`` s later (None: TERM alone)."""
     caller = asyncio.get_running_loop()
     process = RemoteProcess(link, caller)
-    command = "exec sh -c " + remote_sh.q(remote_sh.spawn_line(argv, env))
+    line = remote_sh.spawn_line(argv, env, kill_after=kill_after)
+    command = "exec sh -c " + remote_sh.q(line)
     await asyncio.wrap_future(link.submit(process.start(command)))
     return process

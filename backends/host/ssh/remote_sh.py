@@ -157,14 +157,21 @@ def group_alive_line(pgid: int) -> str:
     )
 
 
-def spawn_line(argv: Sequence[str], env: Mapping[str, str] | None) -> str:
+def spawn_line(
+    argv: Sequence[str], env: Mapping[str, str] | None, *, kill_after: int | None = 5
+) -> str:
     """Start argv in a session of its own, print its pid, then pass its output through.
 
     Tied to the channel: a watcher reads the channel's stdin, which ends only when
     tierdeck closes it or the connection dies; then the whole group is stopped (TERM,
-    KILL 5 s later). So a link that drops never leaves fio running on the NAS."""
+    KILL ``kill_after`` s later). So a link that drops never leaves fio running on the
+    NAS. ``kill_after`` None: TERM alone, for a command that stops cleanly on it and
+    must not be cut short (the mover finishes or undoes the file at hand)."""
     assignments = " ".join(f"{k}={q(v)}" for k, v in (env or {}).items() if k.isidentifier())
     run = f"env LC_ALL=C {assignments} {command_line(argv)}".replace("  ", " ")
+    kill = (
+        ":" if kill_after is None else f"sleep {int(kill_after)}; kill -s KILL -- -$p 2>/dev/null"
+    )
     # A background job's stdin is /dev/null in a script: the watcher gets the
     # channel's explicitly (fd 3). The pid is told once setsid made it a group.
     return (
@@ -172,7 +179,7 @@ def spawn_line(argv: Sequence[str], env: Mapping[str, str] | None) -> str:
         "while IFS= read -r l < /proc/$p/stat 2>/dev/null; do r=${l##*) }; set -- $r; "
         '[ "$3" = "$p" ] && break; done; echo $p; '
         "( while IFS= read -r _; do :; done; kill -s TERM -- -$p 2>/dev/null; "
-        "sleep 5; kill -s KILL -- -$p 2>/dev/null ) <&3 & w=$!; exec 3<&-; "
+        f"{kill} ) <&3 & w=$!; exec 3<&-; "
         "wait $p; s=$?; kill $w 2>/dev/null; exit $s"
     )
 
