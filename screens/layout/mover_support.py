@@ -18,6 +18,7 @@ from ...app.mover.history import MoverHistory, MoverHistoryError, MoverRecord
 from ...app.mover.run import MoverProgress, MoverReport
 from ...core.errors import TierdeckError, one_line
 from ...core.layout.model import Layout, LayoutError
+from ...core.layout.toml_format import layout_to_toml
 from ...core.units import counted, format_bytes
 from ...widgets.layout.mover_views import planned_bytes
 from ..modals.confirm import PromptScreen
@@ -142,17 +143,25 @@ def ask_layout(
     )
 
 
-def save_and_open(screen: Any, layout: Layout, opened: Callable[[Path, Layout], None]) -> None:
+def save_and_open(
+    screen: Any, layout: Layout, opened: Callable[[Path, Layout], None], host: Host | None = None
+) -> None:
     """The compose screen's way in: the mover runs a layout *file* (its lock, journal and
     records are per file), so the layout is saved first, where the user says (asking
-    before replacing a file), then ``opened``."""
+    before replacing a file), then ``opened``. With ``host`` (its own tierdeck moves
+    its files), the file is written on that host."""
     from .compose_save import ask_and_write
 
     def write(path: Path) -> None:
-        save_layout(path, layout)
+        if host is None:
+            save_layout(path, layout)
+        else:
+            host.write_atomically(str(path), layout_to_toml(layout))
         opened(path, layout)
 
-    ask_and_write(screen, "the layout (TOML) for the mover", DEFAULT_LAYOUT_FILE, write)
+    where = "" if host is None else f" on {host.hostname}"
+    ask_and_write(screen, f"the layout (TOML) for the mover{where}", DEFAULT_LAYOUT_FILE, write,
+                  on_host=host)  # fmt: skip
 
 
 def head_text(name: str, layout: Layout, phase: Phase, report: MoverReport | None) -> Text:

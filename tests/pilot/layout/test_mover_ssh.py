@@ -7,9 +7,12 @@ without tierdeck saying how to install it."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import subprocess
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,7 +31,7 @@ from tierdeck.screens.modals.confirm import ConfirmScreen, PromptScreen
 
 from tests.integration.test_mover_lab import DAY, MIB, Lab, assert_once_and_whole, put
 from tests.integration.test_mover_lab import lab as lab  # noqa: F401 - the fixture
-from tests.waiting import wait_until
+from tests.waiting import wait_until, wait_until_sync
 
 from ..waiting import shown_text
 
@@ -64,14 +67,28 @@ async def open_layout(pilot: Pilot[None], layout_path: Path) -> MoverScreen:
 
 
 async def settled(pilot: Pilot[None], screen: MoverScreen, *phases: Phase) -> None:
-    await wait_until(pilot, lambda: screen.phase in phases, "/".join(p.name for p in phases),
-                     timeout=120)  # fmt: skip
+    try:
+        await wait_until(pilot, lambda: screen.phase in phases,
+                         "/".join(p.name for p in phases), timeout=120)  # fmt: skip
+    except AssertionError as exc:  # where the view is instead
+        shown = screen.query_one("#mover-forecast").render()
+        raise AssertionError(
+            f"{exc} (at {screen.phase.name}: {shown}, {screen.progress})"
+        ) from None
 
 
 async def confirm_move(pilot: Pilot[None], screen: MoverScreen) -> None:
     await pilot.press("m")
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen), "the question")
     await pilot.press("y")
+
+
+@pytest.fixture
+def nas_lab(lab: Lab) -> Lab:  # noqa: F811 - the fixture
+    """The lab with a layout file of its own name: the host's mover locks by that name
+    in the host's lock folder, which every test worker's sshd shares."""
+    return dataclasses.replace(lab, layout_path=lab.layout_path.with_name(
+        f"lab-{uuid.uuid4().hex[:8]}.toml"))  # fmt: skip
 
 
 @pytest.fixture
@@ -92,8 +109,9 @@ def movers_on_host(layout_path: Path) -> list[str]:
 
 async def test_the_hosts_own_tierdeck_forecasts_and_moves_by_keyboard(
     nas: SshHost,
-    lab: Lab,  # noqa: F811 - the fixture
+    nas_lab: Lab,
 ) -> None:
+    lab = nas_lab
     now = time.time()
     sums = {f"tv/e{i}.mkv": put(lab, f"tv/e{i}.mkv", MIB, now - 40 * DAY) for i in range(3)}
     put(lab, "new.mkv", KIB, now)
@@ -135,13 +153,13 @@ async def test_the_hosts_own_tierdeck_forecasts_and_moves_by_keyboard(
 
 
 @pytest.fixture
-def slow_hdds(lab: Lab) -> Iterator[None]:  # noqa: F811 - the fixture
+def slow_hdds(nas_lab: Lab) -> Iterator[None]:
     """The slow branches' disks at 2 MiB/s of writes for one test, so a move lasts long
     enough to be cancelled in the middle; the lab's HDD speed again after."""
     if not BLKIO.exists():
         pytest.skip("no v1 blkio cgroup to slow the lab's disks")
     devices = []
-    for branch in lab.slow:
+    for branch in nas_lab.slow:
         st = os.stat(branch)
         devices.append(f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}")
     try:
@@ -155,9 +173,10 @@ def slow_hdds(lab: Lab) -> Iterator[None]:  # noqa: F811 - the fixture
 
 async def test_cancel_stops_the_hosts_mover_cleanly(
     nas: SshHost,
-    lab: Lab,  # noqa: F811 - the fixture
+    nas_lab: Lab,
     slow_hdds: None,
 ) -> None:
+    lab = nas_lab
     now = time.time()
     # 40 files: the engine's first group is 25, synced at 2 MiB/s for about 3 s
     sums = {f"f{i:02}": put(lab, f"f{i:02}", 256 * KIB, now - 40 * DAY) for i in range(40)}
@@ -184,12 +203,82 @@ async def test_cancel_stops_the_hosts_mover_cleanly(
     assert not movers_on_host(lab.layout_path)
 
 
+class ComposeWayApp(Navigator, App[None]):
+    """The compose screen's way (``v``): the layout saved on the host first. (Not a
+    HostMoverApp: Textual would run that one's on_mount too.)"""
+
+    CSS_PATH = HostMoverApp.CSS_PATH
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, host: Any, layout: Any) -> None:
+        super().__init__()
+        self.host = host
+        self.tier_layout = layout
+
+    def on_mount(self) -> None:
+        from tierdeck.screens.layout.mover_support import save_and_open
+
+        save_and_open(self.screen, self.tier_layout,
+                      lambda path, layout: self.open_mover(layout, path), self.host)  # fmt: skip
+
+
+async def test_compose_v_writes_the_layout_on_the_host_then_runs_its_mover(
+    nas: SshHost,
+    nas_lab: Lab,
+    tmp_path: Path,
+) -> None:
+    lab = nas_lab
+    from tierdeck.app.layout.files import load_layout
+
+    put(lab, "old.mkv", MIB, time.time() - 40 * DAY)
+    target = tmp_path / "on-the-host.toml"
+    app = ComposeWayApp(nas, lab.layout)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_layout(pilot, target)
+        assert load_layout(target) == lab.layout  # written there (the "NAS" is this machine)
+        await settled(pilot, screen, Phase.READY)
+        assert screen.forecast is not None and len(screen.forecast.planned) == 1
+
+
+async def test_a_lost_link_stops_the_hosts_mover_cleanly(
+    nas: SshHost,
+    ssh_lab: Any,
+    nas_lab: Lab,
+    slow_hdds: None,
+) -> None:
+    lab = nas_lab
+    now = time.time()
+    sums = {f"f{i:02}": put(lab, f"f{i:02}", 256 * KIB, now - 40 * DAY) for i in range(40)}
+    save_layout(lab.layout_path, lab.layout)
+
+    app = HostMoverApp(nas)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_layout(pilot, lab.layout_path)
+        await settled(pilot, screen, Phase.READY)
+        await confirm_move(pilot, screen)
+        await wait_until(pilot, lambda: screen.progress is not None, "the host's progress",
+                         timeout=60)  # fmt: skip
+        ssh_lab.kill_sessions()
+        await settled(pilot, screen, Phase.FAILED)
+        shown = shown_text(screen.query_one("#mover-forecast"))
+        assert "lost" in shown and "told to stop" in shown, shown
+    # The host's watcher TERMed its mover, which stopped the clean way on its own.
+    wait_until_sync(lambda: not movers_on_host(lab.layout_path), "the host's mover to stop",
+                    timeout=30)  # fmt: skip
+    assert_once_and_whole(lab, sums)
+    result = nas.run(["tierdeck", "mover", "history", "--layout", str(lab.layout_path),
+                      "--json", "--limit", "1"])  # fmt: skip
+    (last,) = json.loads(result.stdout)["runs"]
+    assert last["dry_run"] is False and last["stopped"] == "cancelled", last
+
+
 async def test_a_host_without_tierdeck_says_how_to_install_it(
     ssh_lab: Any,
-    lab: Lab,  # noqa: F811 - the fixture
+    nas_lab: Lab,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    lab = nas_lab
     from tests.support.sshd import SshLab
 
     save_layout(lab.layout_path, lab.layout)
