@@ -159,3 +159,31 @@ async def test_the_fleet_screen_signs_in_on_enter_with_the_masked_modal(
         await wait_until(pilot, lambda: screen.collected == 2, "the second round", timeout=30)
         assert screen.statuses["vault"].reachable
         assert not isinstance(app.screen, SecretScreen)  # not asked again
+
+
+async def test_the_host_switcher_opens_a_host_asking_its_passphrase(
+    locked_key: Path, _own_config: Path
+) -> None:
+    from textual.widgets import Input
+    from tierdeck.app.machine.demo import load_demo_host
+    from tierdeck.app.tui.app import TierdeckApp
+    from tierdeck.screens.dashboard.dashboard import DashboardScreen
+    from tierdeck.screens.modals.choice import ChoiceScreen
+    from tierdeck.screens.modals.secret import SecretScreen
+
+    from tests.waiting import wait_until
+
+    _two_hosts(_own_config)
+    app = TierdeckApp(load_demo_host(), hotplug=False)  # a start of any machine
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.refreshes == 1, "the first dashboard")
+        await pilot.press("o")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the list")
+        await pilot.press("down", "down", "enter")  # this machine, nas, vault
+        await wait_until(pilot, lambda: isinstance(app.screen, SecretScreen), "the question")
+        app.screen.query_one(Input).value = PASSPHRASE
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.host, SshHost), "vault", timeout=30)
+        await wait_until(pilot, lambda: isinstance(app.screen, DashboardScreen)
+                         and app.refreshes == 1, "vault's dashboard", timeout=60)  # fmt: skip
+        assert app.inventory is not None and app.inventory.hostname == os.uname().nodename
