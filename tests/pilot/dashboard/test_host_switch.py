@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.pilot import Pilot
 from textual.widgets import OptionList
 from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.app.tui.host_switch import NO_HOSTS, THIS_MACHINE
@@ -33,6 +34,13 @@ def _app(demo_host: RecordedHost) -> TierdeckApp:
     return TierdeckApp(demo_host, collect=collect, hotplug=False)
 
 
+async def _the_list(pilot: Pilot[None], app: TierdeckApp) -> None:
+    """The dashboard once its inventory is in, then o's list."""
+    await wait_until(pilot, lambda: app.refreshes == 1, "the demo's inventory")
+    await pilot.press("o")
+    await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the list")
+
+
 def _choices(app: TierdeckApp) -> list[str]:
     options = app.screen.query_one(OptionList)
     return [str(options.get_option_at_index(i).id) for i in range(options.option_count)]
@@ -51,8 +59,7 @@ async def test_o_lists_this_machine_and_hosts_toml_and_opens_the_one_picked(
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, DashboardScreen), "help closed")
 
-        await pilot.press("o")
-        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the list")
+        await _the_list(pilot, app)
         assert _choices(app) == [THIS_MACHINE, "attic"]
         await pilot.press("enter")  # this machine, first
         await wait_until(pilot, lambda: isinstance(app.host, LiveHost), "this machine")
@@ -68,10 +75,8 @@ async def test_a_host_that_cannot_be_reached_is_said_and_the_dashboard_stays(
     (_own_config / "hosts.toml").write_text('[[host]]\nname = "gone"\nssh = "root@127.0.0.1:9"\n')
     app = _app(demo_host)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: app.refreshes == 1, "the demo's inventory")
-        dashboard = app.screen
-        await pilot.press("o")
-        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the list")
+        dashboard = app.get_screen("dashboard")
+        await _the_list(pilot, app)
         await pilot.press("down", "enter")
         await wait_until(pilot, lambda: any("127.0.0.1" in str(n.message)
                                             for n in app._notifications), "the refusal")  # fmt: skip
@@ -83,9 +88,7 @@ async def test_no_hosts_toml_offers_this_machine_and_says_how_to_add_hosts(
 ) -> None:
     app = _app(demo_host)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: app.refreshes == 1, "the demo's inventory")
-        await pilot.press("o")
-        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the list")
+        await _the_list(pilot, app)
         assert _choices(app) == [THIS_MACHINE]
         assert "tierdeck fleet add" in shown_text(app.screen.query_one(".modal-question"))
         assert NO_HOSTS.startswith("more machines")
