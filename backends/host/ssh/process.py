@@ -63,17 +63,21 @@ class RemoteProcess:
                 while chunk := await source.read(65536):
                     self._caller.call_soon_threadsafe(into.feed_data, chunk)
 
-        await asyncio.gather(copy(channel.stdout, self.stdout), copy(channel.stderr, self.stderr))
-        code: int
+        code = LOST
         try:
+            await asyncio.gather(copy(channel.stdout, self.stdout),
+                                 copy(channel.stderr, self.stderr))  # fmt: skip
             completed = await channel.wait(check=False)
             code = _exit_code(completed.exit_status, completed.exit_signal)
         except (asyncssh.Error, OSError) as exc:
             self.lost = f"the connection to {self._link.target} was lost ({exc})"
-            code = LOST
-        if code == LOST and self.lost is None:
-            self.lost = f"the connection to {self._link.target} was lost"
-        self._caller.call_soon_threadsafe(self._finish, code)
+        finally:
+            # Also when the link is closed under it (its tasks cancelled): the caller
+            # reading the output is told, never left waiting for an end.
+            if code == LOST and self.lost is None:
+                self.lost = f"the connection to {self._link.target} was lost"
+            with contextlib.suppress(RuntimeError):  # the caller's loop is gone already
+                self._caller.call_soon_threadsafe(self._finish, code)
 
     # -- on the caller's loop -------------------------------------------------------
 
