@@ -80,6 +80,16 @@ class HostKeyRefused(HostUnreachable):
         self.fingerprint = fingerprint
 
 
+class SecretNeeded(HostUnreachable):
+    """The host asks for a password, or a key wants its passphrase, and there was no one
+    to ask (a fleet row, a script): it is asked where someone can answer (``what``:
+    "a password", "the passphrase of ~/.ssh/id_ed25519")."""
+
+    def __init__(self, target: str, what: str) -> None:
+        super().__init__(target, f"needs {what}")
+        self.what = what
+
+
 class ParseError(TierdeckError):
     """A tool's output did not have the shape its parser expects."""
 

@@ -70,10 +70,13 @@ per slow branch. --json lists every file.
       help="Move files older than N days (overrides the layout's min_age_days).")  # fmt: skip
 @click.option("--dry-run", is_flag=True, help="Print the forecast; move nothing.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object (docs/mover-json.md).")
+@click.option("--json-lines", "json_lines", is_flag=True,
+              help="One JSON object a line: the progress as files move, then the run "
+              "(docs/mover-json.md; what the TUI of another machine reads).")  # fmt: skip
 @click.option("--verify", is_flag=True, help="Also compare a SHA-256 of each copy with its source.")
 def run_cmd(layout_path: Path, min_age_days: int | None, dry_run: bool, as_json: bool,
-            verify: bool) -> None:  # fmt: skip
-    run_command(RunArgs(layout_path, min_age_days, dry_run, as_json, verify))
+            json_lines: bool, verify: bool) -> None:  # fmt: skip
+    run_command(RunArgs(layout_path, min_age_days, dry_run, as_json, verify, json_lines))
 
 
 @click.command("history")

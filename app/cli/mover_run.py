@@ -24,12 +24,13 @@ from ...backends.host import LiveHost
 from ...core.errors import TierdeckError
 from ...core.units import format_bytes
 from ..mover.progress import step_text
-from ..mover.render_json import report_to_dict
+from ..mover.render_json import progress_to_dict, refused_to_dict, report_to_dict
 from ..mover.render_text import duration_text, forecast_lines, noatime_lines, result_lines
 from ..mover.run import MoverOptions, MoverProgress, MoverRefused, run_mover
 from .exits import EXIT_FAILED, EXIT_REFUSED, echo, fail, load_layout_or_exit
 
-FLAGS = {"--dry-run": "dry_run", "--json": "as_json", "--verify": "verify"}
+FLAGS = {"--dry-run": "dry_run", "--json": "as_json", "--json-lines": "json_lines",
+         "--verify": "verify"}  # fmt: skip
 VALUES = ("--layout", "--min-age-days")
 
 
@@ -40,6 +41,7 @@ class RunArgs:
     dry_run: bool = False
     as_json: bool = False
     verify: bool = False
+    json_lines: bool = False
 
 
 def plain_run_args(args: list[str]) -> RunArgs | None:
@@ -94,6 +96,32 @@ class TtyProgress:
         echo(f"\r\x1b[K{line}", err=True, nl=False)
 
 
+def _json_line(document: dict[str, object]) -> None:
+    sys.stdout.write(json.dumps(document, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+class JsonLinesProgress:
+    """Each progress report as one JSON line, at most every ``every`` seconds (and the
+    last). The reader is another machine over SSH: when it is gone (a broken pipe), no
+    one watches the move any more, so it stops the clean way."""
+
+    def __init__(self, cancel: threading.Event, every: float = 0.2) -> None:
+        self.cancel = cancel
+        self.every = every
+        self.last = 0.0
+
+    def __call__(self, p: MoverProgress) -> None:
+        now = time.monotonic()
+        if now - self.last < self.every and p.files_done + p.files_skipped < p.files_total:
+            return
+        self.last = now
+        try:
+            _json_line(progress_to_dict(p))
+        except OSError:
+            self.cancel.set()
+
+
 @contextlib.contextmanager
 def _cancel_on_signals(cancel: threading.Event) -> Iterator[None]:
     # systemd stops a unit with SIGTERM: the engine finishes or undoes the file at hand.
@@ -110,24 +138,31 @@ def _cancel_on_signals(cancel: threading.Event) -> Iterator[None]:
 
 def run_command(args: RunArgs) -> None:
     """The mover run, its output and its exit status (sys.exit 1 or 2; returns on 0)."""
+    if args.as_json and args.json_lines:
+        fail("--json and --json-lines: choose one", EXIT_REFUSED)
     layout = load_layout_or_exit(args.layout_path)  # exits 2 for a missing or bad file
     options = MoverOptions(min_age_days=args.min_age_days, dry_run=args.dry_run,
                            verify=args.verify)  # fmt: skip
     cancel = threading.Event()
-    tty = not args.as_json and sys.stderr.isatty()
+    tty = not (args.as_json or args.json_lines) and sys.stderr.isatty()
     table = sys.stdout.isatty()  # a summary for the journal or a pipe, not a line per file
+    progress = (JsonLinesProgress(cancel) if args.json_lines
+                else TtyProgress() if tty else lambda p: None)  # fmt: skip
     try:
         with _cancel_on_signals(cancel):
             report = run_mover(LiveHost(), layout, args.layout_path, options,
-                               on_progress=TtyProgress() if tty else lambda p: None,
-                               cancel=cancel)  # fmt: skip
+                               on_progress=progress, cancel=cancel)  # fmt: skip
     except MoverRefused as exc:
+        if args.json_lines:
+            _json_line(refused_to_dict(exc))
         fail(str(exc), EXIT_REFUSED)
     except TierdeckError as exc:
         fail(str(exc), EXIT_FAILED)
     if tty and not args.dry_run:
         echo("", err=True)
-    if args.as_json:
+    if args.json_lines:
+        _json_line(report_to_dict(report, str(args.layout_path.absolute())))
+    elif args.as_json:
         echo(json.dumps(report_to_dict(report, str(args.layout_path.absolute())), indent=2))
     else:
         for line in noatime_lines(report):

@@ -21,17 +21,19 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...backends.host import Host
-from ...core.errors import one_line
+from ...core.errors import SecretNeeded, one_line
 from ...core.models import Inventory
 from .config import FleetHost
-from .status import HostStatus, host_status, unreachable
+from .status import HostStatus, host_status, needs_secret, unreachable
 
 if TYPE_CHECKING:
+    from ...backends.host.ssh.link import Prompt
     from ...backends.sources import ReaderSource, Source
 
 DEFAULT_TIMEOUT = 10.0
 
 Connect = Callable[[FleetHost, float], Host]  # an entry and the timeout -> its Host
+SignIn = Callable[[FleetHost, float, "Prompt"], Host]  # the same, asking for a secret
 Collect = Callable[[Host], Inventory]
 OnStatus = Callable[[HostStatus], None]
 
@@ -46,6 +48,23 @@ def ssh_connect(entry: FleetHost, timeout: float) -> Host:
 
     target = SshTarget.parse(entry.ssh)
     return SshHost(target, link=SshLink(target, connect_timeout=timeout, warm_shells=1))
+
+
+def ssh_sign_in(entry: FleetHost, timeout: float, prompt: Prompt) -> Host:
+    """The entry's SshHost, logged in now, asking ``prompt`` for a password or a key's
+    passphrase; its link keeps the answer in memory for the rounds after. A dashboard
+    opens on it, so it keeps the usual shells."""
+    from ...backends.host.ssh import SshHost, SshTarget
+    from ...backends.host.ssh.link import SshLink
+
+    target = SshTarget.parse(entry.ssh)
+    host = SshHost(target, link=SshLink(target, prompt=prompt, connect_timeout=timeout))
+    try:
+        host.facts  # noqa: B018 - log in now: the prompt is answered while the row waits
+    except BaseException:
+        close_quietly(host)
+        raise
+    return host
 
 
 def _nothing_of(source: ReaderSource[Any]) -> Callable[[Host, Any], tuple[Any, tuple[()]]]:
@@ -100,6 +119,8 @@ class FleetSource(Protocol):
 
     def host(self, name: str) -> Host | None: ...
 
+    def sign_in(self, name: str, prompt: Prompt) -> HostStatus: ...
+
     def close(self) -> None: ...
 
 
@@ -121,13 +142,19 @@ class Fleet:
         timeout: float = DEFAULT_TIMEOUT,
         connect: Connect | None = None,
         collect: Collect | None = None,
+        sign_in: SignIn | None = None,
     ) -> None:
-        """``connect`` and ``collect`` default to SSH and ``collect_inventory``."""
+        """``connect``, ``sign_in`` and ``collect`` default to SSH and
+        ``collect_inventory``."""
         self._entries = entries
         self.timeout = timeout
         self._connect = connect or ssh_connect
+        self._sign_in = sign_in or ssh_sign_in
         self._collect = collect or row_inventory
         self._hosts: dict[str, Host] = {}
+        # hosts signed in with a secret: kept across rounds (their links hold the
+        # answer in memory), closed only by close()
+        self._signed: dict[str, Host] = {}
         self._lock = threading.Lock()
         self._newest: _Round | None = None  # a round started again (r) supersedes this one
 
@@ -140,28 +167,68 @@ class Fleet:
             return self._hosts.get(name)
 
     def close(self) -> None:
+        self._close_round()
         with self._lock:
-            hosts, self._hosts = list(self._hosts.values()), {}
+            signed, self._signed = list(self._signed.values()), {}
+        for host in signed:
+            close_quietly(host)
+
+    def _close_round(self) -> None:
+        """The links of the last round, but those signed in with a secret."""
+        with self._lock:
+            hosts = [h for h in self._hosts.values() if h not in self._signed.values()]
+            self._hosts = {}
         for host in hosts:
             close_quietly(host)
+
+    def sign_in(self, name: str, prompt: Prompt) -> HostStatus:
+        """Log in to the host ``name``, asking ``prompt`` for its password or passphrase
+        (blocks: from a worker thread), and read its row. The link is kept for the
+        next rounds, so ``r`` does not ask again."""
+        entry = next(e for e in self._entries if e.name == name)
+        started = time.monotonic()
+        try:
+            host = self._sign_in(entry, self.timeout, prompt)
+        except Exception as exc:  # noqa: BLE001 - its row says why
+            return self._failed(entry, exc, time.monotonic() - started)
+        try:
+            status = host_status(entry, host, self._collect(host), time.monotonic() - started)
+        except Exception as exc:  # noqa: BLE001
+            close_quietly(host)
+            return self._failed(entry, exc, time.monotonic() - started)
+        with self._lock:
+            old = self._signed.get(name)
+            self._signed[name] = self._hosts[name] = host
+        if old is not None and old is not host:
+            close_quietly(old)
+        return status
+
+    @staticmethod
+    def _failed(entry: FleetHost, exc: Exception, seconds: float) -> HostStatus:
+        if isinstance(exc, SecretNeeded):
+            return needs_secret(entry, exc.what, seconds)
+        return unreachable(entry, one_line(exc), seconds)
 
     def _one(self, entry: FleetHost, answers: queue.Queue[tuple[HostStatus, Host | None]],
              this_round: _Round) -> None:  # fmt: skip
         started = time.monotonic()
-        host: Host | None = None
+        with self._lock:
+            signed = self._signed.get(entry.name)
+        host: Host | None = signed
         try:
-            host = self._connect(entry, self.timeout)
+            if host is None:
+                host = self._connect(entry, self.timeout)
             inv = self._collect(host)
             status = host_status(entry, host, inv, time.monotonic() - started)
         except Exception as exc:  # noqa: BLE001 - a host's failure is its row, never the fleet's
-            status = unreachable(entry, one_line(exc), time.monotonic() - started)
-            if host is not None:
+            status = self._failed(entry, exc, time.monotonic() - started)
+            if host is not None and host is not signed:
                 close_quietly(host)
-                host = None
+            host = None if host is not signed else host
         with this_round.lock:
             late = this_round.over
         if late:  # written down as silent already: nobody will use this link
-            if host is not None:
+            if host is not None and host is not signed:
                 close_quietly(host)
             return
         answers.put((status, host))
@@ -173,7 +240,7 @@ class Fleet:
         this_round = _Round()
         with self._lock:
             self._newest = this_round
-        self.close()  # the previous round's links: this round makes its own
+        self._close_round()  # the previous round's links: this round makes its own
         answers: queue.Queue[tuple[HostStatus, Host | None]] = queue.Queue()
         for entry in self._entries:
             threading.Thread(target=self._one, args=(entry, answers, this_round),
@@ -191,15 +258,15 @@ class Fleet:
                     current = self._newest is this_round
                     if current:
                         self._hosts[status.name] = host
-                if not current:  # a newer round keeps its own links
-                    close_quietly(host)
+                if not current and host not in self._signed.values():
+                    close_quietly(host)  # a newer round keeps its own links
             if on_status is not None:
                 on_status(status)
         with this_round.lock:
             this_round.over = True
         while not answers.empty():  # answered between the deadline and the lock
             status, host = answers.get_nowait()
-            if host is not None:
+            if host is not None and host not in self._signed.values():
                 close_quietly(host)
         for entry in self._entries:
             if entry.name not in found:

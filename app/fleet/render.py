@@ -45,6 +45,7 @@ def host_dict(status: HostStatus) -> dict[str, Any]:
         "cache": [_cache_dict(c) for c in status.cache],
         "last_bench": status.last_bench,
         "seconds": _round(status.seconds),
+        "needs_secret": status.needs_secret,
     }
 
 
@@ -55,13 +56,22 @@ def fleet_dict(statuses: list[HostStatus], timeout: float) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- cells
 
 
+# What the fleet screen's row says of a host that wants a secret: enter asks for it.
+SIGN_IN_ON_ENTER = "enter to sign in"
+
+
 def state_cell(status: HostStatus) -> str:
+    if status.needs_secret:
+        return "login"  # up, and asking for a password or passphrase
     return "up" if status.reachable else "down"
 
 
-def problems_cell(status: HostStatus) -> str:
+def problems_cell(status: HostStatus, *, screen: bool = False) -> str:
     """Counts by severity ("2 crit, 1 warn", "none"); a host that is down: its error (without the target,
-    which the row already names)."""
+    which the row already names). A host that wants a secret: what to run, or on the
+    fleet screen (``screen``), that enter signs in."""
+    if status.needs_secret and screen:
+        return f"needs {status.needs_secret} ({SIGN_IN_ON_ENTER})"
     if not status.reachable:
         error = status.error or "unreachable"
         return error.removeprefix(f"{status.target}: ")
@@ -101,9 +111,10 @@ def bench_cell(status: HostStatus) -> str:
     return status.last_bench or ""
 
 
-def row_cells(status: HostStatus) -> tuple[str, ...]:
-    return (status.name, state_cell(status), problems_cell(status), pools_cell(status),
-            cache_cell(status), bench_cell(status))  # fmt: skip
+def row_cells(status: HostStatus, *, screen: bool = False) -> tuple[str, ...]:
+    """The row's cells; ``screen``: the fleet screen's (enter signs in there)."""
+    return (status.name, state_cell(status), problems_cell(status, screen=screen),
+            pools_cell(status), cache_cell(status), bench_cell(status))  # fmt: skip
 
 
 def fleet_text(statuses: list[HostStatus], width: int | None = None) -> str:

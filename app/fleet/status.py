@@ -63,10 +63,20 @@ class HostStatus:
     # the newest ok benchmark of this machine in the local history ("#12 seqwrite, 3 d ago")
     last_bench: str | None = None
     seconds: float | None = None  # how long the host took to answer
+    # the host asks for a secret no one was there to give ("a password", "the
+    # passphrase of KEY"): it is up, and signing in asks for it
+    needs_secret: str | None = None
 
 
 def unreachable(entry: FleetHost, error: str, seconds: float | None = None) -> HostStatus:
     return HostStatus(entry.name, entry.ssh, False, error, seconds=seconds)
+
+
+def needs_secret(entry: FleetHost, what: str, seconds: float | None = None) -> HostStatus:
+    """A host that wants a password or passphrase: its row says so and what to run (a
+    row never waits for a prompt: the other rows would wait with it)."""
+    error = f"needs {what}: sign in with tierdeck --host {entry.name} (it asks for it)"
+    return HostStatus(entry.name, entry.ssh, False, error, seconds=seconds, needs_secret=what)
 
 
 def safe_problems(inv: Inventory) -> tuple[Problem, ...]:

@@ -3,16 +3,21 @@
 A layout file is one the user names (``--save FILE.toml``, ``layout check FILE.toml``),
 so it is read and written here directly, as other user-named files are
 (backends/localfiles), not through the Host: it lives where tierdeck runs, even when the
-inventory comes from a recording or, later, another machine.
+inventory comes from a recording. One exception: the mover of a remote machine runs a
+layout file of that machine (``load_host_layout`` reads it through the host).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ...backends.localfiles import FileTooLarge, read_user_file, write_atomically
 from ...core.layout.model import Layout, LayoutError, LayoutErrorKind
 from ...core.layout.toml_format import layout_from_toml, layout_to_toml
+
+if TYPE_CHECKING:
+    from ...backends.host import Host
 
 # A layout is a few KiB; a larger file is something else named by mistake.
 MAX_LAYOUT_BYTES = 1024 * 1024
@@ -36,4 +41,14 @@ def load_layout(path: Path) -> Layout:
         raise LayoutError(
             LayoutErrorKind.SYNTAX, None, f"{path}: not UTF-8 text ({exc.reason})"
         ) from None
+    return layout_from_toml(text)
+
+
+def load_host_layout(host: Host, path: Path) -> Layout:
+    """The layout in the file ``path`` *of the host*: the mover of a remote machine
+    runs that machine's layout file, by that machine's tierdeck. Errors as
+    ``load_layout``'s (the host's OSError)."""
+    text = host.read_text(str(path))
+    if len(text) > MAX_LAYOUT_BYTES:
+        raise LayoutError(LayoutErrorKind.SYNTAX, None, f"{path}: larger than a layout")
     return layout_from_toml(text)

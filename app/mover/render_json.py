@@ -7,16 +7,19 @@ from typing import Any
 
 from ...core.mover import MoveOutcome, PlannedMove
 from .history import MoverRecord
-from .run import MoverReport
+from .progress import MoverProgress
+from .run import MoverRefused, MoverReport
 
 RUN_SCHEMA = "tierdeck.mover-run/1"
 HISTORY_SCHEMA = "tierdeck.mover-history/1"
+PROGRESS_SCHEMA = "tierdeck.mover-progress/1"
+REFUSED_SCHEMA = "tierdeck.mover-refused/1"
 
 
 def _planned(m: PlannedMove) -> dict[str, Any]:
     f = m.file
     return {"branch": f.branch, "rel": f.rel, "size": f.size, "reason": str(m.reason),
-            "destination": m.destination}  # fmt: skip
+            "destination": m.destination, "symlink": f.is_symlink}  # fmt: skip
 
 
 def _outcome(o: MoveOutcome) -> dict[str, Any]:
@@ -96,3 +99,24 @@ def record_to_dict(record: MoverRecord) -> dict[str, Any]:
 
 def history_to_dict(records: list[MoverRecord]) -> dict[str, Any]:
     return {"schema": HISTORY_SCHEMA, "runs": [record_to_dict(r) for r in records]}
+
+
+def progress_to_dict(p: MoverProgress) -> dict[str, Any]:
+    step = None if p.step is None else {"phase": str(p.step.phase), "files": p.step.files,
+                                        "size": p.step.size}  # fmt: skip
+    return {
+        "schema": PROGRESS_SCHEMA,
+        "files_done": p.files_done,
+        "files_total": p.files_total,
+        "files_skipped": p.files_skipped,
+        "bytes_done": p.bytes_done,
+        "bytes_total": p.bytes_total,
+        "rate_bps": p.rate_bps,
+        "eta_seconds": p.eta_seconds,
+        "current": p.current,
+        "step": step,
+    }
+
+
+def refused_to_dict(refused: MoverRefused) -> dict[str, Any]:
+    return {"schema": REFUSED_SCHEMA, "kind": str(refused.kind), "detail": refused.detail}

@@ -93,7 +93,15 @@ class TierdeckApp(Navigator, App[None]):
     """The app's keys on every screen of one host (what a help page lists)."""
     # Only on a dashboard opened from the fleet screen (check_action).
     FLEET_BINDING = Binding("f", "fleet", "Fleet", tooltip="back to the fleet of hosts")
-    BINDINGS = [*HOST_BINDINGS, FLEET_BINDING]
+    # On any dashboard but the demo's (check_action); the footer at 80 columns is full.
+    SWITCH_BINDING = Binding(
+        "o",
+        "switch_host",
+        "Hosts",
+        show=False,
+        tooltip="open another machine: this one, or a host of hosts.toml (tierdeck fleet add)",
+    )
+    BINDINGS = [*HOST_BINDINGS, SWITCH_BINDING, FLEET_BINDING]
 
     HOTPLUG_DEBOUNCE = 1.0  # seconds: a new disk brings a burst of add events
 
@@ -138,6 +146,7 @@ class TierdeckApp(Navigator, App[None]):
         self._cleaned = False
         self._collector_paused = False
         self._first_snapshot: InventorySnapshot | None = None
+        self._switched: Host | None = None  # the host the switcher opened, closed when left
         if host is None:
             self.title = "tierdeck — fleet"
         else:
@@ -213,6 +222,10 @@ class TierdeckApp(Navigator, App[None]):
             self._hotplug = None
         if self._fleet is not None:
             self._fleet.close()
+        if self._switched is not None:
+            from ..fleet.collect import close_quietly
+
+            close_quietly(self._switched)
 
     # -- the fleet ----------------------------------------------------------------------
 
@@ -240,15 +253,63 @@ class TierdeckApp(Navigator, App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "fleet":
             return self._fleet is not None and isinstance(self.screen, DashboardScreen)
+        if action == "switch_host":
+            return not self.demo and isinstance(self.screen, DashboardScreen)
         return True
 
     async def action_fleet(self) -> None:
+        await self._drop_dashboard()
+
+    async def _drop_dashboard(self) -> None:
         # The dashboard goes with its host: the next host's is a new one (same id).
         self._leave_host()
         dashboard = self.screen
         await self.pop_screen()
         self.uninstall_screen("dashboard")
         await dashboard.remove()
+
+    # -- the host switcher --------------------------------------------------------------
+
+    def action_switch_host(self) -> None:
+        """o: this machine or a host of hosts.toml, picked from a list."""
+        from ...screens.modals.choice import ChoiceScreen
+        from .host_switch import host_choices
+
+        choices, note = host_choices()
+        labels = dict(choices)
+
+        def picked(key: str | None) -> None:
+            if key is not None:
+                self.notify(f"opening {labels[key]}…", timeout=4)
+                self._connect_switched(key)
+
+        self.push_screen(ChoiceScreen("Open which machine?", choices, note=note), picked)
+
+    @work(thread=True, exclusive=True, group="switch", exit_on_error=False)
+    def _connect_switched(self, key: str) -> None:
+        from .host_switch import open_choice
+
+        try:
+            host = open_choice(key, self.ask_secret)
+        except Exception as exc:  # noqa: BLE001 - said, and the dashboard shown stays
+            self.call_from_thread(self.notify, one_line(exc), severity="error", timeout=10)
+            return
+        self.call_from_thread(lambda: self.run_worker(self._switch_to(host), group="switch-in"))
+
+    async def _switch_to(self, host: Host) -> None:
+        """``host``'s dashboard in place of the one shown (left meanwhile: dropped)."""
+        from ..fleet.collect import close_quietly
+
+        if not isinstance(self.screen, DashboardScreen):
+            close_quietly(host)
+            self.notify("Not opened: the dashboard was left meanwhile.", severity="warning")
+            return
+        left = self._host
+        await self._drop_dashboard()
+        self.open_host(host)
+        if left is not None and left is self._switched:
+            close_quietly(left)  # opened by the switcher: nobody else holds it
+        self._switched = host
 
     # -- start-up ---------------------------------------------------------------------
 
@@ -415,6 +476,8 @@ class TierdeckApp(Navigator, App[None]):
         if not isinstance(self.screen, HelpScreen):
             # f (back to the fleet) only where it works: a dashboard opened from the fleet
             keys = self.HOST_BINDINGS
+            if self.check_action("switch_host", ()):
+                keys = [*keys, self.SWITCH_BINDING]
             if self.check_action("fleet", ()):
                 keys = [*keys, self.FLEET_BINDING]
             self.push_screen(HelpScreen.for_screen(self.screen, keys))

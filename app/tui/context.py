@@ -80,6 +80,8 @@ class Navigation(Protocol):
 
     def open_host(self, host: Host) -> None: ...
 
+    def ask_secret(self, question: str) -> str | None: ...
+
 
 class AppContext(Navigation, Protocol):
     @property

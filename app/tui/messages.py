@@ -58,6 +58,7 @@ class FleetHostAnswered(Message):
 
     status: HostStatus
     round: int
+    signed_in: bool = False  # the answer of a sign-in (enter on a row wanting a secret)
 
 
 @dataclass

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -141,15 +141,38 @@ class Navigator(_Base):
         self.push_screen(ComposeScreen(inventory, pool))
 
     def open_mover_file(self) -> None:
-        """A prompt for a layout file (checked as typed), then its mover view."""
-        from ...screens.layout.mover_support import ask_layout, default_layout_file
+        """A prompt for a layout file (checked as typed), then its mover view. On a
+        host whose own tierdeck moves its files, a file of that host."""
+        from ...screens.layout.mover_support import (
+            DEFAULT_LAYOUT_FILE,
+            ask_layout,
+            default_layout_file,
+        )
 
-        ask_layout(self, lambda path, layout: self.open_mover(layout, path), default_layout_file())
+        def opened(path: Path, layout: Layout) -> None:
+            self.open_mover(layout, path)
+
+        if self.host.capabilities.moves_on_host:
+            ask_layout(self, opened, DEFAULT_LAYOUT_FILE, host=self.host)
+        else:
+            ask_layout(self, opened, default_layout_file())
 
     def open_mover(self, layout: Layout, path: Path) -> None:
+        """The mover view of a layout file; on a host whose own tierdeck moves its files
+        (``moves_on_host``), that tierdeck runs it and its history has the last run."""
         from ...screens.layout.mover import MoverScreen
 
-        self.push_screen(MoverScreen(layout, path))
+        host = self.host
+        if not host.capabilities.moves_on_host:
+            self.push_screen(MoverScreen(layout, path))
+            return
+        from ..mover.remote import OwnTierdeckHost, last_move_on_host, run_mover_on_host
+
+        own = cast("OwnTierdeckHost", host)  # what moves_on_host promises
+        self.push_screen(
+            MoverScreen(layout, path, run=run_mover_on_host,
+                        last_run=lambda: last_move_on_host(own, path), on_host=host.hostname)
+        )  # fmt: skip
 
     # -- logging in to a remote host ----------------------------------------------------
 

@@ -63,6 +63,9 @@ class HostCapabilities:
     move_files: bool = False  # the mover may move files between branches (file_mover)
     # when move_files is False: why, and what the user can do (shown as it is)
     no_move_reason: str = "this host cannot move files"
+    # files move there by the host's own tierdeck, started over the connection
+    # (``SshHost.start_tierdeck``): the mover view runs that one instead
+    moves_on_host: bool = False
 
 
 class HostProcess(Protocol):

@@ -1,7 +1,9 @@
 """The fleet: one row per host of hosts.toml (name, state, problems, pools, cache fill,
 last bench), each row filled in as its host answers; a host that is down shows its
 error. ``r`` asks every host again, ``enter`` opens the highlighted host's dashboard
-on the connection the row was read through.
+on the connection the row was read through. A host that wants a password or a key's
+passphrase says so, and ``enter`` signs in: the masked modal asks (the answer is kept
+in that link's memory only), then its dashboard opens.
 
 The hosts are asked by a ``FleetSource`` (``app/fleet/collect.Fleet``: a thread per
 host, a deadline for all), in a thread worker that posts each answer as it lands, so
@@ -19,7 +21,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
 from ...app.fleet.collect import FleetSource
-from ...app.fleet.render import COLUMNS, row_cells
+from ...app.fleet.render import COLUMNS, problems_cell, row_cells
 from ...app.fleet.status import HostStatus
 from ...app.tui.context import context
 from ...app.tui.messages import FleetCollected, FleetHostAnswered
@@ -36,7 +38,13 @@ _WIDTHS = (10, 5, 21, 12, 9, 10)
 class FleetScreen(Screen[None]):
     CSS_PATH = ["../common.tcss", "fleet.tcss"]
     BINDINGS = [
-        Binding("enter", "open", "Open", tooltip="open the highlighted host's dashboard"),
+        Binding(
+            "enter",
+            "open",
+            "Open",
+            tooltip="open the highlighted host's dashboard (signing in first when it "
+            "wants a password or passphrase)",
+        ),  # fmt: skip
         Binding("r", "refresh", "Refresh", tooltip="ask every host again"),
     ]
     HELP_TITLE = "tierdeck keys: the fleet"
@@ -105,9 +113,22 @@ class FleetScreen(Screen[None]):
         status = message.status
         self.statuses[status.name] = status
         table = self.query_one("#fleet-table", DataTable)
-        for column, cell in zip(COLUMNS, row_cells(status), strict=True):
+        for column, cell in zip(COLUMNS, row_cells(status, screen=True), strict=True):
             table.update_cell(status.name, column, cell)
         self._show_current()
+        if message.signed_in:
+            if status.reachable:
+                self.action_open()  # the row just signed in is the highlighted one
+            else:
+                self.notify(f"{status.name}: {problems_cell(status)}", severity="warning",
+                            timeout=8)  # fmt: skip
+
+    @work(thread=True, exclusive=True, group="fleet-sign-in", exit_on_error=False)
+    def _sign_in(self, name: str, round_: int) -> None:
+        """Log in to a host that wants a secret: the masked modal asks for it (the
+        link's own thread waits for the answer), then its row, then its dashboard."""
+        status = self.source.sign_in(name, context(self).ask_secret)
+        self.post_message(FleetHostAnswered(status, round_, signed_in=True))
 
     def on_fleet_collected(self, message: FleetCollected) -> None:
         if message.round == self._round:
@@ -130,6 +151,8 @@ class FleetScreen(Screen[None]):
             tags = f" [{', '.join(entry.tags)}]" if entry.tags else ""
             if status is None:
                 line = f"{name} ({entry.ssh}){tags}: {ASKING}"
+            elif status.needs_secret:
+                line = f"{name} ({entry.ssh}){tags}: {problems_cell(status, screen=True)}"
             elif not status.reachable:
                 line = f"{name} ({entry.ssh}){tags}: {status.error}"
             else:
@@ -158,6 +181,9 @@ class FleetScreen(Screen[None]):
         if name is None:
             return
         status = self.statuses.get(name)
+        if status is not None and status.needs_secret:
+            self._sign_in(name, self._round)
+            return
         host = self.source.host(name) if status is not None and status.reachable else None
         if host is None:
             why = ASKING if status is None else status.error or "not reachable"

@@ -285,7 +285,8 @@ class ComposeScreen(Screen[None]):
             context(self).open_mover(saved, path)
 
         if layout := self._layout_or_say():
-            save_and_open(self, layout, opened)
+            host = context(self).host
+            save_and_open(self, layout, opened, host if host.capabilities.moves_on_host else None)
 
     def action_back(self) -> None:
         # From a field, escape leaves the field (for its view, where 1-3 work again)

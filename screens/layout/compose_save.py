@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.screen import Screen
 
@@ -17,6 +18,9 @@ from ...core.layout.rules import RuleResult, RuleSeverity
 from ...core.units import counted
 from ..modals.choice import ChoiceScreen
 from ..modals.confirm import ConfirmScreen, PromptScreen
+
+if TYPE_CHECKING:
+    from ...backends.host import Host
 
 
 def refusal(results: tuple[RuleResult, ...]) -> str | None:
@@ -35,15 +39,18 @@ def ask_and_write(
     file_name: str,
     write: Callable[[Path], None],
     done: Callable[[], None] | None = None,
+    *,
+    on_host: Host | None = None,
 ) -> None:
     """Ask where to write ``what`` (offering ``file_name``), then ``write`` it there;
-    ``done`` once it is written."""
+    ``done`` once it is written. ``on_host``: the path is a file of that host (whether
+    it exists is asked there, and its ~ is not this machine's)."""
     app = screen.app
 
     def save(path: Path) -> None:
         try:
             write(path)
-        except OSError as exc:
+        except (OSError, TierdeckError) as exc:
             screen.notify(f"Could not write {what}: {one_line(exc)}", severity="error")
             return
         screen.notify(f"Wrote {what} to {path}")
@@ -53,8 +60,9 @@ def ask_and_write(
     def answered(answer: str | None) -> None:
         if not answer:
             return
-        path = Path(answer).expanduser()
-        if not path.exists():
+        path = Path(answer) if on_host is not None else Path(answer).expanduser()
+        exists = path.exists() if on_host is None else on_host.exists(str(path))
+        if not exists:
             save(path)
             return
         # A file the user names may hold something else: replacing it is asked.

@@ -91,10 +91,14 @@ class MoverScreen(Screen[None]):
         *,
         run: RunMover = run_mover,
         last_run: LastRun | None = None,
+        on_host: str | None = None,
     ) -> None:
+        """``on_host``: the machine whose own tierdeck runs the mover (``run`` starts
+        it there), named in the title; None for this machine's."""
         super().__init__(id="mover")
         self.tier_layout = layout
         self.layout_path = layout_path
+        self.on_host = on_host
         self._run = run
         self._last_run = last_run or (lambda: last_move(layout_path))
         self._cancel = threading.Event()
@@ -115,7 +119,8 @@ class MoverScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = f"mover: {self.layout_path.name}"
+        where = "" if self.on_host is None else f" on {self.on_host}"
+        self.sub_title = f"mover: {self.layout_path.name}{where}"
         self.query_one("#mover-live").display = False
         self._draw_head()
         self._draw_report()

@@ -8,19 +8,23 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.message import Message
 
-from ...app.layout.files import load_layout, save_layout
+from ...app.layout.files import load_host_layout, load_layout, save_layout
 from ...app.mover.history import MoverHistory, MoverHistoryError, MoverRecord
 from ...app.mover.run import MoverProgress, MoverReport
-from ...core.errors import one_line
+from ...core.errors import TierdeckError, one_line
 from ...core.layout.model import Layout, LayoutError
+from ...core.layout.toml_format import layout_to_toml
 from ...core.units import counted, format_bytes
 from ...widgets.layout.mover_views import planned_bytes
 from ..modals.confirm import PromptScreen
+
+if TYPE_CHECKING:
+    from ...backends.host import Host
 
 # The compose screen's save proposes this name: the likeliest file when none is known.
 DEFAULT_LAYOUT_FILE = "tierdeck-layout.toml"
@@ -93,10 +97,17 @@ def default_layout_file() -> str:
     return runs[0].layout_path if runs else DEFAULT_LAYOUT_FILE
 
 
-def read_layout(text: str) -> tuple[Path, Layout] | str:
-    """The layout file the user typed, or why it is not one (one line)."""
+def read_layout(text: str, host: Host | None = None) -> tuple[Path, Layout] | str:
+    """The layout file the user typed, or why it is not one (one line). With ``host``,
+    a file of that host (its own tierdeck runs the mover there)."""
     if not text.strip():
         return "a layout file (TOML), please"
+    if host is not None:
+        path = Path(text.strip())  # a path on the host: its ~ is not this machine's
+        try:
+            return path, load_host_layout(host, path)
+        except (LayoutError, OSError, TierdeckError) as exc:
+            return one_line(exc)
     path = Path(text.strip()).expanduser()
     try:
         return path, load_layout(path)
@@ -104,22 +115,26 @@ def read_layout(text: str) -> tuple[Path, Layout] | str:
         return one_line(exc)
 
 
-def ask_layout(app: Any, opened: Callable[[Path, Layout], None], default: str) -> None:
+def ask_layout(
+    app: Any, opened: Callable[[Path, Layout], None], default: str, host: Host | None = None
+) -> None:
     """The dashboard's way in: a prompt for a layout file, checked on enter (the error
-    shows under the field), then ``opened`` with the file's layout."""
+    shows under the field), then ``opened`` with the file's layout. With ``host``, a
+    file on that host, read through it."""
 
     def check(text: str) -> str | None:
-        found = read_layout(text)
+        found = read_layout(text, host)
         return found if isinstance(found, str) else None
 
     def answered(text: str | None) -> None:
-        found = read_layout(text) if text else None
+        found = read_layout(text, host) if text else None
         if isinstance(found, tuple):
             opened(*found)
 
+    where = "" if host is None else f" on {host.hostname}"
     app.push_screen(
         PromptScreen(
-            "The mover of which layout (TOML file, e.g. saved by l on the dashboard)?",
+            f"The mover of which layout{where} (TOML file, e.g. saved by l on the dashboard)?",
             title="Mover",
             value=default,
             validate=check,
@@ -128,17 +143,25 @@ def ask_layout(app: Any, opened: Callable[[Path, Layout], None], default: str) -
     )
 
 
-def save_and_open(screen: Any, layout: Layout, opened: Callable[[Path, Layout], None]) -> None:
+def save_and_open(
+    screen: Any, layout: Layout, opened: Callable[[Path, Layout], None], host: Host | None = None
+) -> None:
     """The compose screen's way in: the mover runs a layout *file* (its lock, journal and
     records are per file), so the layout is saved first, where the user says (asking
-    before replacing a file), then ``opened``."""
+    before replacing a file), then ``opened``. With ``host`` (its own tierdeck moves
+    its files), the file is written on that host."""
     from .compose_save import ask_and_write
 
     def write(path: Path) -> None:
-        save_layout(path, layout)
+        if host is None:
+            save_layout(path, layout)
+        else:
+            host.write_atomically(str(path), layout_to_toml(layout))
         opened(path, layout)
 
-    ask_and_write(screen, "the layout (TOML) for the mover", DEFAULT_LAYOUT_FILE, write)
+    where = "" if host is None else f" on {host.hostname}"
+    ask_and_write(screen, f"the layout (TOML) for the mover{where}", DEFAULT_LAYOUT_FILE, write,
+                  on_host=host)  # fmt: skip
 
 
 def head_text(name: str, layout: Layout, phase: Phase, report: MoverReport | None) -> Text:

@@ -210,6 +210,19 @@ async def test_fio_jobs_left_by_a_killed_leader_do_not_hold_the_channel(
     assert not nas.group_alive(process.pid)
 
 
+async def test_closing_the_link_ends_a_spawned_command_and_its_reader(nas: SshHost) -> None:
+    process = await nas.spawn(["sleep", "300"])
+    assert _group_alive(process.pid)
+    await asyncio.to_thread(nas.close)  # as the app does when it closes
+    assert process.stdout is not None
+    assert await asyncio.wait_for(process.stdout.read(), 10) == b""  # the reader is told
+    with pytest.raises(HostUnreachable):
+        await asyncio.wait_for(process.wait(), 10)
+    await wait_until(None, lambda: not _group_alive(process.pid), "the remote sleep to stop", 8)
+    with pytest.raises(HostUnreachable):  # closed for good: no new connection
+        nas.link.shell("true")
+
+
 def test_a_lock_over_ssh_is_the_hosts_lock_and_dies_with_the_link(
     nas: SshHost, ssh_lab: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from ...mount_users import MountUsers
     from ...mover.engine import FileMover
     from ...mover.scan import BranchScan, OpenFiles
+    from .process import RemoteProcess
 
 # Reads and tests are quick; a hung remote (an NFS mount) must not hang the inventory.
 READ_TIMEOUT = 20.0
@@ -109,7 +110,8 @@ class SshHost:
     @property
     def capabilities(self) -> HostCapabilities:
         return HostCapabilities(live=True, run_benchmarks=True, watch_devices=False,
-                                move_files=False, no_move_reason=self._no_move_reason())  # fmt: skip
+                                move_files=False, no_move_reason=self._no_move_reason(),
+                                moves_on_host=self.tierdeck_installed)  # fmt: skip
 
     def _no_move_reason(self) -> str:
         # the mover moves the host's files on the host, never one by one over the link
@@ -141,6 +143,11 @@ class SshHost:
     @property
     def tierdeck_installed(self) -> bool:
         return bool(self.facts.tierdeck_version)
+
+    @property
+    def tierdeck_version(self) -> str:
+        """What ``tierdeck --version`` says on the host; "" when it is not installed."""
+        return self.facts.tierdeck_version
 
     # ------------------------------------------------------------------ gathering
 
@@ -336,6 +343,15 @@ class SshHost:
 
         self.facts  # noqa: B018 - connect (and clean leftovers) before the first spawn
         return await spawn_remote(self.link, list(argv), dict(env or {}))
+
+    async def start_tierdeck(self, args: Sequence[str]) -> RemoteProcess:
+        """``tierdeck ARGS`` on the host itself (its mover), as ``spawn`` starts fio, but
+        a lost link only TERMs it: it then stops the clean way on its own, never cut
+        short by a KILL (its journal would make that safe too, at its next run)."""
+        from .process import spawn_remote
+
+        self.facts  # noqa: B018 - connect first, as spawn
+        return await spawn_remote(self.link, ["tierdeck", *args], {}, kill_after=None)
 
     def signal_group(self, pgid: int, sig: int) -> bool:
         import signal

@@ -14,16 +14,19 @@ asked of ``prompt`` when one is needed and kept in this object's memory only.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import inspect
 import os
 import threading
+import time
 from collections.abc import Awaitable, Callable
-from concurrent.futures import Future
+from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import asyncssh
 
-from ....core.errors import HostKeyRefused, HostUnreachable
+from ....core.errors import HostKeyRefused, HostUnreachable, SecretNeeded
 from .shells import ShellPool, ShellTimeout
 from .target import SshTarget
 
@@ -38,6 +41,7 @@ CONNECT_TIMEOUT = 10.0
 KEEPALIVE_INTERVAL = 10.0
 KEEPALIVE_COUNT_MAX = 3
 WARM_SHELLS = 1
+PROMPT_POLL_S = 0.2  # a call waiting while a prompt is open looks again this often
 
 
 @dataclass(frozen=True)
@@ -55,7 +59,7 @@ class _Client(asyncssh.SSHClient):
         self._link = link
 
     def password_auth_requested(self) -> str | None:
-        return self._link._ask(f"Password for {self._link.target}: ")
+        return self._link._ask(f"Password for {self._link.target}: ", "a password")
 
     def kbdint_auth_requested(self) -> str:
         return ""  # answer its questions one by one below
@@ -65,7 +69,7 @@ class _Client(asyncssh.SSHClient):
     ) -> list[str] | None:
         answers = []
         for text, _echo in prompts:
-            answer = self._link._ask(text or f"Password for {self._link.target}: ")
+            answer = self._link._ask(text or f"Password for {self._link.target}: ", "a password")
             if answer is None:
                 return None
             answers.append(answer)
@@ -91,11 +95,17 @@ class SshLink:
         self._prompt = prompt
         self._connect_timeout = connect_timeout
         self._secrets: dict[str, str] = {}  # the question asked -> its answer, in memory
+        # a secret the login wanted while there was no one to ask (said by SecretNeeded)
+        self._secret_wanted: str | None = None
+        self._secret_given: str | None = None  # ... and one that was given (asked)
+        self._asking = False  # a prompt is open
+        self._asked_seconds = 0.0  # time spent in prompts, all told
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._conn: asyncssh.SSHClientConnection | None = None
         self._connecting: asyncio.Lock | None = None
         self._start_lock = threading.Lock()
+        self._closed = False
         # whether known_hosts held keys for the host asked last: a refused key is then
         # "changed", else "unknown" (told by the check itself, not by message text)
         self._host_was_known = False
@@ -105,6 +115,10 @@ class SshLink:
 
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
         with self._start_lock:
+            if self._closed:
+                # A closed link stays closed: a worker still reading through it (the
+                # dashboard of a host left) ends now instead of connecting again.
+                raise HostUnreachable(str(self.target), "the connection was closed")
             if self._loop is None:
                 loop = asyncio.new_event_loop()
                 thread = threading.Thread(
@@ -116,36 +130,65 @@ class SshLink:
 
     def submit(self, coro: Awaitable[T]) -> Future[T]:
         """Run ``coro`` on the link's loop; a concurrent Future of its result."""
-        return asyncio.run_coroutine_threadsafe(coro, self._ensure_loop())  # type: ignore[arg-type]
+        try:
+            loop = self._ensure_loop()
+        except HostUnreachable:
+            if inspect.iscoroutine(coro):
+                coro.close()  # never to run: said as such, not as "never awaited"
+            raise
+        return asyncio.run_coroutine_threadsafe(coro, loop)  # type: ignore[arg-type]
 
     def call(self, coro: Awaitable[T], timeout: float | None = None) -> T:
-        """Run ``coro`` on the link's loop and wait for it (from any thread but that one)."""
+        """Run ``coro`` on the link's loop and wait for it (from any thread but that one).
+        ``timeout`` does not count the time someone takes to answer a password prompt
+        meanwhile; a link closed under the call ends it with ``HostUnreachable``."""
         future = self.submit(coro)
-        try:
-            return future.result(timeout)
-        except TimeoutError:
-            future.cancel()
-            raise
+        if timeout is None:
+            try:
+                return future.result()
+            except CancelledError:
+                raise HostUnreachable(str(self.target), "the connection was closed") from None
+        asked_before, deadline = self._asked_seconds, time.monotonic() + timeout
+        while True:
+            # a prompt open (or answered) meanwhile moves the deadline by its time
+            left = deadline + (self._asked_seconds - asked_before) - time.monotonic()
+            try:
+                return future.result(PROMPT_POLL_S if self._asking else max(left, 0.0))
+            except TimeoutError:
+                if self._asking or left > 0:
+                    continue
+                future.cancel()
+                raise
+            except CancelledError:
+                raise HostUnreachable(str(self.target), "the connection was closed") from None
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
         return self._ensure_loop()
 
     def close(self) -> None:
+        """End the connection and the loop, for good: later calls raise HostUnreachable."""
+        with self._start_lock:
+            self._closed = True
         loop = self._loop
         if loop is None:
             return
-        if self._conn is not None:
+        conn, self._conn = self._conn, None
 
-            async def _close(conn: asyncssh.SSHClientConnection) -> None:
+        async def _close() -> None:
+            if conn is not None:
                 conn.close()
-                await conn.wait_closed()
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(conn.wait_closed(), 5)
+            # Calls still waiting on the loop end now (HostUnreachable), not at their
+            # timeout: every other task is cancelled, and its caller told.
+            others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in others:
+                task.cancel()
+            await asyncio.gather(*others, return_exceptions=True)
 
-            try:
-                self.call(_close(self._conn), timeout=5)
-            except Exception:  # noqa: BLE001 - closing a broken link: nothing to keep
-                pass
-            self._conn = None
+        with contextlib.suppress(Exception):  # closing a broken link: nothing to keep
+            asyncio.run_coroutine_threadsafe(_close(), loop).result(10)
         loop.call_soon_threadsafe(loop.stop)
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -154,14 +197,26 @@ class SshLink:
 
     # ------------------------------------------------------------------ connecting
 
-    def _ask(self, question: str) -> str | None:
+    def _ask(self, question: str, what: str) -> str | None:
+        """The answer to ``question``: kept from before, or asked. ``what`` names the
+        secret when there is no one to ask (``SecretNeeded``)."""
         if question in self._secrets:
             return self._secrets[question]
         if self._prompt is None:
+            self._secret_wanted = what
             return None
-        answer = self._prompt(question)
+        # Someone types (the link's loop waits, or asyncssh's executor thread): that
+        # time is not counted against the link's timeouts (``call``, ``_connect_within``).
+        self._asking = True
+        started = time.monotonic()
+        try:
+            answer = self._prompt(question)
+        finally:
+            self._asked_seconds += time.monotonic() - started
+            self._asking = False
         if answer is not None:
             self._secrets[question] = answer
+            self._secret_given = what
         return answer
 
     def _known_hosts(self, host: str, addr: str, port: int) -> Any:
@@ -193,18 +248,21 @@ class SshLink:
         target = self.target
         options: dict[str, Any] = {
             "known_hosts": self._known_hosts,
-            "connect_timeout": self._connect_timeout,
             "keepalive_interval": KEEPALIVE_INTERVAL,
             "keepalive_count_max": KEEPALIVE_COUNT_MAX,
             "client_factory": lambda: _Client(self),
+            # a key's passphrase, asked only when the server accepts that key (asyncssh
+            # decrypts it then), as ssh asks it
+            "passphrase": self._passphrase,
         }
         if target.user:
             options["username"] = target.user
         if target.port:
             options["port"] = target.port
         self.round_trips += 1
+        self._secret_wanted = self._secret_given = None
         try:
-            return await asyncssh.connect(target.host, **options)
+            return await self._connect_within(target.host, options)
         except asyncssh.HostKeyNotVerifiable as exc:
             fingerprint = await self._offered_fingerprint()
             raise HostKeyRefused(
@@ -213,7 +271,16 @@ class SshLink:
                 fingerprint=fingerprint,
                 accept_hint=target.ssh_command(),
             ) from exc
-        except asyncssh.PermissionDenied as exc:
+        except (asyncssh.PermissionDenied, asyncssh.KeyImportError) as exc:
+            self._secrets.clear()  # a wrong answer is asked again, not offered again
+            if self._secret_wanted is not None:
+                raise SecretNeeded(str(target), self._secret_wanted) from exc
+            if isinstance(exc, asyncssh.KeyImportError):
+                raise HostUnreachable(str(target), f"cannot read the key: {exc}") from exc
+            if self._secret_given is not None:  # asked again at the next try
+                raise HostUnreachable(
+                    str(target), f"{self._secret_given} was given, and not accepted"
+                ) from exc
             raise HostUnreachable(
                 str(target),
                 "the server refused every key (and password) we offered: check the "
@@ -221,6 +288,7 @@ class SshLink:
                 "authorized_keys",
             ) from exc
         except asyncssh.KeyEncryptionError as exc:
+            self._secrets.clear()
             raise HostUnreachable(str(target), f"cannot unlock the key: {exc}") from exc
         except TimeoutError as exc:
             raise HostUnreachable(
@@ -230,6 +298,29 @@ class SshLink:
             raise HostUnreachable(str(target), exc.reason or type(exc).__name__) from exc
         except OSError as exc:
             raise HostUnreachable(str(target), exc.strerror or str(exc)) from exc
+
+    async def _connect_within(
+        self, host: str, options: dict[str, Any]
+    ) -> asyncssh.SSHClientConnection:
+        """asyncssh's connect within ``connect_timeout``, the time someone takes to
+        type a password or passphrase left out (asyncssh's own connect_timeout counts
+        it: a password typed in 11 s would fail)."""
+        task = asyncio.ensure_future(asyncssh.connect(host, **options))
+        asked_before, started = self._asked_seconds, time.monotonic()
+        while True:
+            waited = time.monotonic() - started - (self._asked_seconds - asked_before)
+            left = PROMPT_POLL_S if self._asking else self._connect_timeout - waited
+            if left <= 0:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, asyncssh.Error, OSError):
+                    await task
+                raise TimeoutError
+            done, _ = await asyncio.wait({task}, timeout=left)
+            if done:
+                return task.result()
+
+    def _passphrase(self, filename: str) -> str | None:
+        return self._ask(f"Passphrase for key {filename}: ", f"the passphrase of {filename}")
 
     async def _offered_fingerprint(self) -> str:
         try:

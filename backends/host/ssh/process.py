@@ -63,17 +63,21 @@ class RemoteProcess:
                 while chunk := await source.read(65536):
                     self._caller.call_soon_threadsafe(into.feed_data, chunk)
 
-        await asyncio.gather(copy(channel.stdout, self.stdout), copy(channel.stderr, self.stderr))
-        code: int
+        code = LOST
         try:
+            await asyncio.gather(copy(channel.stdout, self.stdout),
+                                 copy(channel.stderr, self.stderr))  # fmt: skip
             completed = await channel.wait(check=False)
             code = _exit_code(completed.exit_status, completed.exit_signal)
         except (asyncssh.Error, OSError) as exc:
             self.lost = f"the connection to {self._link.target} was lost ({exc})"
-            code = LOST
-        if code == LOST and self.lost is None:
-            self.lost = f"the connection to {self._link.target} was lost"
-        self._caller.call_soon_threadsafe(self._finish, code)
+        finally:
+            # Also when the link is closed under it (its tasks cancelled): the caller
+            # reading the output is told, never left waiting for an end.
+            if code == LOST and self.lost is None:
+                self.lost = f"the connection to {self._link.target} was lost"
+            with contextlib.suppress(RuntimeError):  # the caller's loop is gone already
+                self._caller.call_soon_threadsafe(self._finish, code)
 
     # -- on the caller's loop -------------------------------------------------------
 
@@ -108,10 +112,14 @@ def _exit_code(status: int | None, exit_signal: Any) -> int:
     return status
 
 
-async def spawn_remote(link: SshLink, argv: list[str], env: dict[str, str] | None) -> RemoteProcess:
-    """Start argv on the host; the process once its pid is known."""
+async def spawn_remote(
+    link: SshLink, argv: list[str], env: dict[str, str] | None, *, kill_after: int | None = 5
+) -> RemoteProcess:
+    """Start argv on the host; the process once its pid is known. A lost link stops it
+    with TERM, and KILL ``kill_after`` s later (None: TERM alone)."""
     caller = asyncio.get_running_loop()
     process = RemoteProcess(link, caller)
-    command = "exec sh -c " + remote_sh.q(remote_sh.spawn_line(argv, env))
+    line = remote_sh.spawn_line(argv, env, kill_after=kill_after)
+    command = "exec sh -c " + remote_sh.q(line)
     await asyncio.wrap_future(link.submit(process.start(command)))
     return process

@@ -173,16 +173,29 @@ def group_alive_line(pgid: int) -> str:
     )
 
 
-def spawn_line(argv: Sequence[str], env: Mapping[str, str] | None) -> str:
+def _stop_spawned(sig: str) -> str:
+    """Signal the spawned group ``$p`` and every process with its mark."""
+    return (
+        f"kill -s {sig} -- -$p 2>/dev/null; "
+        f"for k in {_marked('p')}; do kill -s {sig} $k 2>/dev/null; done"
+    )
+
+
+def spawn_line(
+    argv: Sequence[str], env: Mapping[str, str] | None, *, kill_after: int | None = 5
+) -> str:
     """Start argv in a session of its own, print its pid, then pass its output through.
 
     Tied to the channel: a watcher reads the channel's stdin, which ends only when
     tierdeck closes it or the connection dies; then the whole group is stopped (TERM,
-    KILL 5 s later). So a link that drops never leaves fio running on the NAS. When the
+    KILL ``kill_after`` s later). So a link that drops never leaves fio running on the
+    NAS. ``kill_after`` None: TERM alone, for a command that stops cleanly on it and
+    must not be cut short (the mover finishes or undoes the file at hand). When the
     command itself ends, what it left running with its mark is killed, as a local run's
     stragglers are."""
     assignments = " ".join(f"{k}={q(v)}" for k, v in (env or {}).items() if k.isidentifier())
     run = f"env LC_ALL=C {assignments} {command_line(argv)}".replace("  ", " ")
+    kill = ":" if kill_after is None else f"sleep {int(kill_after)}; {_stop_spawned('KILL')}"
     # A background job's stdin is /dev/null in a script: the watcher gets the
     # channel's explicitly (fd 3). The pid is told once setsid made it a group.
     # The command marks itself with its own pid (the group's), as a local spawn does.
@@ -192,12 +205,9 @@ def spawn_line(argv: Sequence[str], env: Mapping[str, str] | None) -> str:
         f"exec 3<&0; setsid {mark} {run} </dev/null & p=$!; "
         "while IFS= read -r l < /proc/$p/stat 2>/dev/null; do r=${l##*) }; set -- $r; "
         '[ "$3" = "$p" ] && break; done; echo $p; '
-        "( while IFS= read -r _; do :; done; "
-        f"for n in TERM KILL; do kill -s $n -- -$p 2>/dev/null; for k in {_marked('p')}; do "
-        "kill -s $n $k 2>/dev/null; done; [ $n = TERM ] && sleep 5; done ) <&3 & w=$!; "
+        f"( while IFS= read -r _; do :; done; {_stop_spawned('TERM')}; {kill} ) <&3 & w=$!; "
         # a leader that died (killed) may leave jobs holding the channel: stop them
-        f"exec 3<&-; wait $p; s=$?; kill $w 2>/dev/null; for k in {_marked('p')}; do "
-        "kill -s KILL $k 2>/dev/null; done; exit $s"
+        f"exec 3<&-; wait $p; s=$?; kill $w 2>/dev/null; {_stop_spawned('KILL')}; exit $s"
     )
 
 

@@ -107,3 +107,38 @@ def test_the_layout_service_command_is_this_cli(tmp_path: Path, data_dir: Path) 
     result = run(*argv[1:])
     # the options parse; the file is what is missing (exit 2, one line)
     assert result.exit_code == 2 and str(missing) in result.stderr
+
+
+def test_json_lines_give_the_progress_then_the_run_read_back_as_it_was(tiers: Tiers) -> None:
+    from tierdeck.app.mover.read_json import history_from_dict, report_from_dict
+    from tierdeck.app.mover.render_json import history_to_dict, report_to_dict
+
+    for i in range(3):
+        put(tiers, f"tv/e{i}.mkv", 4096)
+    result = run("mover", "run", "--layout", str(tiers.layout_path), "--json-lines")
+    assert result.exit_code == 0, result.output
+    docs = [json.loads(line) for line in result.stdout.splitlines()]
+    *progress, last = docs
+    assert last["schema"] == "tierdeck.mover-run/1" and last["files_moved"] == 3
+    assert progress and {d["schema"] for d in progress} == {"tierdeck.mover-progress/1"}
+    assert progress[-1]["files_done"] == 3 and progress[-1]["bytes_total"] == 3 * 4096
+    # what another machine reads back is the run as this one wrote it
+    report = report_from_dict(last)
+    assert report.files_moved == 3 and report.ok and not report.dry_run
+    assert report_to_dict(report, last["layout"]["path"]) == last
+    hist = json.loads(run("mover", "history", "--json").stdout)
+    assert history_to_dict(history_from_dict(hist)) == hist
+
+
+def test_json_lines_refusal_is_a_line_too(tiers: Tiers) -> None:
+    text = tiers.layout_path.read_text()
+    pool = str(tiers.root / "pool")
+    tiers.layout_path.write_text(text.replace(f'destination = "{tiers.root / "slow"}"',
+                                              f'destination = "{pool}"'))  # fmt: skip
+    result = run("mover", "run", "--layout", str(tiers.layout_path), "--json-lines")
+    assert result.exit_code == 2 and "mover-destination" in result.stderr
+    (doc,) = [json.loads(line) for line in result.stdout.splitlines()]
+    assert doc["schema"] == "tierdeck.mover-refused/1" and doc["kind"] == "rules"
+    assert "mover-destination" in doc["detail"]
+    both = run("mover", "run", "--layout", str(tiers.layout_path), "--json", "--json-lines")
+    assert both.exit_code == 2

@@ -57,12 +57,18 @@ def _returned_keys(module: Path, function: str) -> set[str]:
 
 def test_the_mover_json_examples_hold_every_key_the_code_prints() -> None:
     doc = (ROOT / "docs" / "mover-json.md").read_text(encoding="utf-8")
-    run_example, history_example = (
-        json.loads(block) for block in re.findall(r"```json\n(.*?)```", doc, re.S)
-    )
+    examples = {
+        d["schema"]: d
+        for d in (json.loads(block) for block in re.findall(r"```json\n(.*?)```", doc, re.S))
+    }
     source = ROOT / "app" / "mover" / "render_json.py"
-    assert set(run_example) == _returned_keys(source, "report_to_dict")
-    assert set(history_example["runs"][0]) == _returned_keys(source, "record_to_dict")
+    assert set(examples["tierdeck.mover-run/1"]) == _returned_keys(source, "report_to_dict")
+    assert set(examples["tierdeck.mover-run/1"]["planned"][0]) == _returned_keys(source, "_planned")
+    history = examples["tierdeck.mover-history/1"]
+    assert set(history["runs"][0]) == _returned_keys(source, "record_to_dict")
+    progress = examples["tierdeck.mover-progress/1"]
+    assert set(progress) == _returned_keys(source, "progress_to_dict")
+    assert set(examples["tierdeck.mover-refused/1"]) == _returned_keys(source, "refused_to_dict")
 
 
 def test_the_help_legends_name_what_their_screens_show() -> None:

@@ -182,3 +182,38 @@ def test_a_row_reads_what_it_shows_and_shows_what_the_dashboard_would(
     assert safe_problems(row) == safe_problems(whole)
     assert pool_states(row, safe_problems(row)) == pool_states(whole, safe_problems(whole))
     assert cache_states(host, row) == cache_states(host, whole)
+
+
+def test_a_host_that_wants_a_secret_says_so_and_a_sign_in_is_kept(
+    demo: tuple[RecordedHost, Inventory],
+) -> None:
+    from tierdeck.core.errors import SecretNeeded
+
+    fakes = _Fakes(demo)
+    signed: list[str] = []
+
+    def connect(entry: FleetHost, timeout: float) -> Host:
+        if entry is BROKEN:
+            raise SecretNeeded(entry.ssh, "a password")
+        return fakes.connect(entry, timeout)
+
+    def sign_in(entry: FleetHost, timeout: float, prompt: object) -> Host:
+        signed.append(entry.name)
+        return fakes.connect(GOOD, timeout)
+
+    fleet = Fleet((GOOD, BROKEN), connect=connect, sign_in=sign_in, collect=fakes.collect)
+    _, old = fleet.collect()
+    assert not old.reachable and old.needs_secret == "a password"
+    assert old.error == "needs a password: sign in with tierdeck --host old (it asks for it)"
+    # the screen's row says enter signs in; the command's says what to run
+    assert row_cells(old, screen=True)[1:3] == ("login", "needs a password (enter to sign in)")
+    assert "tierdeck --host old" in fleet_text([old])
+    assert fleet_dict([old], 10)["hosts"][0]["needs_secret"] == "a password"
+
+    status = fleet.sign_in("old", lambda question: "secret")
+    assert status.reachable and fleet.host("old") is not None and signed == ["old"]
+    kept = fleet.host("old")
+    _, again = fleet.collect()  # the next round reads it on its kept link: not asked again
+    assert again.reachable and fleet.host("old") is kept and signed == ["old"]
+    fleet.close()
+    assert fakes.closed.count("nas") == 3  # the two rounds' "nas", and the signed-in one
