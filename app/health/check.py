@@ -1,0 +1,107 @@
+"""``tierdeck check``: one verdict over disks, pools, a layout's cache fill and its
+mover's last run, for cron, systemd timers, Nagios/Icinga and Prometheus.
+
+The exit status and the one line follow the monitoring-plugins convention
+(https://www.monitoring-plugins.org/doc/guidelines.html#AEN78): 0 OK, 1 WARNING,
+2 CRITICAL, 3 UNKNOWN, ``SERVICE STATE - text``. A disk asleep counts as OK: sleeping
+is what it should do. ``--prometheus FILE`` writes node_exporter's textfile-collector
+format (https://github.com/prometheus/node_exporter#textfile-collector), replaced
+atomically so the collector never reads half a file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...core.disk_health import HealthReport, HealthState
+from ...core.layout.model import Layout
+from ...core.models import Inventory
+from ..layout.fill import FillState, cache_fills
+from ..mover.history import MoverHistory, MoverHistoryError
+
+EXIT_OK, EXIT_WARNING, EXIT_CRITICAL, EXIT_UNKNOWN = 0, 1, 2, 3
+_EXIT = {
+    HealthState.OK: EXIT_OK,
+    HealthState.ASLEEP: EXIT_OK,
+    HealthState.WARNING: EXIT_WARNING,
+    HealthState.CRITICAL: EXIT_CRITICAL,
+    HealthState.UNKNOWN: EXIT_UNKNOWN,
+}
+CACHE_FULL_CRITICAL_PCT = 97  # as core/health's filesystems: past it writes start failing
+
+
+@dataclass(frozen=True)
+class CheckItem:
+    subject: str  # "disk sda", "zpool tank", "cache /mnt/cache", "mover"
+    state: HealthState
+    reasons: tuple[str, ...]
+
+
+def layout_items(
+    layout: Layout, layout_path: Path, inv: Inventory, history: MoverHistory | None, now: float
+) -> list[CheckItem]:
+    """The layout's cache branches against the mover's watermarks, and its last run."""
+    items: list[CheckItem] = []
+    for fill in cache_fills(inv, layout.cache):
+        subject = f"cache {fill.path}"
+        state = fill.state(layout.mover)
+        if state is FillState.UNKNOWN or fill.used_pct is None:
+            items.append(CheckItem(subject, HealthState.UNKNOWN, ("not mounted: fill unknown",)))
+        elif fill.used_pct >= CACHE_FULL_CRITICAL_PCT:
+            items.append(CheckItem(subject, HealthState.CRITICAL, (f"{fill.used_pct:.0f} % full",)))
+        elif state is FillState.ABOVE_HIGH:
+            reason = f"{fill.used_pct:.0f} % full, above the mover's {layout.mover.fill_high_pct} %"
+            items.append(CheckItem(subject, HealthState.WARNING, (reason,)))
+        else:
+            items.append(CheckItem(subject, HealthState.OK, ()))
+    if history is None:
+        return items
+    try:
+        runs = [r for r in history.list(str(layout_path.resolve()), limit=5) if not r.dry_run]
+    except MoverHistoryError as exc:
+        return [*items, CheckItem("mover", HealthState.UNKNOWN, (f"history unreadable: {exc}",))]
+    if not runs:
+        return [*items, CheckItem("mover", HealthState.WARNING, ("the mover has never run",))]
+    last = runs[0]
+    hours = max(0.0, (now - last.started) / 3600)
+    when = f"last run {hours:.0f} h ago"
+    if last.failed:
+        why = last.refused or last.message or (last.stopped.value if last.stopped else "failed")
+        return [*items, CheckItem("mover", HealthState.WARNING, (f"{when} failed: {why}",))]
+    return [*items, CheckItem("mover", HealthState.OK, (when,))]
+
+
+def report_items(report: HealthReport) -> list[CheckItem]:
+    items = [CheckItem(f"disk {d.name}", d.state, d.reasons) for d in report.disks]
+    items += [CheckItem(f"{p.kind} {p.name}", p.state, p.reasons) for p in report.pools]
+    return items
+
+
+def overall(items: list[CheckItem]) -> HealthState:
+    """The worst state, asleep counted as ok."""
+    states = [HealthState.OK if i.state is HealthState.ASLEEP else i.state for i in items]
+    return max(states, key=lambda s: s.rank, default=HealthState.OK)
+
+
+def exit_code(state: HealthState) -> int:
+    return _EXIT[state]
+
+
+def summary_line(items: list[CheckItem], state: HealthState, *, limit: int = 5) -> str:
+    """``TIERDECK OK - 12 disks, 2 pools`` or the worst items first with their reasons."""
+    word = {EXIT_OK: "OK", EXIT_WARNING: "WARNING", EXIT_CRITICAL: "CRITICAL",
+            EXIT_UNKNOWN: "UNKNOWN"}[exit_code(state)]  # fmt: skip
+    disks = sum(1 for i in items if i.subject.startswith("disk "))
+    asleep = sum(1 for i in items if i.state is HealthState.ASLEEP)
+    counts = (f"{disks} disk" if disks == 1 else f"{disks} disks") + (
+        f" ({asleep} asleep)" if asleep else ""
+    )
+    counts += f", {len(items) - disks} other checks"
+    bad = sorted((i for i in items if i.state.rank >= HealthState.UNKNOWN.rank),
+                 key=lambda i: -i.state.rank)  # fmt: skip
+    if not bad:
+        return f"TIERDECK {word} - {counts}"
+    shown = "; ".join(f"{i.subject}: {', '.join(i.reasons) or i.state.value}" for i in bad[:limit])
+    more = f"; and {len(bad) - limit} more" if len(bad) > limit else ""
+    return f"TIERDECK {word} - {shown}{more} ({counts})"
