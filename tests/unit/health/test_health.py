@@ -1,0 +1,82 @@
+"""Health states from recorded hosts: non-root, thresholds, pools."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.smart_recording import smart_recording
+from tierdeck.app.health.collect import collect_health
+from tierdeck.app.health.config import ThresholdsError, load_thresholds
+from tierdeck.backends.host import RecordedHost
+from tierdeck.backends.pool_health import parse_device_stats, scrub_info
+from tierdeck.core.disk_health import HealthState
+from tierdeck.core.health_rules import Thresholds
+from tierdeck.core.models import ScanStatus, ZPool
+
+
+def test_without_root_readable_fields_are_shown_and_nothing_is_ok(tmp_path: Path) -> None:
+    folder = smart_recording(tmp_path / "nas", {"sda": "ata-wd140edfz-healthy.json"}, is_root=False)
+    report = collect_health(RecordedHost(folder))
+    (disk,) = report.disks
+    assert disk.state is HealthState.UNKNOWN
+    assert disk.needs_root and "SMART not readable without root" in disk.reasons
+    assert (disk.model, disk.serial) == ("WDC WD140EDFZ-11A0VA0", "9RK1XXXX")
+    assert disk.smart.passed is None
+
+
+def test_thresholds_are_configurable(tmp_path: Path) -> None:
+    folder = smart_recording(tmp_path / "nas", {"sdb": "nvme-intel-p4510-worn75.json"})
+    assert collect_health(RecordedHost(folder)).disks[0].state is HealthState.OK
+    limits = Thresholds(wear_warning_pct=70)
+    (disk,) = collect_health(RecordedHost(folder), limits).disks
+    assert (disk.state, disk.reasons) == (HealthState.WARNING, ("wear 75 %",))
+
+
+def test_a_thresholds_file_is_read_and_a_typo_refused(tmp_path: Path) -> None:
+    good = tmp_path / "health.toml"
+    good.write_text("[thresholds]\nwear_warning_pct = 70\ntemperature_warning_c = 45\n")
+    assert load_thresholds(good) == Thresholds(wear_warning_pct=70, temperature_warning_c=45)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[thresholds]\nwear_warn_pct = 70\n")
+    with pytest.raises(ThresholdsError, match="unknown threshold wear_warn_pct"):
+        load_thresholds(bad)
+    bad.write_text("[thresholds]\nwear_warning_pct = '70'\n")
+    with pytest.raises(ThresholdsError, match="whole number"):
+        load_thresholds(bad)
+
+
+def _pool(scan: str) -> ZPool:
+    return ZPool("tank", "ONLINE", (), scan=ScanStatus("scrub", "finished", scan))
+
+
+def test_zfs_scrub_age_and_errors_from_zpools_words() -> None:
+    text = "scrub repaired 0B in 00:00:01 with 2 errors on Sun Nov  6 10:00:01 2022"
+    ended = time.mktime(time.strptime("Sun Nov 6 10:00:01 2022", "%a %b %d %H:%M:%S %Y"))
+    info = scrub_info(_pool(text), now=ended + 40 * 86400)
+    assert (info.errors, round(info.age_days or 0)) == (2, 40)
+    assert scrub_info(ZPool("t", "ONLINE", ()), now=0).state == "none"
+
+
+def test_btrfs_device_stats_command_output() -> None:
+    text = ("[/dev/sdb].write_io_errs    0\n[/dev/sdb].read_io_errs     3\n"
+            "[/dev/sdb].flush_io_errs    0\n[/dev/sdb].corruption_errs  1\n"
+            "[/dev/sdb].generation_errs  0\n")  # fmt: skip
+    (dev,) = parse_device_stats(text)
+    assert (dev.device, dev.read_io_errs, dev.corruption_errs, dev.total) == ("/dev/sdb", 3, 1, 4)
+
+
+def test_the_big_nas_pools_report_their_scrubs() -> None:
+    from tests.support.large_host import build_large_host
+
+    report = None
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        report = collect_health(RecordedHost(build_large_host(Path(tmp) / "nas", disks=24, zpools=2,
+                                                              mergerfs_pools=1)))  # fmt: skip
+    zfs = [p for p in report.pools if p.kind == "zfs"]
+    assert len(zfs) == 2 and all(p.scrub is not None and p.scrub.state == "finished" for p in zfs)
+    assert all(p.scrub is not None and p.scrub.ended is not None for p in zfs)
