@@ -6,8 +6,6 @@ import time
 from pathlib import Path
 
 import pytest
-
-from tests.support.smart_recording import smart_recording
 from tierdeck.app.health.collect import collect_health
 from tierdeck.app.health.config import ThresholdsError, load_thresholds
 from tierdeck.backends.host import RecordedHost
@@ -15,6 +13,8 @@ from tierdeck.backends.pool_health import parse_device_stats, scrub_info
 from tierdeck.core.disk_health import HealthState
 from tierdeck.core.health_rules import Thresholds
 from tierdeck.core.models import ScanStatus, ZPool
+
+from tests.support.smart_recording import smart_recording
 
 
 def test_without_root_readable_fields_are_shown_and_nothing_is_ok(tmp_path: Path) -> None:

@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from tests.smart_shims import shim_calls, use_smart_scenario
 from tierdeck.app.health.collect import collect_health
 from tierdeck.backends.host import LiveHost
 from tierdeck.backends.smart.collect import read_devices, scan
 from tierdeck.backends.smart.scan import SmartTarget, plan_targets, target_name
 from tierdeck.core.disk_health import HealthState
+
+from tests.smart_shims import shim_calls, use_smart_scenario
 
 EXPECTED = {
     "sda": HealthState.OK,

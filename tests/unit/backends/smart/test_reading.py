@@ -8,7 +8,6 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from tierdeck.backends.smart.collect import _split
 from tierdeck.backends.smart.reading import read_document, read_text
 from tierdeck.backends.smart.scan import parse_scan
