@@ -6,6 +6,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tierdeck.app.health.collect import collect_health
 from tierdeck.app.health.config import ThresholdsError, load_thresholds
 from tierdeck.backends.host import RecordedHost
@@ -80,3 +82,27 @@ def test_the_big_nas_pools_report_their_scrubs() -> None:
     zfs = [p for p in report.pools if p.kind == "zfs"]
     assert len(zfs) == 2 and all(p.scrub is not None and p.scrub.state == "finished" for p in zfs)
     assert all(p.scrub is not None and p.scrub.ended is not None for p in zfs)
+
+
+def test_md_mismatch_count_after_a_check(tmp_path: Path) -> None:
+    from tierdeck.backends.pool_health import md_mismatch
+    from tierdeck.core.health_rules import Verdict, judge_mismatch
+    from tierdeck.core.models import MdArray
+
+    from tests.support.recording import HostRecording
+
+    rec = HostRecording(tmp_path / "h")
+    rec.set_file("/sys/block/md0/md/mismatch_cnt", "128\n")
+    host = RecordedHost(rec.write())
+    assert md_mismatch(host, MdArray("md0", "raid1", "clean", ())) == 128
+    assert md_mismatch(host, MdArray("md1", "raid1", "clean", ())) is None
+    verdict = Verdict.empty()
+    judge_mismatch(128, Thresholds(), verdict)
+    assert verdict.warning == ["mismatch_cnt 128 after the last check"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_any_scan_or_stats_text_reads_without_raising(text: str) -> None:
+    scrub_info(_pool(text), now=time.time())
+    parse_device_stats(text)
