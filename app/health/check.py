@@ -88,16 +88,21 @@ def exit_code(state: HealthState) -> int:
     return _EXIT[state]
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def summary_line(items: list[CheckItem], state: HealthState, *, limit: int = 5) -> str:
     """``TIERDECK OK - 12 disks, 2 pools`` or the worst items first with their reasons."""
     word = {EXIT_OK: "OK", EXIT_WARNING: "WARNING", EXIT_CRITICAL: "CRITICAL",
             EXIT_UNKNOWN: "UNKNOWN"}[exit_code(state)]  # fmt: skip
     disks = sum(1 for i in items if i.subject.startswith("disk "))
+    pools = sum(1 for i in items if i.subject.startswith(("zfs ", "btrfs ", "md ")))
     asleep = sum(1 for i in items if i.state is HealthState.ASLEEP)
-    counts = (f"{disks} disk" if disks == 1 else f"{disks} disks") + (
-        f" ({asleep} asleep)" if asleep else ""
-    )
-    counts += f", {len(items) - disks} other checks"
+    counts = _count(disks, "disk") + (f" ({asleep} asleep)" if asleep else "")
+    counts += ", " + _count(pools, "pool")
+    if len(items) > disks + pools:
+        counts += ", " + _count(len(items) - disks - pools, "layout check")
     bad = sorted((i for i in items if i.state.rank >= HealthState.UNKNOWN.rank),
                  key=lambda i: -i.state.rank)  # fmt: skip
     if not bad:

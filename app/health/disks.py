@@ -10,6 +10,7 @@ from ...core.health_rules import Thresholds, judge_disk
 from ...core.models import Disk
 
 NEEDS_ROOT = "SMART not readable without root"
+_VIRTUAL_TRANSPORTS = ("virtio", "xen")
 
 
 def _usb(target: SmartTarget, disk: Disk | None) -> bool:
@@ -28,6 +29,9 @@ def _unreadable_reason(target: SmartTarget, doc: DeviceDocument, disk: Disk | No
         return (
             f"USB bridge does not pass SMART ({text})" if text else "USB bridge does not pass SMART"
         )
+    if disk is not None and disk.transport in _VIRTUAL_TRANSPORTS:
+        # a virtual machine's disk: the hypervisor passes no SMART through it
+        return f"{disk.transport} virtual disk: no SMART to read ({text or 'no answer'})"
     if doc.smart_available is False:
         return "the device has no SMART (smartctl: SMART support unavailable)"
     if text:
