@@ -106,3 +106,25 @@ def test_md_mismatch_count_after_a_check(tmp_path: Path) -> None:
 def test_any_scan_or_stats_text_reads_without_raising(text: str) -> None:
     scrub_info(_pool(text), now=time.time())
     parse_device_stats(text)
+
+
+def test_the_big_nas_smart_answers_are_plausible(tmp_path: Path) -> None:
+    from tierdeck.app.health.disks import from_answer
+    from tierdeck.backends.smart.collect import SmartAnswer
+    from tierdeck.backends.smart.reading import read_text
+    from tierdeck.backends.smart.scan import SmartTarget, parse_scan
+
+    from tests.support.large_host import large_host_asleep, write_smartctl_answers
+    from tests.support.recording import sd_name
+
+    folder = write_smartctl_answers(tmp_path, disks=48)
+    assert len(parse_scan((folder / "scan.json").read_text())) == 48
+    asleep = [sd_name(i) for i in large_host_asleep(48)]
+    assert (folder / "asleep").read_text().split() == asleep and len(asleep) == 12
+    states = {}
+    for path in sorted((folder / "disks").iterdir()):
+        doc = read_text(path.read_text())
+        answer = SmartAnswer(SmartTarget(path.stem, f"/dev/{path.stem}", "sat"), doc)
+        states[path.stem] = from_answer(answer, None, Thresholds())
+    assert states["sdh"].reasons == ("3 pending sectors",)  # disk 7
+    assert {h.state for n, h in states.items() if n != "sdh"} == {HealthState.OK}
