@@ -12,6 +12,7 @@ import click
 
 from .common import (
     EXIT_FAILED,
+    EXIT_REFUSED,
     fail,
     host_options,
     load_layout_or_exit,
@@ -69,7 +70,7 @@ def health(demo: bool, recorded: Path | None, as_json: bool, thresholds: Path | 
     """
     from ..health.render import health_to_dict, render_health_text
 
-    limits = _thresholds(thresholds, EXIT_FAILED)
+    limits = _thresholds(thresholds, EXIT_REFUSED)
     report, _ = _collect(make_host(demo, recorded), limits, EXIT_FAILED)
     if as_json:
         json.dump(health_to_dict(report), sys.stdout, indent=2, ensure_ascii=False)

@@ -129,3 +129,17 @@ def test_the_big_nas_smart_answers_are_plausible(tmp_path: Path) -> None:
     worn = {n for n, h in states.items() if h.state is not HealthState.OK}
     assert worn == {sd_name(7), sd_name(47)}  # every 40th disk from the 8th
     assert states["sdh"].reasons == ("3 pending sectors",)
+
+
+def test_without_root_a_hwmon_temperature_is_still_judged(tmp_path: Path) -> None:
+    from tests.support.recording import HostRecording
+
+    rec = HostRecording(tmp_path / "h", is_root=False)
+    rec.add_disk("sda", 4 * 10**12, True, model="WDC WD180EDGZ-11B2DA0", serial="3GJ1")
+    # drivetemp's hwmon sits in the SCSI device's folder, where /sys/block/sda/device points
+    device = "/sys/devices/pci0000:00/0000:00:17.0/ata1/host0/target0:0:0/0:0:0:0"
+    rec.set_file(f"{device}/hwmon/hwmon3/temp1_input", "63000\n")
+    (disk,) = collect_health(RecordedHost(rec.write())).disks
+    assert disk.smart.temperature_c == 63
+    assert disk.state is HealthState.CRITICAL
+    assert disk.reasons == ("63 °C", "SMART not readable without root")
