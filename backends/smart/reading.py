@@ -152,6 +152,12 @@ def _self_test(doc: dict[str, Any]) -> tuple[bool | None, str | None]:
     return None, None
 
 
+def _non_medium(doc: dict[str, Any]) -> int | None:
+    # the SCSI non-medium error log page; its key is not the same in every smartctl 7.x
+    count = _int(_get(doc, "scsi_nonmedium_error", "count"))
+    return count if count is not None else _int(doc.get("scsi_nonmedium_error_count"))
+
+
 def _sas_written(doc: dict[str, Any]) -> int | None:
     text = _get(doc, "scsi_error_counter_log", "write", "gigabytes_processed")
     try:
@@ -209,7 +215,7 @@ def read_document(doc: Any) -> DeviceDocument:
         self_test_passed=test_passed,
         self_test=test_text,
         grown_defects=_int(doc.get("scsi_grown_defect_list")),
-        non_medium_errors=_int(doc.get("scsi_nonmedium_error_count")),
+        non_medium_errors=_non_medium(doc),
         temperature_warning_c=_int(_get(doc, "nvme_composite_temperature_threshold", "warning")),
         temperature_critical_c=_int(_get(doc, "nvme_composite_temperature_threshold", "critical")),
     )
