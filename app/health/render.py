@@ -91,14 +91,14 @@ def _figure(value: int | None, unit: str = "", needs_root: bool = False) -> str:
     return f"{value}{unit}"
 
 
-def _disk_line(disk: DiskHealth) -> str:
+def _disk_line(disk: DiskHealth, width: int) -> str:
     s = disk.smart
     root = disk.needs_root
     written = (
         format_bytes(s.bytes_written) if s.bytes_written is not None else _figure(None, "", root)
     )
     parts = [
-        f"{disk.name:<12} {disk.state.value:<8}",
+        f"{disk.name:<{width}} {disk.state.value:<8}",
         f"{_figure(s.temperature_c, ' °C', root):>10}",
         f"{_figure(s.power_on_hours, ' h', root):>10}",
         f"{_figure(s.percentage_used, ' %', root):>10}",
@@ -107,15 +107,16 @@ def _disk_line(disk: DiskHealth) -> str:
     ]
     line = " ".join(parts)
     if disk.reasons:
-        line += "\n" + " " * 14 + "; ".join(disk.reasons)
+        line += "\n" + " " * (width + 2) + "; ".join(disk.reasons)
     return line
 
 
 def render_health_text(report: HealthReport) -> str:
     lines = [f"{report.hostname}: {report.state.value}", ""]
-    lines.append(f"{'disk':<12} {'state':<8} {'temp':>10} {'power-on':>10} {'wear':>10}"
+    width = max([12, *(len(d.name) for d in report.disks)])
+    lines.append(f"{'disk':<{width}} {'state':<8} {'temp':>10} {'power-on':>10} {'wear':>10}"
                  f" {'written':>10}  model")  # fmt: skip
-    lines += [_disk_line(d) for d in report.disks] or ["(no disks)"]
+    lines += [_disk_line(d, width) for d in report.disks] or ["(no disks)"]
     if report.pools:
         lines += ["", f"{'pool':<20} {'kind':<6} state"]
         for pool in report.pools:
