@@ -8,6 +8,7 @@ is handed to a LiveHost. Prints nothing of its own: the JSON goes to stdout."""
 
 from __future__ import annotations
 
+import resource
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -46,4 +47,9 @@ def _host(demo: bool, recorded: Path | None) -> ShimmedRecording:
 
 
 common.make_host = _host  # type: ignore[assignment]
-main(["health", "--json", "--recorded", sys.argv[1]])
+try:
+    main(["health", "--json", "--recorded", sys.argv[1]])
+finally:
+    # this process's own CPU (not smartctl's): what the machine's load does not change
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    print(f"cpu {own.ru_utime + own.ru_stime:.3f}", file=sys.stderr)

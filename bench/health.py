@@ -17,6 +17,8 @@ Measured, as medians of N paired rounds:
    inventory, 240 smartctl calls, the JSON), wall time: the acceptance is < 1 s.
 2. The same as a ratio to the floor of its smartctl part: the same 241 shim calls
    (the scan, then the disks by ``xargs -P`` at tierdeck's bound), run by the shell.
+3. tierdeck's own CPU time (its process alone, from the harness): on a busy machine
+   the wall time grows with the load, this does not.
 
 Then checks that every device call carried ``-n standby`` and a ``-d`` type, and that
 no disk in standby was called otherwise (fails loudly if one was).
@@ -92,13 +94,13 @@ def prepare(work: Path, delay: float, scan_delay: float) -> tuple[Path, dict[str
     return recording, env
 
 
-def timed(argv: list[str], env: dict[str, str]) -> tuple[float, str]:
+def timed(argv: list[str], env: dict[str, str]) -> tuple[float, str, str]:
     start = time.perf_counter()
     proc = subprocess.run(argv, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(argv[:3])} failed ({proc.returncode}): {proc.stderr[-800:]}")
-    return elapsed, proc.stdout
+    return elapsed, proc.stdout, proc.stderr
 
 
 def main() -> None:
@@ -118,17 +120,18 @@ def main() -> None:
         floor = ["sh", "-c", "smartctl --json --scan-open >/dev/null; printf '%s\\n' " + names
                  + f" | xargs -P {MAX_PARALLEL} -I@ smartctl --json -n standby -a -d sat /dev/@"
                  " >/dev/null; true"]  # fmt: skip
-        walls, floors, ratios = [], [], []
+        walls, floors, ratios, cpus = [], [], [], []
         report = ""
         timed(health, env)  # untimed: the page cache and the recording's first read
         for _ in range(args.runs):
             calls.unlink(missing_ok=True)
-            wall, report = timed(health, env)
+            wall, report, err = timed(health, env)
             seen = calls.read_text().splitlines()
-            base, _ = timed(floor, env)
+            base, _, _ = timed(floor, env)
             walls.append(wall)
             floors.append(base)
             ratios.append(wall / base)
+            cpus.append(float(err.strip().splitlines()[-1].split()[1]))
         doc = json.loads(report)
         woken = [line for line in seen if line.startswith("WOKEN")]
         device_calls = [
@@ -147,6 +150,7 @@ def main() -> None:
         f"  / the same smartctl calls by sh and xargs -P {MAX_PARALLEL}: "
         f"{statistics.median(ratios):.2f}x (spread {min(ratios):.2f}-{max(ratios):.2f}; "
         f"floor {statistics.median(floors):.2f} s)",
+        f"  tierdeck's own CPU (its process, not smartctl's): {statistics.median(cpus):.2f} s median",
         f"  standby: {asleep} disks asleep, none woken; all {len(device_calls)} device calls "
         "with -n standby and -d",
     ]

@@ -110,7 +110,8 @@ def collect(
         early = pool.submit(_disk_health, host, first, {}, limits, scan_failure)
         inv = inventory.result()
         disks = {d.name: d for d in inv.disks}
-        later = [t for t in plan_targets(host, scanned, inv.disks) if t not in first]
+        known = {t.name for t in first}
+        later = [t for t in plan_targets(host, scanned, inv.disks) if t.name not in known]
         rest = _disk_health(host, later, disks, limits, scan_failure)
         # the scanned ones were judged before the inventory came: give them its names
         scanned_health = [_with_inventory(h, disks.get(h.name)) for h in early.result()]
