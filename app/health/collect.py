@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 
 from ...backends.host import Host
 from ...backends.pool_health import btrfs_device_errors, md_mismatch, scrub_info
-from ...backends.smart.collect import hwmon_temperature, read_devices, scan
+from ...backends.smart.collect import SmartAnswer, hwmon_temperature, read_devices, scan
 from ...backends.smart.scan import SmartTarget, plan_targets
 from ...core.disk_health import DiskHealth, HealthReport, HealthState, PoolHealth
 from ...core.health import find_problems
@@ -73,16 +72,23 @@ def collect_pools(
     return tuple(pools)
 
 
-def _disk_health(
-    host: Host, targets: list[SmartTarget], disks: dict[str, Disk], limits: Thresholds,
-    scan_failure: str | None,
+def _answers(host: Host, targets: list[SmartTarget], scan_failure: str | None) -> list[SmartAnswer]:
+    """smartctl's answers; none without root or without a working smartctl."""
+    if not host.is_root or scan_failure is not None:
+        return []
+    return read_devices(host, targets)
+
+
+def _judged(
+    host: Host, targets: list[SmartTarget], answers: list[SmartAnswer], disks: dict[str, Disk],
+    limits: Thresholds, scan_failure: str | None,
 ) -> list[DiskHealth]:  # fmt: skip
     if not host.is_root:
         return [without_root(t, disks.get(t.name), hwmon_temperature(host, t.name), limits)
                 for t in targets]  # fmt: skip
     if scan_failure is not None:
         return [unknown(t, disks.get(t.name), scan_failure) for t in targets]
-    return [from_answer(a, disks.get(a.target.name), limits) for a in read_devices(host, targets)]
+    return [from_answer(a, disks.get(a.target.name), limits) for a in answers]
 
 
 def collect_health(
@@ -106,29 +112,23 @@ def collect(
         scan_failure = None
         if host.is_root:
             scanned, scan_failure = scan(host)
+        # the scanned devices are read while the inventory is still being collected
         first = plan_targets(host, scanned, ())
-        early = pool.submit(_disk_health, host, first, {}, limits, scan_failure)
+        early = pool.submit(_answers, host, first, scan_failure)
         inv = inventory.result()
         disks = {d.name: d for d in inv.disks}
         known = {t.name for t in first}
         later = [t for t in plan_targets(host, scanned, inv.disks) if t.name not in known]
-        rest = _disk_health(host, later, disks, limits, scan_failure)
-        # the scanned ones were judged before the inventory came: give them its names
-        scanned_health = [_with_inventory(h, disks.get(h.name)) for h in early.result()]
+        answers = early.result() + _answers(host, later, scan_failure)
+        health = _judged(host, first + later, answers, disks, limits, scan_failure)
     notes = tuple(f"{note.source}: {note.message}" for note in inv.notes)
     if inv.zfs.message and inv.zfs.available:
         notes += (f"zfs: {inv.zfs.message}",)
     report = HealthReport(
         hostname=host.hostname,
         collected_at=now,
-        disks=tuple(scanned_health + rest),
+        disks=tuple(health),
         pools=collect_pools(host, inv, limits, now),
         notes=notes,
     )
     return report, inv
-
-
-def _with_inventory(health: DiskHealth, disk: Disk | None) -> DiskHealth:
-    if disk is None or (health.model and health.serial):
-        return health
-    return replace(health, model=health.model or disk.model, serial=health.serial or disk.serial)
