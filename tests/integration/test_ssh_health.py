@@ -48,3 +48,22 @@ def test_check_over_ssh_exits_as_the_local_one(ssh_lab: Any, tmp_path: Path) -> 
     remote = tierdeck(tmp_path, "--host", ssh_lab.alias, "check")
     assert remote.returncode == local.returncode in (0, 1, 2, 3), remote.stderr
     assert remote.stdout.split(" - ")[0] == local.stdout.split(" - ")[0]
+
+
+def test_240_answers_come_back_framed_in_one_request(ssh_lab: Any) -> None:
+    from tierdeck.backends.host.ssh import SshHost
+    from tierdeck.backends.smart.collect import read_devices
+    from tierdeck.backends.smart.scan import SmartTarget
+
+    # devices that do not exist: the real smartctl answers each at once with its reason
+    targets = [SmartTarget(f"x{i}", f"/dev/tierdeck-missing-{i}", "sat") for i in range(240)]
+    host = SshHost(ssh_lab.alias)
+    try:
+        answers = read_devices(host, targets)
+    finally:
+        host.close()
+    assert [a.target for a in answers] == targets
+    for answer in answers:
+        assert answer.document is not None, answer.failure
+        assert answer.document.exit_status == 2  # could not open it
+        assert any(answer.target.device in m for m in answer.document.messages), answer
