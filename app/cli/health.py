@@ -94,8 +94,8 @@ class _PluginCommand(click.Command):
 @click.command(cls=_PluginCommand)
 @host_options
 @once("--layout", "layout_path", type=click.Path(dir_okay=False, path_type=Path),
-      help="Also check this layout's cache fill against its mover's watermarks, and the "
-           "mover's last run.")  # fmt: skip
+      help="Check this layout's cache fill against its mover's watermarks, and the "
+           "mover's last run (default: the layouts tierdeck applied on the machine).")  # fmt: skip
 @once("--prometheus", "prometheus", type=click.Path(dir_okay=False, path_type=Path),
       help="Also write the figures in node_exporter's textfile format to FILE (atomically).")  # fmt: skip
 @_THRESHOLDS
@@ -113,8 +113,8 @@ def check(
     """
     import time
 
+    from ..health.check import applied_items, layout_items, overall, report_items, summary_line
     from ..health.check import exit_code as state_exit
-    from ..health.check import layout_items, overall, report_items, summary_line
 
     limits = _thresholds(thresholds, CHECK_UNKNOWN)
     layout = None
@@ -123,15 +123,20 @@ def check(
             layout = load_layout_or_exit(layout_path)
         except SystemExit:
             sys.exit(CHECK_UNKNOWN)
-    report, inv = _collect(make_host(demo, recorded), limits, CHECK_UNKNOWN)
+    host = make_host(demo, recorded)
+    report, inv = _collect(host, limits, CHECK_UNKNOWN)
     items = report_items(report)
-    if layout is not None and layout_path is not None:
-        history = None
-        if requested_host() is None and not demo and recorded is None:
-            from ..mover.history import MoverHistory
+    history = None
+    if requested_host() is None and not demo and recorded is None:
+        # the mover's runs are recorded where it ran: this machine's history is only
+        # this machine's
+        from ..mover.history import default_mover_path
 
-            history = MoverHistory()
+        history = default_mover_path()
+    if layout is not None and layout_path is not None:
         items += layout_items(layout, layout_path, inv, history, time.time())
+    else:
+        items += applied_items(host, inv, history, time.time())
     state = overall(items)
     if prometheus is not None:
         from ...backends.localfiles import write_atomically

@@ -14,9 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...backends.host import Host
 from ...core.disk_health import HealthReport, HealthState
-from ...core.layout.model import Layout
+from ...core.layout.model import Layout, MoverPolicy
 from ...core.models import Inventory
+from ..layout.applied import mover_layout_path, read_applied_tiers
 from ..layout.fill import FillState, cache_fills
 from ..mover.history import MoverHistory, MoverHistoryError
 
@@ -38,38 +40,66 @@ class CheckItem:
     reasons: tuple[str, ...]
 
 
-def layout_items(
-    layout: Layout, layout_path: Path, inv: Inventory, history: MoverHistory | None, now: float
-) -> list[CheckItem]:
-    """The layout's cache branches against the mover's watermarks, and its last run."""
+def tier_items(
+    cache: tuple[str, ...], mover: MoverPolicy | None, layout_path: str | None,
+    inv: Inventory, history: Path | None, now: float,
+) -> list[CheckItem]:  # fmt: skip
+    """Each cache branch's fill against the mover's watermarks (``mover`` None: only
+    against the point where writes start failing), and the mover's last recorded run
+    of ``layout_path`` (an absolute path) in the mover's history file ``history``, when
+    one is given (the machine's own: the mover records where it runs)."""
     items: list[CheckItem] = []
-    for fill in cache_fills(inv, layout.cache):
+    for fill in cache_fills(inv, cache):
         subject = f"cache {fill.path}"
-        state = fill.state(layout.mover)
-        if state is FillState.UNKNOWN or fill.used_pct is None:
+        if fill.used_pct is None:
             items.append(CheckItem(subject, HealthState.UNKNOWN, ("not mounted: fill unknown",)))
         elif fill.used_pct >= CACHE_FULL_CRITICAL_PCT:
             items.append(CheckItem(subject, HealthState.CRITICAL, (f"{fill.used_pct:.0f} % full",)))
-        elif state is FillState.ABOVE_HIGH:
-            reason = f"{fill.used_pct:.0f} % full, above the mover's {layout.mover.fill_high_pct} %"
+        elif mover is not None and fill.state(mover) is FillState.ABOVE_HIGH:
+            reason = f"{fill.used_pct:.0f} % full, above the mover's {mover.fill_high_pct} %"
             items.append(CheckItem(subject, HealthState.WARNING, (reason,)))
         else:
             items.append(CheckItem(subject, HealthState.OK, ()))
-    if history is None:
+    if history is None or layout_path is None:
         return items
+    return [*items, _mover_item(history, layout_path, now)]
+
+
+def _mover_item(history: Path, layout_path: str, now: float) -> CheckItem:
+    if not history.exists():  # not created by a check: no mover ever ran here
+        return CheckItem("mover", HealthState.WARNING, ("the mover has never run",))
     try:
-        runs = [r for r in history.list(str(layout_path.resolve()), limit=5) if not r.dry_run]
+        runs = [r for r in MoverHistory(history).list(layout_path, limit=5) if not r.dry_run]
     except MoverHistoryError as exc:
-        return [*items, CheckItem("mover", HealthState.UNKNOWN, (f"history unreadable: {exc}",))]
+        return CheckItem("mover", HealthState.UNKNOWN, (f"history unreadable: {exc}",))
     if not runs:
-        return [*items, CheckItem("mover", HealthState.WARNING, ("the mover has never run",))]
+        return CheckItem("mover", HealthState.WARNING, ("the mover has never run",))
     last = runs[0]
-    hours = max(0.0, (now - last.started) / 3600)
-    when = f"last run {hours:.0f} h ago"
+    when = f"last run {max(0.0, (now - last.started) / 3600):.0f} h ago"
     if last.failed:
         why = last.refused or last.message or (last.stopped.value if last.stopped else "failed")
-        return [*items, CheckItem("mover", HealthState.WARNING, (f"{when} failed: {why}",))]
-    return [*items, CheckItem("mover", HealthState.OK, (when,))]
+        return CheckItem("mover", HealthState.WARNING, (f"{when} failed: {why}",))
+    return CheckItem("mover", HealthState.OK, (when,))
+
+
+def layout_items(
+    layout: Layout, layout_path: Path, inv: Inventory, history: Path | None, now: float
+) -> list[CheckItem]:
+    """The layout's cache branches against the mover's watermarks, and its last run."""
+    return tier_items(layout.cache, layout.mover, str(layout_path.resolve()), inv, history, now)
+
+
+def applied_items(host: Host, inv: Inventory, history: Path | None, now: float) -> list[CheckItem]:
+    """``tier_items`` of every mergerfs pool tierdeck applied a layout to (its fstab
+    block, and the layout file its mover service runs)."""
+    items: list[CheckItem] = []
+    for pool in inv.mergerfs:
+        tiers = read_applied_tiers(host, pool)
+        if tiers is None:
+            continue
+        items += tier_items(tiers.cache, tiers.mover, mover_layout_path(host, pool), inv,
+                            history, now)  # fmt: skip
+    return items
 
 
 def report_items(report: HealthReport) -> list[CheckItem]:
