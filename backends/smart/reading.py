@@ -80,6 +80,10 @@ def _get(doc: Any, *path: str | int) -> Any:
     return doc
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _str(value: Any) -> str | None:
     return value.strip() or None if isinstance(value, str) else None
 
@@ -103,8 +107,8 @@ def _raw(attrs: dict[int, dict[str, Any]], ident: int) -> int | None:
 def _ata_wear(doc: dict[str, Any], attrs: dict[int, dict[str, Any]]) -> int | None:
     # ACS device statistics page 7 "Percentage Used Endurance Indicator" (with -x)
     pages = _get(doc, "ata_device_statistics", "pages")
-    for page in pages if isinstance(pages, list) else ():
-        for row in _get(page, "table") or ():
+    for page in _list(pages):
+        for row in _list(_get(page, "table")):
             if _get(row, "name") == "Percentage Used Endurance Indicator":
                 value = _int(_get(row, "value"))
                 if value is not None and 0 <= value <= 255:
@@ -173,7 +177,7 @@ def read_document(doc: Any) -> DeviceDocument:
         doc = {}
     messages = tuple(
         text
-        for text in (_str(_get(m, "string")) for m in _get(doc, "smartctl", "messages") or ())
+        for text in (_str(_get(m, "string")) for m in _list(_get(doc, "smartctl", "messages")))
         if text  # fmt: skip
     )
     exit_status = _int(_get(doc, "smartctl", "exit_status"))
