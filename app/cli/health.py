@@ -123,7 +123,16 @@ def check(
             layout = load_layout_or_exit(layout_path)
         except SystemExit:
             sys.exit(CHECK_UNKNOWN)
-    host = make_host(demo, recorded)
+    try:
+        host = make_host(demo, recorded)
+    except click.UsageError as exc:
+        exc.show()
+        sys.exit(CHECK_UNKNOWN)
+    except SystemExit as exc:  # the host could not be reached: said on stderr
+        if exc.code:
+            click.echo("TIERDECK UNKNOWN - the host could not be reached")
+            sys.exit(CHECK_UNKNOWN)
+        raise
     report, inv = _collect(host, limits, CHECK_UNKNOWN)
     items = report_items(report)
     history = None

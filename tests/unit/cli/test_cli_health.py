@@ -77,3 +77,13 @@ def test_check_that_cannot_run_is_unknown(tmp_path: Path) -> None:
     bad = tmp_path / "limits.toml"
     bad.write_text("[thresholds]\nnope = 1\n")
     assert run("check", "--demo", "--thresholds", str(bad)).exit_code == 3
+
+
+def test_check_of_an_unreachable_host_is_unknown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ssh config: the name resolves nowhere
+    result = run("check", "--host", "tierdeck-no-such-host.invalid")
+    assert result.exit_code == 3, result.output
+    assert result.output.splitlines()[-1] == "TIERDECK UNKNOWN - the host could not be reached"
+    assert run("check", "--demo", "--recorded", str(tmp_path)).exit_code == 3  # exclusive
