@@ -14,6 +14,7 @@ declare -A TOOLS=(
   [fio]=fio [mergerfs]=mergerfs [mkfs.btrfs]=btrfs-progs [mkfs.xfs]=xfsprogs
   [mkfs.ext4]=e2fsprogs [getfattr]=attr [udevadm]=udev [lsscsi]=lsscsi
   [losetup]=mount [lsblk]=util-linux [fusermount3]=fuse3
+  [smartctl]=smartmontools  # disk health: --json needs >= 7 (Debian 11 and later)
 )
 # The mover's tests set ACLs; bench/mover.py measures against rsync.
 # The remote-host tests start Debian's OpenSSH server on the loopback; the ladder's

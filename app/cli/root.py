@@ -117,6 +117,12 @@ for _command in (
         "Run fio benchmarks from presets or job files, with a saved history.",
     ),
     DeferredCommand(
+        "check",
+        "tierdeck.app.cli.health:check",
+        "Check disks, pools, the cache fill and the mover: one line, exit 0 OK, 1 WARNING, "
+        "2 CRITICAL, 3 UNKNOWN.",
+    ),
+    DeferredCommand(
         "compare",
         "tierdeck.app.cli.compare:compare",
         "Compare 2 to 8 stored runs side by side (ids from `tierdeck history list`).",
@@ -125,6 +131,11 @@ for _command in (
         "fleet",
         "tierdeck.app.cli.fleet:fleet",
         "Show every host of hosts.toml: reachable, problems, pools, cache fill.",
+    ),
+    DeferredCommand(
+        "health",
+        "tierdeck.app.cli.health:health",
+        "Show every disk's SMART health and every pool's, each state with its reasons.",
     ),
     DeferredCommand("history", "tierdeck.app.cli.history:history", "Stored benchmark runs."),
     DeferredCommand(

@@ -108,10 +108,19 @@ def service_layout_path(unit: str) -> str | None:
     return None
 
 
-def _mover(host: Host, pool: MergerfsPool) -> MoverPolicy | None:
+def mover_layout_path(host: Host, pool: MergerfsPool) -> str | None:
+    """The layout file the pool's mover service runs, as its unit names it; None
+    without such a unit."""
     unit = posixpath.join(UNIT_DIR, f"tierdeck-mover-{escape_path(pool.mountpoint)}.service")
     try:
-        path = service_layout_path(host.read_text(unit))
+        return service_layout_path(host.read_text(unit))
+    except (OSError, HostError):
+        return None
+
+
+def _mover(host: Host, pool: MergerfsPool) -> MoverPolicy | None:
+    path = mover_layout_path(host, pool)
+    try:
         layout = layout_from_toml(host.read_text(path)) if path else None
     except (OSError, HostError, LayoutError):
         return None

@@ -242,3 +242,59 @@ class _LargePool:
                 super_options="rw,xattr,noacl",
                 usage=(self.avail + used, self.avail, self.avail),
             )
+
+
+# ---------------------------------------------------------------- SMART, for bench/health.py
+
+_SMART_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "smart"
+# real smartctl documents of the two models' families (tests/fixtures/smart/README.md)
+_SMART_TEMPLATES = {
+    "WDC WD180EDGZ-11B2DA0": "ata-wd140edfz-healthy.json",
+    "ST16000NM001G-2KK103": "ata-st16000nm001g-healthy.json",
+}
+
+
+def large_host_asleep(disks: int = 240) -> range:
+    """The disks in standby: the last five pools' (a quarter of the NAS), spun down."""
+    return range(disks * 3 // 4, disks)
+
+
+def write_smartctl_answers(folder: str | Path, disks: int = 240) -> Path:
+    """What ``smartctl --json`` answers on the big NAS, one file per call, for the
+    smartctl shim of bench/health.py: ``scan.json`` (``--scan-open``), ``disks/sdX.json``
+    (each disk's ``-a``: a real document of its model's family with its own model,
+    serial, device and figures derived from its index: hours, temperature, a few worn
+    disks) and ``standby.json`` with ``asleep`` (the names of the disks in standby)."""
+    import json
+
+    out = Path(folder)
+    (out / "disks").mkdir(parents=True, exist_ok=True)
+    templates = {
+        m: json.loads((_SMART_FIXTURES / f).read_text()) for m, f in _SMART_TEMPLATES.items()
+    }
+    devices = []
+    for index in range(disks):
+        name = sd_name(index)
+        model, _firmware, size, serial, _ = _large_identity(index)
+        doc = json.loads(json.dumps(templates[model]))
+        doc["device"] = {"name": f"/dev/{name}", "info_name": f"/dev/{name} [SAT]",
+                         "type": "sat", "protocol": "ATA"}  # fmt: skip
+        doc["smartctl"]["argv"] = ["smartctl", "--json", "-n", "standby", "-a", "-d", "sat",
+                                   f"/dev/{name}"]  # fmt: skip
+        doc["model_name"], doc["serial_number"] = model, serial
+        doc["user_capacity"] = {"blocks": size // 512, "bytes": size}
+        doc["power_on_time"] = {"hours": 8000 + 97 * index}
+        doc["temperature"] = {"current": 30 + index % 17}
+        for row in doc["ata_smart_attributes"]["table"]:
+            if row["id"] == 197 and index % 40 == 7:  # a few disks with pending sectors
+                row["raw"] = {"value": index % 5 + 1, "string": str(index % 5 + 1)}
+        (out / "disks" / f"{name}.json").write_text(json.dumps(doc, indent=2))
+        devices.append({"name": f"/dev/{name}", "info_name": f"/dev/{name} [SAT]",
+                        "type": "sat", "protocol": "ATA"})  # fmt: skip
+    scan = json.loads((_SMART_FIXTURES / "vm-scan-open.json").read_text())
+    scan["devices"] = devices
+    (out / "scan.json").write_text(json.dumps(scan, indent=2))
+    standby = (_SMART_FIXTURES / "standby-sda-transcribed.json").read_text()
+    (out / "standby.json").write_text(standby)
+    (out / "asleep").write_text("".join(f"{sd_name(i)}\n" for i in large_host_asleep(disks)))
+    return out

@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "tierdeck.app.cli.bench.sweep",
     "tierdeck.app.cli.compare",
     "tierdeck.app.cli.fleet",
+    "tierdeck.app.cli.health",
     "tierdeck.app.cli.history",
     "tierdeck.app.cli.history.export",
     "tierdeck.app.cli.history.importing",
