@@ -5,6 +5,12 @@ In client mode fio prints no "jobs" list: every job of every server is an entry 
 "client_stats" that carries the server's "hostname" and "port", and fio adds one entry
 named "All clients" that it summed itself (checked with fio 3.33). Each server's entries
 become an ordinary fio document, read by the same parser as a local run.
+
+Nothing comes before that document: a server given ``--status-interval`` adds its
+status dumps to the same list, printed with the rest once the run is over
+(fio333_client_status_interval.txt, two servers in network namespaces), and then
+"All clients" sums the first dump only. tierdeck gives its servers no status
+interval: a job's entries are its final report.
 """
 
 from __future__ import annotations

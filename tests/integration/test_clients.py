@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -131,6 +132,28 @@ def test_two_hosts_at_once_stored_as_one_set(hosts: list[NsHost], tmp_path: Path
     assert compared.returncode == 0, compared.stderr
 
 
+def test_each_host_is_watched_live_and_its_folder_placed(
+    hosts: list[NsHost], tmp_path: Path
+) -> None:
+    two = hosts[:2]
+    done = subprocess.run(_args(two, runtime=5), env=_env(hosts, tmp_path), capture_output=True,
+                          text=True, timeout=180)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    for h in two:  # the namespaces share this machine's root filesystem
+        assert f"{h.name}: {h.folder} is a local path (ext4 on /; disks: " in done.stderr
+    lines = done.stderr.splitlines()
+    for name in ("tdc1", "tdc2", "all clients"):
+        live = [
+            line for line in lines if re.match(rf"\s*\d+ s  {name}\s+disks\s+[\d.]+ MiB/s", line)
+        ]
+        assert live, done.stderr
+    # one machine under two names: its disks are counted once in the total
+    last = {n: next(line for line in reversed(lines) if f" s  {n} " in line).split("disks")[1]
+            for n in ("tdc1", "all clients")}  # fmt: skip
+    assert last["tdc1"] == last["all clients"]
+    assert _leftovers(two) == []
+
+
 def test_a_host_lost_mid_run_leaves_a_partial_set(hosts: list[NsHost], tmp_path: Path) -> None:
     two = hosts[:2]
     proc = subprocess.Popen(_args(two, "--json", runtime=8), env=_env(hosts, tmp_path),
@@ -168,7 +191,7 @@ def test_a_host_lost_mid_run_leaves_a_partial_set(hosts: list[NsHost], tmp_path:
                             "nas-seqwrite-1m-qd8x8", "--target", "/no/such/folder"],
                            env=_env(hosts, tmp_path), capture_output=True, text=True,
                            timeout=120)  # fmt: skip
-    assert again.returncode == 2 and "not a directory" in again.stderr
+    assert again.returncode == 2 and "does not exist on tdc2" in again.stderr
     assert _leftovers(two) == []
 
 
