@@ -52,6 +52,8 @@ def clients_lines(result: ClientsResult, stored: StoredClients | None) -> list[s
                 f"{name:<{width}}  {direction:<5} {d.bw_bytes / 1048576:>8.1f} "
                 f"{_num(d.iops):>10}  {_lat(d.lat_mean_ns):>8}  {_lat(d.lat_p99_ns):>9}"
             )
+    if len(result.hosts) > 1:
+        lines.append(_p99_note(result.aggregate))
     lines.append(f"set-up before the first I/O: {result.setup_s:.2f} s")
     if stored is not None:
         lines.append(
@@ -60,6 +62,13 @@ def clients_lines(result: ClientsResult, stored: StoredClients | None) -> list[s
             + (f", all clients #{stored.aggregate_id}" if stored.aggregate_id else "")
         )
     return lines
+
+
+def _p99_note(aggregate: Mapping[str, DirectionSummary]) -> str:
+    """How the total's p99 was had: fio's "All clients" has no percentiles."""
+    if any(d.lat_p99_ns is not None for d in aggregate.values()):
+        return "all clients' p99: every host's latency histogram merged (a true percentile)"
+    return "all clients' p99: none (fio gave no latency histograms to merge)"
 
 
 def _num(value: float | None) -> str:

@@ -7,6 +7,7 @@ Blocking calls (SSH, the inventories): the TUI calls ``prepare`` in a thread.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -14,9 +15,10 @@ from dataclasses import dataclass, field
 from ...backends.host.seam import Host
 from ...backends.host.ssh import SshHost
 from ...core.bench_models import RunHost
+from ...core.errors import TierdeckError
 from ...core.jobspec import JobSpec
 from ..fleet.config import FleetHost
-from .live import Watched
+from .live import LiveTick, Watched
 from .plan import (
     THIS_MACHINE,
     ClientSpot,
@@ -26,7 +28,8 @@ from .plan import (
     fio_version,
     ssh_target,
 )
-from .run import ClientHost, existing_test_files
+from .run import ClientHost, ClientsResult, existing_test_files, run_clients
+from .store import StoredClients
 
 Opener = Callable[[str], SshHost]  # connects, or raises (TierdeckError) / exits saying why
 Say = Callable[[str], None]
@@ -79,3 +82,71 @@ def prepare(
             say(f"{c.spot.name}: no disk of its own to watch live; fio's figures come at the end")
         c.before = existing_test_files(c.host, c.spot.path)
     return prepared
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A finished run, and its run set once stored (None: not stored, ``store_error``)."""
+
+    result: ClientsResult
+    stored: StoredClients | None
+    store_error: str | None = None
+
+
+async def run_session(
+    spots: Sequence[ClientSpot],
+    jobs: tuple[JobSpec, ...],
+    preset: str | None,
+    opener: Opener,
+    say: Say,
+    on_tick: Callable[[LiveTick], None],
+    cancel: asyncio.Event,
+) -> Outcome:
+    """The whole run for the TUI: connect and check (in a thread), run, store (in a
+    thread). Raises BenchRefused or TierdeckError before any server starts."""
+    from ...backends.host import LiveHost
+    from ..fleet.config import load_fleet
+    from .store import store_clients
+
+    local = LiveHost()
+    prepared = Prepared()
+    try:
+        fleet = await asyncio.to_thread(load_fleet)
+        await asyncio.to_thread(prepare, spots, jobs, fleet, local, opener, say, prepared)
+        result = await run_clients(
+            prepared.clients, local, cancel, say, on_tick, prepared.watched()
+        )
+    finally:
+        await asyncio.to_thread(prepared.close)
+    title = f"{preset or 'job'} from " + ", ".join(s.name for s in spots)
+
+    def store() -> StoredClients:
+        from ..history.run_sets import RunSetStore
+
+        return store_clients(
+            RunSetStore(), result, jobs, preset=preset, name=title,
+            machines=prepared.machines, fio_version=prepared.versions[THIS_MACHINE],
+        )  # fmt: skip
+
+    try:
+        stored = await asyncio.to_thread(store)
+    except (TierdeckError, OSError) as exc:
+        return Outcome(result, None, str(exc))
+    return Outcome(result, stored)
+
+
+def connect(target: str) -> SshHost:
+    """A host connected and logged in, or TierdeckError saying why (no prompt: the
+    TUI has no terminal to ask on; keys and agents are used as ssh would)."""
+    from ...backends.host.ssh import BadTarget
+
+    try:
+        host = SshHost(target)
+    except BadTarget as exc:
+        raise TierdeckError(str(exc)) from None
+    try:
+        host.facts  # noqa: B018 - connect now, so that a refusal comes before any work
+    except TierdeckError:
+        host.close()
+        raise
+    return host
