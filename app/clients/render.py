@@ -64,6 +64,16 @@ def clients_lines(result: ClientsResult, stored: StoredClients | None) -> list[s
     return lines
 
 
+def summary_line(summary: Mapping[str, DirectionSummary]) -> str:
+    """A run's figures on one line: each direction's MiB/s, IOPS and p99."""
+    parts = [
+        f"{direction} {d.bw_bytes / 1048576:.1f} MiB/s {_num(d.iops)} IOPS p99 {_lat(d.lat_p99_ns)}"
+        for direction in DIRECTIONS
+        if (d := summary.get(direction)) is not None
+    ]
+    return "; ".join(parts) or "no I/O"
+
+
 def _p99_note(aggregate: Mapping[str, DirectionSummary]) -> str:
     """How the total's p99 was had: fio's "All clients" has no percentiles."""
     if any(d.lat_p99_ns is not None for d in aggregate.values()):
