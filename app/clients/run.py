@@ -263,8 +263,8 @@ async def run_clients(
     finally:
         if live is not None:
             live.cancel()
-            with contextlib.suppress(asyncio.CancelledError, TierdeckError, OSError):
-                await live
+            # whatever the live view ended with, the servers are stopped below
+            await asyncio.gather(live, return_exceptions=True)
         await asyncio.gather(*(_stop_server(c) for c in clients), return_exceptions=True)
         await asyncio.gather(*(asyncio.to_thread(_remove_test_files, c) for c in clients))
     finished_at = time.time()

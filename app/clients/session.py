@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ...backends.host.seam import Host
@@ -74,13 +75,22 @@ def prepare(
         prepared.clients.append(ClientHost(spot, host, ()))
         prepared.versions[spot.name] = fio_version(host)
     check_versions(prepared.versions)
-    for c in prepared.clients:
+
+    def check(c: ClientHost) -> None:
         c.jobs = check_spot(c.host, c.spot, jobs)
         c.place = check_place(c.host, c.spot)
+        c.before = existing_test_files(c.host, c.spot.path)
+
+    # every host's checks at once (its inventory is a few round trips over its own
+    # connection); a refusal is said for the first host in --clients order
+    with ThreadPoolExecutor(max_workers=len(prepared.clients) or 1) as pool:
+        checks = [pool.submit(check, c) for c in prepared.clients]
+    for c, done in zip(prepared.clients, checks, strict=True):
+        done.result()
+        assert c.place is not None
         say(f"{c.spot.name}: {c.spot.path} is {c.place.describe()}")
         if c.place.shared or not c.place.disks:
             say(f"{c.spot.name}: no disk of its own to watch live; fio's figures come at the end")
-        c.before = existing_test_files(c.host, c.spot.path)
     return prepared
 
 
