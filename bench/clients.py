@@ -31,9 +31,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # tests.support, as bench/remote.py does
+
+from tierdeck.app.clients.plan import ClientSpot  # noqa: E402
 
 from bench._report import append_run  # noqa: E402
 from tests.support.netns import (  # noqa: E402
@@ -105,6 +108,58 @@ def tierdeck_run(
     return total, float(setup.group(1)) if setup else float("nan"), to_io
 
 
+def preflight_rounds(hosts: list[NsHost], home: Path, rounds: int) -> list[float]:
+    """Paired, in this process: the checks of every host as they are (``prepare``:
+    folder, space, O_DIRECT, fio versions, and each host's inventory for where its
+    folder is, the hosts at once) over the checks without the inventory, one host
+    after the other (as before the inventory was read). Connections are made once."""
+    from tierdeck.app.clients.plan import check_spot, check_versions, fio_version
+    from tierdeck.app.clients.run import existing_test_files
+    from tierdeck.app.clients.session import Prepared, prepare
+    from tierdeck.backends.host import LiveHost
+    from tierdeck.backends.host.ssh import SshHost
+
+    os.environ["HOME"] = str(home)  # the hosts' aliases and keys (client_config)
+    jobs = parse_jobs()
+    connected = {h.name: SshHost(h.name) for h in hosts}
+    spots = [ClientSpot(h.name, str(h.folder)) for h in hosts]
+    local = LiveHost()
+
+    def new() -> None:
+        prepare(spots, jobs, (), local, connected.__getitem__, lambda _: None, Prepared())
+
+    def old() -> None:
+        versions = {"here": fio_version(local)}
+        for spot in spots:
+            versions[spot.name] = fio_version(connected[spot.name])
+        check_versions(versions)
+        for spot in spots:
+            check_spot(connected[spot.name], spot, jobs)
+            existing_test_files(connected[spot.name], spot.path)
+
+    ratios = []
+    try:
+        new(), old()  # warm-up: the connections, the shells
+        for round_no in range(rounds):
+            timed = {}
+            for name, check in (("new", new), ("old", old))[:: 1 if round_no % 2 else -1]:
+                started = time.perf_counter()
+                check()
+                timed[name] = time.perf_counter() - started
+            ratios.append(timed["new"] / timed["old"])
+    finally:
+        for host in connected.values():
+            host.close()
+    return ratios
+
+
+def parse_jobs() -> tuple[Any, ...]:
+    from tierdeck.backends.fio.jobfile import parse_jobfile
+    from tierdeck.core.jobspec import with_overrides
+
+    return with_overrides(parse_jobfile(JOB), None, 3, False)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -160,6 +215,7 @@ def main() -> None:
                 if before_cli is not None:
                     theirs, _, their_io = tierdeck_run(hosts, env, job, args.runtime, before_cli)
                     vs_before.append((ours / theirs, to_io / their_io))
+            checks = preflight_rounds(hosts, home, max(args.rounds, 7))
         finally:
             for server in servers:
                 server.kill()
@@ -180,6 +236,11 @@ def main() -> None:
         f"tierdeck command start to the first I/O (connect, checks, set-up): median "
         f"{statistics.median(to_ios):.2f} s",
     ]
+    lines.append(
+        f"checks of every host with the inventory, at once / without it, one after the "
+        f"other: median {statistics.median(checks):.2f}x "
+        f"(rounds {', '.join(f'{r:.2f}' for r in checks)})"
+    )
     if vs_before:
         bw, io = zip(*vs_before, strict=True)
         tree = Path(args.before).absolute().parents[2]  # TREE/.venv/bin/python
