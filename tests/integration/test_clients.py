@@ -154,6 +154,50 @@ def test_each_host_is_watched_live_and_its_folder_placed(
     assert _leftovers(two) == []
 
 
+async def test_the_tui_runs_it_live_and_stores_the_set(
+    hosts: list[NsHost], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The clients run screen with the real session: connected over SSH, a line per
+    host live, each host's result, the set stored, nothing left behind."""
+    from textual.app import App
+    from tierdeck.app.clients.plan import ClientSpot
+    from tierdeck.app.clients.store import load_clients
+    from tierdeck.app.history.run_sets import RunSetStore
+    from tierdeck.app.tui.navigation import Navigator
+    from tierdeck.core.jobspec import with_overrides
+    from tierdeck.core.presets import find_preset
+    from tierdeck.screens.bench.clients_run import ClientsRunScreen
+
+    from tests.waiting import wait_until
+
+    for key, value in _env(hosts, tmp_path).items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    preset = find_preset("nas-seqwrite-1m-qd8x8")
+    assert preset is not None
+    jobs = with_overrides(preset.jobs, "16M", 4, False)
+    spots = [ClientSpot(h.name, str(h.folder)) for h in hosts[:2]]
+    screen = ClientsRunScreen(spots, jobs, preset.name)
+
+    class One(Navigator, App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(screen)
+
+    app = One()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: not screen.running, "the run to end", timeout=120)
+        outcome = screen.outcome
+        assert outcome is not None, screen.error
+        assert screen.ticks >= 2  # a line per host each second while fio ran
+        assert [h.status.value for h in outcome.result.hosts] == ["ok", "ok"]
+        assert outcome.stored is not None
+        found = load_clients(RunSetStore(), outcome.stored.set_id)
+        assert [r.label for r in found.rows] == ["tdc1", "tdc2", "all clients"]
+        assert any("is a local path (ext4 on /; disks: " in line for line in screen.said)
+    assert _leftovers(hosts[:2]) == []
+    assert _wait_servers_gone() == []
+
+
 def test_a_host_lost_mid_run_leaves_a_partial_set(hosts: list[NsHost], tmp_path: Path) -> None:
     two = hosts[:2]
     proc = subprocess.Popen(_args(two, "--json", runtime=8), env=_env(hosts, tmp_path),
