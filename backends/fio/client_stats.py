@@ -50,7 +50,10 @@ def read_client_report(text: str) -> ClientReports:
 def split_client_stats(doc: str | Mapping[str, Any]) -> ClientReports:
     import json
 
-    data: Any = json.loads(doc) if isinstance(doc, str) else doc
+    try:
+        data: Any = json.loads(doc) if isinstance(doc, str) else doc
+    except ValueError as exc:  # braces in fio's text lines that are no JSON
+        raise ParseError(SOURCE, f"not JSON: {exc}") from None
     if not isinstance(data, Mapping) or not isinstance(data.get("fio version"), str):
         raise ParseError(SOURCE, 'no "fio version": not fio output')
     entries = data.get("client_stats")

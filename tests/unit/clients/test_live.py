@@ -135,3 +135,47 @@ def test_the_total_p99_is_the_percentile_of_every_hosts_ios() -> None:
     assert merged_p99([one, one]) == {"read": one.read.lat_p99_ns}
     plain = dataclasses.replace(one, read=dataclasses.replace(one.read, bins=()))
     assert merged_p99([one, plain]) == {}
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+entries = st.fixed_dictionaries(
+    {"jobname": st.sampled_from(["w", "All clients"]) | st.text(max_size=4)},
+    optional={"port": st.integers() | json_values, "hostname": json_values, "write": json_values,
+              "read": json_values, "groupid": json_values, "job_runtime": json_values},
+)  # fmt: skip
+
+
+@given(
+    doc=st.fixed_dictionaries(
+        {"fio version": st.just("fio-3.33") | json_values},
+        optional={"client_stats": st.lists(entries | json_values, max_size=4) | json_values},
+    )
+)
+def test_any_client_report_parses_or_says_why(doc: dict[str, object]) -> None:
+    from tierdeck.backends.fio.client_stats import split_client_stats
+    from tierdeck.core.errors import ParseError
+
+    try:
+        split_client_stats(doc)
+    except ParseError:
+        pass
+
+
+@given(
+    text=st.text(max_size=300)
+    | st.builds(lambda a, b: a + "{" + b, st.text(max_size=50), st.text(max_size=200))
+)
+def test_any_client_output_parses_or_says_why(text: str) -> None:
+    from tierdeck.backends.fio.client_stats import read_client_report
+    from tierdeck.core.errors import ParseError
+
+    try:
+        read_client_report(text)
+    except ParseError:
+        pass
