@@ -9,7 +9,7 @@ from typing import Any
 from ...core.bench_models import DirectionSummary, RunStatus
 from ..history.run_json import DIRECTIONS, direction_json
 from .run import ClientsResult
-from .store import StoredClients
+from .store import StoredClients, StoredRow
 
 SCHEMA = "tierdeck.clients/1"
 
@@ -72,6 +72,11 @@ def summary_line(summary: Mapping[str, DirectionSummary]) -> str:
         if (d := summary.get(direction)) is not None
     ]
     return "; ".join(parts) or "no I/O"
+
+
+def row_line(row: StoredRow) -> str:
+    """A stored set's host (or total) on one line: its figures, or why it failed."""
+    return summary_line(row.summary) if row.ok else row.why or "failed"
 
 
 def _p99_note(aggregate: Mapping[str, DirectionSummary]) -> str:

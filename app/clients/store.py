@@ -121,7 +121,8 @@ class StoredRow:
     label: str  # the host's name, or "all clients"
     run_id: int | None
     ok: bool
-    line: str  # its figures, or why it failed
+    summary: dict[str, DirectionSummary]
+    why: str | None  # why it failed (render.row_line says it all on one line)
 
 
 @dataclass(frozen=True)
@@ -158,11 +159,9 @@ def load_clients(store: RunSetStore, set_id: int) -> ClientsSet:
 
 
 def _row(store: RunSetStore, label: str, run_id: int | None, note: str | None) -> StoredRow:
-    from .render import summary_line
-
     run = None if run_id is None else store.get(run_id, fio=False, devices=False)
     if run is None:
-        return StoredRow(label, None, False, note or "no run stored")
+        return StoredRow(label, None, False, {}, note or "no run stored")
     if run.status is not RunStatus.OK:
-        return StoredRow(label, run_id, False, f"{run.status}: {run.error or note or '-'}")
-    return StoredRow(label, run_id, True, summary_line(run.summary))
+        return StoredRow(label, run_id, False, {}, f"{run.status}: {run.error or note or '-'}")
+    return StoredRow(label, run_id, True, dict(run.summary), None)

@@ -142,13 +142,14 @@ class RunSetOpening(_Base):
         context(self).open_run_set(message.result)
 
     def on_clients_set_loaded(self, message: ClientsSetLoaded) -> None:
+        from ...app.clients.render import row_line
         from ..modals.choice import ChoiceScreen
 
         found = message.found
         width = max(len(r.label) for r in found.rows)
         rows = [(COMPARE, f"compare the {len(found.comparable)} ok runs side by side")]
         rows += [
-            (str(r.run_id or f"none{i}"), f"{r.label:<{width}}  {r.line}")
+            (str(r.run_id or f"none{i}"), f"{r.label:<{width}}  {row_line(r)}")
             for i, r in enumerate(found.rows)
         ]
 

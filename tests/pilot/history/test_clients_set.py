@@ -9,6 +9,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from tierdeck.app.clients.render import row_line
 from tierdeck.app.clients.store import load_clients, store_clients
 from tierdeck.app.history.run_sets import RunSetStore
 from tierdeck.app.tui.app import TierdeckApp
@@ -55,8 +56,8 @@ def test_a_stored_set_reads_back_hosts_then_total(history: Path) -> None:
     found = load_clients(RunSetStore(), set_id)
     assert [r.label for r in found.rows] == ["tdc1", "tdc2", "all clients"]
     assert [r.ok for r in found.rows] == [True, False, True]
-    assert "connection to tdc2 was lost" in found.rows[1].line
-    assert found.rows[0].line.startswith("write ") and "MiB/s" in found.rows[0].line
+    assert "connection to tdc2 was lost" in row_line(found.rows[1])
+    assert row_line(found.rows[0]).startswith("write ") and "MiB/s" in row_line(found.rows[0])
     assert found.comparable == [found.rows[0].run_id, found.rows[2].run_id]
 
 
