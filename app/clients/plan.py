@@ -17,6 +17,7 @@ from ...backends.host.seam import Host
 from ...core.bench_models import BenchRefused, RefusalKind
 from ...core.jobspec import JobSpec
 from ...core.placement import place_jobs, planned_files
+from .live import FolderPlace, folder_place
 
 if TYPE_CHECKING:  # the fleet's hosts.toml is read by the CLI; the features stay apart
     from ..fleet.config import FleetHost
@@ -99,6 +100,8 @@ def check_spot(host: Host, spot: ClientSpot, jobs: Sequence[JobSpec]) -> tuple[J
     """The jobs as placed in the host's folder, after checking the folder, its free
     space and O_DIRECT there. Raises BenchRefused naming the host."""
     where = f"{spot.name}:{spot.path}"
+    if not host.exists(spot.path):
+        raise BenchRefused(f"{where} does not exist on {spot.name}", kind=RefusalKind.INVALID)
     if not host.is_dir(spot.path):
         raise BenchRefused(f"{where} is not a directory", kind=RefusalKind.INVALID)
     placed = place_jobs(jobs, spot.path).jobs
@@ -117,3 +120,16 @@ def check_spot(host: Host, spot: ClientSpot, jobs: Sequence[JobSpec]) -> tuple[J
                 kind=RefusalKind.DIRECT_UNSUPPORTED,
             )
     return placed
+
+
+def check_place(host: Host, spot: ClientSpot) -> FolderPlace:
+    """Whether the folder is the host's own mount of a share or a local path (and the
+    disks under it, for the live view), from that host's inventory."""
+    from ..machine.inventory import collect_inventory
+
+    place = folder_place(collect_inventory(host), host.realpath(spot.path))
+    if place is None:
+        raise BenchRefused(
+            f"{spot.name}:{spot.path}: no mount holds it on {spot.name}", kind=RefusalKind.INVALID
+        )
+    return place

@@ -9,7 +9,7 @@ from typing import Any
 from ...core.bench_models import DirectionSummary, RunStatus
 from ..history.run_json import DIRECTIONS, direction_json
 from .run import ClientsResult
-from .store import StoredClients
+from .store import StoredClients, StoredRow
 
 SCHEMA = "tierdeck.clients/1"
 
@@ -52,6 +52,8 @@ def clients_lines(result: ClientsResult, stored: StoredClients | None) -> list[s
                 f"{name:<{width}}  {direction:<5} {d.bw_bytes / 1048576:>8.1f} "
                 f"{_num(d.iops):>10}  {_lat(d.lat_mean_ns):>8}  {_lat(d.lat_p99_ns):>9}"
             )
+    if len(result.hosts) > 1:
+        lines.append(_p99_note(result.aggregate))
     lines.append(f"set-up before the first I/O: {result.setup_s:.2f} s")
     if stored is not None:
         lines.append(
@@ -60,6 +62,28 @@ def clients_lines(result: ClientsResult, stored: StoredClients | None) -> list[s
             + (f", all clients #{stored.aggregate_id}" if stored.aggregate_id else "")
         )
     return lines
+
+
+def summary_line(summary: Mapping[str, DirectionSummary]) -> str:
+    """A run's figures on one line: each direction's MiB/s, IOPS and p99."""
+    parts = [
+        f"{direction} {d.bw_bytes / 1048576:.1f} MiB/s {_num(d.iops)} IOPS p99 {_lat(d.lat_p99_ns)}"
+        for direction in DIRECTIONS
+        if (d := summary.get(direction)) is not None
+    ]
+    return "; ".join(parts) or "no I/O"
+
+
+def row_line(row: StoredRow) -> str:
+    """A stored set's host (or total) on one line: its figures, or why it failed."""
+    return summary_line(row.summary) if row.ok else row.why or "failed"
+
+
+def _p99_note(aggregate: Mapping[str, DirectionSummary]) -> str:
+    """How the total's p99 was had: fio's "All clients" has no percentiles."""
+    if any(d.lat_p99_ns is not None for d in aggregate.values()):
+        return "all clients' p99: every host's latency histogram merged (a true percentile)"
+    return "all clients' p99: none (fio gave no latency histograms to merge)"
 
 
 def _num(value: float | None) -> str:

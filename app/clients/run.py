@@ -18,20 +18,23 @@ import contextlib
 import random
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ...backends.fio.client_stats import ClientReports, read_client_report
+from ...backends.fio.histograms import merge_bins, percentile_from_bins
 from ...backends.host.seam import Host, HostProcess
 from ...backends.host.ssh import SshHost
 from ...core.bench_models import DirectionSummary, RunStatus
 from ...core.errors import ParseError, TierdeckError
+from ...core.fio_models import Direction, FioReport
 from ...core.jobspec import BENCH_FILE_PREFIX, JobSpec, jobfile_text
 from ...core.placement import planned_files
 from ..bench.fio_outcome import run_summary
 from ..bench.runner import remove_files, stop_process
+from .live import FolderPlace, LiveTick, Watched, watch
 from .plan import ClientSpot
 
 # Where the client reaches every server from (the forward's far end), which fio's
@@ -54,6 +57,7 @@ class ClientHost:
     listener: Any = None  # asyncssh's SSHListener of the forward
     local_port: int = 0
     lost: str | None = None  # why this host failed, once it did
+    place: FolderPlace | None = None  # where its folder is (preflight)
 
 
 @dataclass(frozen=True)
@@ -172,12 +176,16 @@ def existing_test_files(host: Host, path: str) -> frozenset[str]:
 
 
 def aggregate_summary(
-    hosts: Sequence[HostResult], fio_total: dict[str, DirectionSummary] | None
+    hosts: Sequence[HostResult],
+    fio_total: dict[str, DirectionSummary] | None,
+    p99: Mapping[str, int | None] | None = None,
 ) -> dict[str, DirectionSummary]:
     """What the hosts did together: the sum of each ok host's bandwidth and IOPS as
     fio reported them (fio's own "All clients" divides the bytes by the longest
     runtime, a little below that sum), its latency mean from fio's "All clients"
-    (weighted by I/O), and no p99: fio reports no percentiles for it."""
+    (weighted by I/O). fio reports no percentiles for "All clients": the p99 is
+    ``p99`` (``merged_p99``: the hosts' histograms merged, a true percentile of all
+    their I/Os), else the one host's own, else None."""
     ok = [h for h in hosts if h.status is RunStatus.OK]
     out: dict[str, DirectionSummary] = {}
     for direction in dict.fromkeys(d for h in ok for d in h.summary):
@@ -191,8 +199,21 @@ def aggregate_summary(
             bw_bytes=sum(p.bw_bytes for p in parts),
             iops=sum(p.iops or 0.0 for p in parts),
             lat_mean_ns=mean,
-            lat_p99_ns=parts[0].lat_p99_ns if len(parts) == 1 else None,
+            lat_p99_ns=(p99 or {}).get(direction)
+            if (p99 or {}).get(direction) is not None
+            else (parts[0].lat_p99_ns if len(parts) == 1 else None),
         )
+    return out
+
+
+def merged_p99(reports: Sequence[FioReport]) -> dict[str, int | None]:
+    """Per direction, the 99th percentile of every host's I/Os together, from their
+    json+ latency histograms merged (fio's own rule); None where a host has none."""
+    out: dict[str, int | None] = {}
+    for direction in Direction:
+        parts = [r.direction(direction) for r in reports if r.direction(direction).has_io]
+        if parts and all(p.bins for p in parts):
+            out[direction.value] = percentile_from_bins(merge_bins(p.bins for p in parts), 99.0)
     return out
 
 
@@ -203,13 +224,20 @@ def _weighted_mean(parts: Sequence[DirectionSummary]) -> float | None:
 
 
 async def run_clients(
-    clients: Sequence[ClientHost], local: Host, cancel: asyncio.Event, say: Say
+    clients: Sequence[ClientHost],
+    local: Host,
+    cancel: asyncio.Event,
+    say: Say,
+    on_tick: Callable[[LiveTick], None] | None = None,
+    watched: Mapping[str, Watched] | None = None,
 ) -> ClientsResult:
     """Start every server, run the job from this machine's fio client, and always stop
-    the servers and remove the files, also on cancel and on a lost host."""
+    the servers and remove the files, also on cancel and on a lost host. ``on_tick``
+    hears each second of the ``watched`` hosts' disks while fio's client runs."""
     started = time.monotonic()
     started_at = time.time()
     setup_s = 0.0
+    live: asyncio.Task[None] | None = None
     try:
         # every start finishes (or fails) before going on: a server still starting when
         # another host's failure left this block would escape the finally below
@@ -220,7 +248,8 @@ async def run_clients(
         for c in clients:
             say(f"{c.spot.name}: fio server on its loopback, reached through SSH")
         with tempfile.TemporaryDirectory(prefix="tierdeck-clients-") as folder:
-            argv = ["fio", "--output-format=json"]
+            # json+: each host's latency histogram, merged for the total's p99
+            argv = ["fio", "--output-format=json+"]
             for c in clients:
                 job = Path(folder) / f"{c.spot.name.replace('/', '_')}.fio"
                 job.write_text(jobfile_text(c.jobs, c.spot.path))
@@ -229,8 +258,14 @@ async def run_clients(
             setup_s = time.monotonic() - started
             hosts = f"{len(clients)} host" + ("s" if len(clients) > 1 else "")
             say(f"running on {hosts} (set-up {setup_s:.2f} s)")
+            if on_tick is not None and watched and any(w.disks for w in watched.values()):
+                live = asyncio.create_task(watch(watched, on_tick))
             out, messages, cancelled = await _watch(proc, clients, local, cancel, say)
     finally:
+        if live is not None:
+            live.cancel()
+            # whatever the live view ended with, the servers are stopped below
+            await asyncio.gather(live, return_exceptions=True)
         await asyncio.gather(*(_stop_server(c) for c in clients), return_exceptions=True)
         await asyncio.gather(*(asyncio.to_thread(_remove_test_files, c) for c in clients))
     finished_at = time.time()
@@ -324,9 +359,16 @@ def _result(
             )
         )
     total = None if reports is None else reports.all_clients
+    ok_reports = [
+        reports.by_port[c.local_port]
+        for c, h in zip(clients, hosts, strict=True)
+        if reports is not None and h.status is RunStatus.OK and c.local_port in reports.by_port
+    ]
     return ClientsResult(
         hosts=tuple(hosts),
-        aggregate=aggregate_summary(hosts, None if total is None else run_summary(total)),
+        aggregate=aggregate_summary(
+            hosts, None if total is None else run_summary(total), merged_p99(ok_reports)
+        ),
         status=RunStatus.CANCELLED if cancelled else RunStatus.OK,
         setup_s=setup_s,
         fio_messages=messages,

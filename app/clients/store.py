@@ -112,3 +112,56 @@ def host_run(
         tags=tags,
         host=machine,
     )
+
+
+@dataclass(frozen=True)
+class StoredRow:
+    """One host of a stored set, or its total: what the set view lists."""
+
+    label: str  # the host's name, or "all clients"
+    run_id: int | None
+    ok: bool
+    summary: dict[str, DirectionSummary]
+    why: str | None  # why it failed (render.row_line says it all on one line)
+
+
+@dataclass(frozen=True)
+class ClientsSet:
+    set_id: int
+    name: str
+    rows: tuple[StoredRow, ...]  # the hosts in --clients order, then the total
+
+    @property
+    def comparable(self) -> list[int]:
+        """The ok runs to set side by side (compare takes successful runs, at most
+        MAX_RUNS): the hosts first, the total last when there is room."""
+        from ...core.compare.comparison import MAX_RUNS
+
+        hosts = [r.run_id for r in self.rows[:-1] if r.ok and r.run_id is not None]
+        total = [r.run_id for r in self.rows[-1:] if r.ok and r.run_id is not None]
+        return hosts[:MAX_RUNS] if len(hosts) >= MAX_RUNS else hosts + total
+
+
+def load_clients(store: RunSetStore, set_id: int) -> ClientsSet:
+    """A stored ``clients:ID`` set read back: HistoryError when there is none."""
+    from ..history.store import HistoryError
+
+    found = store.get_set(set_id)
+    if found is None or found.kind is not RunSetKind.CLIENTS:
+        raise HistoryError(f"no clients run set #{set_id} in the history")
+    cells, notes = store.cells(set_id), store.notes(set_id)
+    rows = []
+    for host in found.definition.get("hosts", []):
+        name = str(host.get("host"))
+        rows.append(_row(store, name, cells.get(host_key(name)), notes.get(host_key(name))))
+    rows.append(_row(store, "all clients", cells.get(AGGREGATE_KEY), None))
+    return ClientsSet(set_id, found.name, tuple(rows))
+
+
+def _row(store: RunSetStore, label: str, run_id: int | None, note: str | None) -> StoredRow:
+    run = None if run_id is None else store.get(run_id, fio=False, devices=False)
+    if run is None:
+        return StoredRow(label, None, False, {}, note or "no run stored")
+    if run.status is not RunStatus.OK:
+        return StoredRow(label, run_id, False, {}, f"{run.status}: {run.error or note or '-'}")
+    return StoredRow(label, run_id, True, dict(run.summary), None)

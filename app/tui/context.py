@@ -15,11 +15,13 @@ if TYPE_CHECKING:
     # and sqlite, which cost the dashboard's first paint 90 ms (bench/inventory.py).
     from ...backends.host import Host
     from ...core.bench_models import RunRequest
+    from ...core.jobspec import JobSpec
     from ...core.ladder.model import LadderResult
     from ...core.layout.model import Layout
     from ...core.models import Inventory, MergerfsPool
     from ...core.sweep.model import SweepResult
     from ..bench.service import BenchService
+    from ..clients.plan import ClientSpot
     from ..history.store import RunStore
     from .sequence_messages import LadderPlanner, SweepPlanner
 
@@ -50,6 +52,10 @@ class Navigation(Protocol):
 
     def open_live_run(
         self, inventory: Inventory, request: RunRequest, *, models: dict[str, str]
+    ) -> None: ...
+
+    def open_clients_run(
+        self, spots: list[ClientSpot], jobs: tuple[JobSpec, ...], preset: str | None
     ) -> None: ...
 
     def open_sweep_file(self, target: str | None) -> None: ...

@@ -19,11 +19,13 @@ if TYPE_CHECKING:
 
     from ...backends.host import Host
     from ...core.bench_models import RunRequest
+    from ...core.jobspec import JobSpec
     from ...core.ladder.model import LadderResult
     from ...core.layout.model import Layout
     from ...core.models import Inventory, MergerfsPool
     from ...core.sweep.model import SweepResult
     from ..bench.service import BenchService
+    from ..clients.plan import ClientSpot
     from ..history.store import RunStore
     from .sequence_messages import LadderPlanner, SweepPlanner
 
@@ -98,6 +100,13 @@ class Navigator(_Base):
         from ...screens.bench.run import RunScreen
 
         self.push_screen(RunScreen(self.bench, inventory, request, models=models))
+
+    def open_clients_run(
+        self, spots: list[ClientSpot], jobs: tuple[JobSpec, ...], preset: str | None
+    ) -> None:
+        from ...screens.bench.clients_run import ClientsRunScreen
+
+        self.push_screen(ClientsRunScreen(spots, jobs, preset))
 
     def open_sweep_file(self, target: str | None) -> None:
         """A prompt for a sweep file, then its view; ``target`` for a sweep without one."""

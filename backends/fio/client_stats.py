@@ -5,6 +5,12 @@ In client mode fio prints no "jobs" list: every job of every server is an entry 
 "client_stats" that carries the server's "hostname" and "port", and fio adds one entry
 named "All clients" that it summed itself (checked with fio 3.33). Each server's entries
 become an ordinary fio document, read by the same parser as a local run.
+
+Nothing comes before that document: a server given ``--status-interval`` adds its
+status dumps to the same list, printed with the rest once the run is over
+(fio333_client_status_interval.txt, two servers in network namespaces), and then
+"All clients" sums the first dump only. tierdeck gives its servers no status
+interval: a job's entries are its final report.
 """
 
 from __future__ import annotations
@@ -44,7 +50,10 @@ def read_client_report(text: str) -> ClientReports:
 def split_client_stats(doc: str | Mapping[str, Any]) -> ClientReports:
     import json
 
-    data: Any = json.loads(doc) if isinstance(doc, str) else doc
+    try:
+        data: Any = json.loads(doc) if isinstance(doc, str) else doc
+    except ValueError as exc:  # braces in fio's text lines that are no JSON
+        raise ParseError(SOURCE, f"not JSON: {exc}") from None
     if not isinstance(data, Mapping) or not isinstance(data.get("fio version"), str):
         raise ParseError(SOURCE, 'no "fio version": not fio output')
     entries = data.get("client_stats")

@@ -55,11 +55,12 @@ from ...widgets.charts.run_charts import (
     show_figures,
 )
 from ...widgets.charts.series_chart import SeriesChart
+from .run_keys import RunKeys
 
 # -- the screen -----------------------------------------------------------------------------
 
 
-class RunScreen(Screen[RunResult | None]):
+class RunScreen(RunKeys, Screen[RunResult | None]):
     CSS_PATH = "../common.tcss"
 
     _CANCEL = "cancel the run (asks first; fio stops, its files are removed)"
@@ -301,57 +302,28 @@ class RunScreen(Screen[RunResult | None]):
 
     # -- actions --------------------------------------------------------------------------
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # False hides the key from the footer and lets the next binding of the same
-        # key (escape: cancel while running, back after) take it.
-        if action == "cancel_run":
-            return self.running
-        if action == "back":
-            return not self.running
-        if action == "history":
-            return self.saved_id is not None
-        return True
+    def _history_ready(self) -> bool:
+        return self.saved_id is not None
 
-    def action_cancel_run(self) -> None:
-        if not self.running or self._cancel_asked:
-            return
-        self._ask_cancel(then_quit=False)
-
-    def action_back(self) -> None:
-        if not self.running:
-            self.dismiss(self.result)
-
-    def action_quit(self) -> None:
-        if self.running:
-            self._ask_cancel(then_quit=True)
-        else:
-            self.app.exit()
+    def _result_on_back(self) -> object:
+        return self.result
 
     def action_history(self) -> None:
         if self.saved_id is None:
             return
         context(self).open_history(select=self.saved_id)
 
-    def _ask_cancel(self, *, then_quit: bool) -> None:
-        from ..modals.confirm import ConfirmScreen
-
-        question = (
+    def _cancel_question(self, then_quit: bool) -> str:
+        return (
             "Stop the benchmark and quit tierdeck?" if then_quit else "Cancel the benchmark?"
         ) + (
             "\n\nfio is stopped (TERM, then KILL), its test files are removed, and the run "
             "is kept in the history as cancelled."
         )
 
-        def answered(yes: bool | None) -> None:
-            self._cancel_asked = False
-            if yes and self.running and self._cancel is not None:
-                self._cancel.set()
-                self._quit_after = then_quit
-                self.phase = ev.RunPhase.STOPPING
-                self._draw_head()
-
-        self._cancel_asked = True
-        self.app.push_screen(
-            ConfirmScreen(question, title="Cancel run", yes="Stop fio", no="Keep running"),
-            answered,
-        )
+    def _stop(self, then_quit: bool) -> None:
+        if self._cancel is not None:
+            self._cancel.set()
+            self._quit_after = then_quit
+            self.phase = ev.RunPhase.STOPPING
+            self._draw_head()

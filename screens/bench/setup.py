@@ -32,6 +32,7 @@ from ...core.jobspec import JobSpec, JobSpecError
 from ...core.models import Inventory
 from ...core.presets import PRESETS, Preset, find_preset
 from ...widgets.bench.run_options import RunOptions
+from .setup_clients import ClientsFromSetup
 from .setup_planning import PlanFlow
 from .setup_support import (
     CUSTOM,
@@ -45,12 +46,15 @@ from .setup_support import (
 __all__ = ["CUSTOM", "BenchSetupScreen"]
 
 
-class BenchSetupScreen(PlanFlow, JobfileSaving, Screen[None]):
+class BenchSetupScreen(PlanFlow, JobfileSaving, ClientsFromSetup, Screen[None]):
     CSS_PATH = "../common.tcss"
 
     BINDINGS = [
         Binding("ctrl+r", "start", "Start", tooltip="check the target, then start fio"),
         Binding("ctrl+o", "save_jobfile", "Save .fio", tooltip="save the job shown as a .fio file"),
+        Binding(
+            "ctrl+l", "from_hosts", "From hosts", tooltip="run the job from fleet hosts at once"
+        ),
         Binding("escape", "back", "Back", tooltip="back to the dashboard"),
     ]
     HELP_TITLE = "tierdeck keys: benchmark setup"

@@ -1,27 +1,40 @@
-"""The history's ways to the stored sweeps and ladders (run sets, ``app.run_sets``):
-``w`` on a run tagged ``sweep:N`` or ``ladder:N`` opens its set; ``W`` lists every
-stored set (``screens/modals/choice``) and opens the one picked: a sweep's view as stored
-(not running; ``R`` resumes it on a live machine) or a ladder's result
-(``app.ladder_store``). The store is read in thread workers, as the list's.
+"""The history's ways to the stored sweeps, ladders and several-hosts runs (run sets,
+``app.run_sets``): ``w`` on a run tagged ``sweep:N``, ``ladder:N`` or ``clients:N``
+opens its set; ``W`` lists every stored set (``screens/modals/choice``) and opens the
+one picked: a sweep's view as stored (not running; ``R`` resumes it on a live machine),
+a ladder's result (``app.ladder_store``), or a clients set's hosts and total, each
+with its figures or why it failed, to open one or to compare them all. The store is
+read in thread workers, as the list's.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
 from textual.binding import Binding
+from textual.message import Message
 
 from ...app.tui.context import context
 from ...app.tui.sequence_messages import RunSetFailed, RunSetLoaded, RunSetsListed
 from ...core.errors import one_line
 from .run_editing import when
 
+
+@dataclass
+class ClientsSetLoaded(Message):
+    """A stored clients set read back, to list its hosts and total."""
+
+    found: ClientsSet
+
+
 if TYPE_CHECKING:
     from textual.screen import Screen
 
+    from ...app.clients.store import ClientsSet
     from ...app.history.run_sets import RunSet
     from ...core.bench_models import RunResult
 
@@ -29,19 +42,24 @@ if TYPE_CHECKING:
 else:
     _Base = object
 
-SET_TAG = re.compile(r"^(sweep|ladder):(\d+)$")
+SET_TAG = re.compile(r"^(sweep|ladder|clients):(\d+)$")
+COMPARE = "compare"  # the clients set's first row: its ok runs side by side
 LISTED = 200  # the newest sets the list shows
 
 SET_BINDINGS = [
     Binding(
-        "w", "run_set", "Sweep", show=False, tooltip="a run tagged sweep:N or ladder:N: its set"
+        "w",
+        "run_set",
+        "Sweep",
+        show=False,
+        tooltip="a run of a sweep, ladder or clients set: the set",
     ),
-    Binding("W", "run_sets", "Sets", show=False, tooltip="stored sweeps and ladders: open one"),
+    Binding("W", "run_sets", "Sets", show=False, tooltip="stored sweeps, ladders, clients sets"),
 ]
 
 
 def set_of(tags: tuple[str, ...]) -> tuple[str, int] | None:
-    """The sweep or ladder a run belongs to, from its ``sweep:N``/``ladder:N`` tag."""
+    """The set a run belongs to, from its ``sweep:N``/``ladder:N``/``clients:N`` tag."""
     for tag in tags:
         found = SET_TAG.match(tag)
         if found:
@@ -65,7 +83,7 @@ class RunSetOpening(_Base):
         run = self.selected_run
         found = set_of(run.tags) if run is not None else None
         if found is None:
-            self.notify("w: highlight a run of a sweep or ladder (tagged sweep:N, ladder:N).")
+            self.notify("w: highlight a run of a sweep, ladder or clients set (tagged kind:N).")
         else:
             self._load_set(*found)
 
@@ -77,8 +95,7 @@ class RunSetOpening(_Base):
         from ...app.history.run_sets import RunSetStore
 
         try:
-            # a --clients set has no view of its own here yet: its runs are in the list
-            found = [s for s in RunSetStore().list_sets() if s.kind.value in ("sweep", "ladder")]
+            found = RunSetStore().list_sets()
             self.post_message(RunSetsListed(found[:LISTED]))
         except Exception as exc:  # noqa: BLE001 - an unreadable store is shown, not fatal
             self.post_message(RunSetFailed(one_line(exc)))
@@ -91,6 +108,11 @@ class RunSetOpening(_Base):
 
         try:
             store = RunSetStore()
+            if kind == "clients":
+                from ...app.clients.store import load_clients
+
+                self.post_message(ClientsSetLoaded(load_clients(store, set_id)))
+                return
             loaded = load_result(store, set_id) if kind == "sweep" else load_ladder(store, set_id)
         except Exception as exc:  # noqa: BLE001 - a set gone or unreadable: shown
             self.post_message(RunSetFailed(one_line(exc)))
@@ -101,7 +123,10 @@ class RunSetOpening(_Base):
         from ..modals.choice import ChoiceScreen
 
         if not message.sets:
-            self.notify("No sweeps or ladders stored yet (w and p on the dashboard run them).")
+            self.notify(
+                "No run sets stored yet: sweeps and ladders (w, p on the dashboard), "
+                "runs from several hosts (ctrl+l on the benchmark setup)."
+            )
             return
 
         def picked(key: str | None) -> None:
@@ -111,10 +136,35 @@ class RunSetOpening(_Base):
 
         rows = [(s.tag, set_label(s)) for s in message.sets]
         note = Text(f"{len(rows)} stored, newest first", style="dim")
-        self.app.push_screen(ChoiceScreen("Sweeps and ladders", rows, note=note), picked)
+        self.app.push_screen(ChoiceScreen("Stored run sets", rows, note=note), picked)
 
     def on_run_set_loaded(self, message: RunSetLoaded) -> None:
         context(self).open_run_set(message.result)
+
+    def on_clients_set_loaded(self, message: ClientsSetLoaded) -> None:
+        from ...app.clients.render import row_line
+        from ..modals.choice import ChoiceScreen
+
+        found = message.found
+        width = max(len(r.label) for r in found.rows)
+        rows = [(COMPARE, f"compare the {len(found.comparable)} ok runs side by side")]
+        rows += [
+            (str(r.run_id or f"none{i}"), f"{r.label:<{width}}  {row_line(r)}")
+            for i, r in enumerate(found.rows)
+        ]
+
+        def picked(key: str | None) -> None:
+            if key == COMPARE:
+                if len(found.comparable) < 2:
+                    self.notify("Fewer than two ok runs in this set: nothing to compare.")
+                else:
+                    context(self).open_compare(found.comparable)
+            elif key and key.isdigit():
+                context(self).open_run(int(key))
+
+        title = f"clients:{found.set_id} · {found.name}"
+        note = Text("enter: compare, or open one host's run", style="dim")
+        self.app.push_screen(ChoiceScreen(title, rows, note=note), picked)
 
     def on_run_set_failed(self, message: RunSetFailed) -> None:
         self.notify(message.error, severity="error")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -106,6 +107,72 @@ def test_two_hosts_at_once_stored_as_one_set(hosts: list[NsHost], tmp_path: Path
     assert compared.returncode == 0, compared.stderr
 
 
+def test_each_host_is_watched_live_and_its_folder_placed(
+    hosts: list[NsHost], tmp_path: Path
+) -> None:
+    two = hosts[:2]
+    done = subprocess.run(_args(two, runtime=5), env=_env(hosts, tmp_path), capture_output=True,
+                          text=True, timeout=180)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    for h in two:  # the namespaces share this machine's root filesystem
+        assert f"{h.name}: {h.folder} is a local path (ext4 on /; disks: " in done.stderr
+    lines = done.stderr.splitlines()
+    for name in ("tdc1", "tdc2", "all clients"):
+        live = [
+            line for line in lines if re.match(rf"\s*\d+ s  {name}\s+disks\s+[\d.]+ MiB/s", line)
+        ]
+        assert live, done.stderr
+    # one machine under two names: its disks are counted once in the total
+    last = {n: next(line for line in reversed(lines) if f" s  {n} " in line).split("disks")[1]
+            for n in ("tdc1", "all clients")}  # fmt: skip
+    assert last["tdc1"] == last["all clients"]
+    assert _leftovers(two) == []
+
+
+async def test_the_tui_runs_it_live_and_stores_the_set(
+    hosts: list[NsHost], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The clients run screen with the real session: connected over SSH, a line per
+    host live, each host's result, the set stored, nothing left behind."""
+    from textual.app import App
+    from tierdeck.app.clients.plan import ClientSpot
+    from tierdeck.app.clients.store import load_clients
+    from tierdeck.app.history.run_sets import RunSetStore
+    from tierdeck.app.tui.navigation import Navigator
+    from tierdeck.core.jobspec import with_overrides
+    from tierdeck.core.presets import find_preset
+    from tierdeck.screens.bench.clients_run import ClientsRunScreen
+
+    from tests.waiting import wait_until
+
+    for key, value in _env(hosts, tmp_path).items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    preset = find_preset("nas-seqwrite-1m-qd8x8")
+    assert preset is not None
+    jobs = with_overrides(preset.jobs, "16M", 4, False)
+    spots = [ClientSpot(h.name, str(h.folder)) for h in hosts[:2]]
+    screen = ClientsRunScreen(spots, jobs, preset.name)
+
+    class One(Navigator, App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(screen)
+
+    app = One()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: not screen.running, "the run to end", timeout=120)
+        outcome = screen.outcome
+        assert outcome is not None, screen.error
+        assert screen.ticks >= 2  # a line per host each second while fio ran
+        assert [h.status.value for h in outcome.result.hosts] == ["ok", "ok"]
+        assert outcome.stored is not None
+        found = load_clients(RunSetStore(), outcome.stored.set_id)
+        assert [r.label for r in found.rows] == ["tdc1", "tdc2", "all clients"]
+        assert any("is a local path (ext4 on /; disks: " in line for line in screen.said)
+    assert _leftovers(hosts[:2]) == []
+    assert _wait_servers_gone() == []
+
+
 def test_a_host_lost_mid_run_leaves_a_partial_set(hosts: list[NsHost], tmp_path: Path) -> None:
     two = hosts[:2]
     proc = subprocess.Popen(_args(two, "--json", runtime=8), env=_env(hosts, tmp_path),
@@ -143,7 +210,7 @@ def test_a_host_lost_mid_run_leaves_a_partial_set(hosts: list[NsHost], tmp_path:
                             "nas-seqwrite-1m-qd8x8", "--target", "/no/such/folder"],
                            env=_env(hosts, tmp_path), capture_output=True, text=True,
                            timeout=120)  # fmt: skip
-    assert again.returncode == 2 and "not a directory" in again.stderr
+    assert again.returncode == 2 and "does not exist on tdc2" in again.stderr
     assert _leftovers(two) == []
 
 

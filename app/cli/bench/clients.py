@@ -10,15 +10,14 @@ could not work; 2 refused before any server started (a host unreachable counts a
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import click
 
-from ....core.bench_models import BenchRefused, RunHost, RunStatus
+from ....core.bench_models import BenchRefused, RunStatus
 from ....core.errors import TierdeckError
 from ....core.jobspec import JobSpecError, with_overrides
 from ..common import (
@@ -32,7 +31,10 @@ from ..common import (
     until_cancelled,
 )
 
+PROGRESS_S = 2.0  # a progress line every so often: one a second would flood a terminal
+
 if TYPE_CHECKING:
+    from ...clients.live import Activity, LiveTick
     from ...clients.run import ClientsResult
     from ...clients.store import StoredClients
     from .jobs import RunAsk
@@ -40,15 +42,9 @@ if TYPE_CHECKING:
 
 def run_with_clients(clients: str, targets: Sequence[str], ask: RunAsk) -> None:
     from ....backends.host import LiveHost
-    from ...clients.plan import (
-        THIS_MACHINE,
-        check_spot,
-        check_versions,
-        client_spots,
-        fio_version,
-        ssh_target,
-    )
-    from ...clients.run import ClientHost, existing_test_files, run_clients
+    from ...clients.plan import THIS_MACHINE, client_spots
+    from ...clients.run import run_clients
+    from ...clients.session import Prepared, prepare
 
     if requested_host() is not None:
         raise click.UsageError("--clients names the hosts itself: leave out --host")
@@ -82,21 +78,15 @@ def run_with_clients(clients: str, targets: Sequence[str], ask: RunAsk) -> None:
     except FleetConfigError as exc:
         fail(f"{exc} (hosts.toml names the fleet's hosts)", EXIT_FAILED)
     local = LiveHost()
-    opened: list[ClientHost] = []
+    prepared = Prepared()
     try:
-        versions = {THIS_MACHINE: fio_version(local)}
-        for spot in spots:
-            host = open_remote_host(ssh_target(spot.name, fleet))
-            opened.append(ClientHost(spot, host, ()))
-            versions[spot.name] = fio_version(host)
-        check_versions(versions)
-        for c in opened:
-            c.jobs = check_spot(c.host, c.spot, jobs)
-            c.before = existing_test_files(c.host, c.spot.path)
-        machines = {c.spot.name: RunHost(c.host.hostname, c.host.identity) for c in opened}
+        prepare(spots, jobs, fleet, local, open_remote_host, say, prepared)
+        versions, machines = prepared.versions, prepared.machines
         result, signum = asyncio.run(
             until_cancelled(
-                lambda cancel: run_clients(opened, local, cancel, say),
+                lambda cancel: run_clients(
+                    prepared.clients, local, cancel, say, _progress(say), prepared.watched()
+                ),
                 say,
                 "cancelling: stopping every host's fio server and removing its test files ...",
             )
@@ -110,9 +100,7 @@ def run_with_clients(clients: str, targets: Sequence[str], ask: RunAsk) -> None:
     except KeyboardInterrupt:  # before the run's own signal handling is in place
         fail("interrupted before the run started", EXIT_SIGINT)
     finally:
-        for c in opened:
-            with contextlib.suppress(Exception):
-                c.host.close()
+        prepared.close()
 
     stored = None
     if store is not None:
@@ -132,6 +120,27 @@ def run_with_clients(clients: str, targets: Sequence[str], ask: RunAsk) -> None:
             "partial: " + "; ".join(h.error or h.name for h in failed),
             EXIT_FAILED,
         )
+
+
+def _progress(say: Callable[[str], None]) -> Callable[[LiveTick], None]:
+    """Each host's disks, and the total, every PROGRESS_S seconds."""
+    from ...clients.live import ALL_CLIENTS, tick_line
+
+    last = [0.0]
+
+    def heard(tick: LiveTick) -> None:
+        if tick.t - last[0] < PROGRESS_S:
+            return
+        last[0] = tick.t
+        seen: list[tuple[str, Activity | None]] = [
+            (n, a) for n, a in tick.hosts.items() if a is not None
+        ]
+        seen.append((ALL_CLIENTS, tick.total))
+        width = max(len(n) for n, _ in seen)
+        for name, act in seen:
+            say(f"{tick.t:5.0f} s  {tick_line(name.ljust(width), act)}")
+
+    return heard
 
 
 def _report(result: ClientsResult, stored: StoredClients | None, *, as_json: bool) -> None:

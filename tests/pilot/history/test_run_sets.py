@@ -107,7 +107,7 @@ async def test_w_on_a_ladders_run_opens_it_and_no_sets_is_said(
         screen = await open_history(pilot, app)
         await pilot.press("W")
         await wait_until(pilot, lambda: bool(app._notifications), "a notification")  # noqa: SLF001
-        assert "No sweeps or ladders" in list(app._notifications)[-1].message  # noqa: SLF001
+        assert "No run sets stored yet" in list(app._notifications)[-1].message  # noqa: SLF001
         assert app.screen is screen
         _, ladder = store_sets()
         await pilot.press("r")
