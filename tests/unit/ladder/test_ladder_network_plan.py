@@ -54,6 +54,8 @@ class FakeClient:
         return self.mountinfo
 
     def exists(self, path: str) -> bool:
+        if path in self.folders:
+            return True
         return path.startswith(f"{SHARE}/") and path.rsplit("/", 1)[1] in self.shared
 
     def statvfs(self, path: str) -> FsUsage:
