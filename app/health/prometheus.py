@@ -2,11 +2,17 @@
 collector (``--collector.textfile.directory``): one gauge family per figure, each disk
 labelled by name (and model and serial on the state gauge), HELP and TYPE lines first.
 
-Label values are escaped as the format requires (backslash, double quote, newline).
-A figure a disk does not report has no sample: absent, never zero.
+The text is prometheus_client's own (``generate_latest``): the escaping, the float
+formatting and the HELP/TYPE lines as Prometheus writes them. A figure a disk does not
+report has no sample: absent, never zero.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+
+from prometheus_client.core import CollectorRegistry, GaugeMetricFamily, Metric
+from prometheus_client.exposition import generate_latest
 
 from ...core.disk_health import HealthReport, HealthState
 from .check import CheckItem, exit_code
@@ -30,60 +36,68 @@ _DISK_FIGURES = (
 )  # fmt: skip
 
 
-def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-
-
-def _labels(**labels: str | None) -> str:
-    body = ",".join(f'{k}="{_escape(v)}"' for k, v in labels.items() if v is not None)
-    return "{" + body + "}"
-
-
-def _family(name: str, help_text: str, samples: list[str]) -> list[str]:
-    return [f"# HELP {name} {help_text}", f"# TYPE {name} gauge", *samples]
-
-
-def render_prometheus(report: HealthReport, items: list[CheckItem], state: HealthState) -> str:
-    lines: list[str] = []
-    lines += _family(
-        "tierdeck_disk_health_state", f"Disk health: {_STATE_HELP}.",
-        [f"tierdeck_disk_health_state{_labels(disk=d.name, model=d.model, serial=d.serial)}"
-         f" {d.state.rank}" for d in report.disks],
-    )  # fmt: skip
+def _families(report: HealthReport, items: list[CheckItem], state: HealthState) -> Iterator[Metric]:
+    disk_state = GaugeMetricFamily("tierdeck_disk_health_state", f"Disk health: {_STATE_HELP}.",
+                                   labels=("disk", "model", "serial"))  # fmt: skip
+    for d in report.disks:
+        disk_state.add_metric((d.name, d.model or "", d.serial or ""), d.state.rank)
+    yield disk_state
     for metric, field, help_text in _DISK_FIGURES:
-        samples = []
+        family = GaugeMetricFamily(f"tierdeck_disk_{metric}", help_text, labels=("disk",))
         for disk in report.disks:
             value = getattr(disk.smart, field)
             if value is not None:
-                samples.append(f"tierdeck_disk_{metric}{_labels(disk=disk.name)} {value}")
-        if samples:
-            lines += _family(f"tierdeck_disk_{metric}", help_text, samples)
-    passed = [f"tierdeck_disk_smart_passed{_labels(disk=d.name)} {int(d.smart.passed)}"
-              for d in report.disks if d.smart.passed is not None]  # fmt: skip
-    if passed:
-        lines += _family("tierdeck_disk_smart_passed",
-                         "The drive's own overall-health verdict (1 passed).", passed)  # fmt: skip
-    lines += _family(
-        "tierdeck_pool_health_state", f"Pool health: {_STATE_HELP}.",
-        [f"tierdeck_pool_health_state{_labels(pool=p.name, kind=p.kind)} {p.state.rank}"
-         for p in report.pools],
-    )  # fmt: skip
-    scrubs = [f"tierdeck_zfs_scrub_age_seconds{_labels(pool=p.name)} {p.scrub.age_days * 86400:.0f}"
-              for p in report.pools if p.scrub is not None and p.scrub.age_days is not None]  # fmt: skip
-    if scrubs:
-        lines += _family(
-            "tierdeck_zfs_scrub_age_seconds", "Time since the last scrub ended.", scrubs
-        )
+                family.add_metric((disk.name,), value)
+        if family.samples:
+            yield family
+    passed = GaugeMetricFamily("tierdeck_disk_smart_passed",
+                               "The drive's own overall-health verdict (1 passed).",
+                               labels=("disk",))  # fmt: skip
+    for d in report.disks:
+        if d.smart.passed is not None:
+            passed.add_metric((d.name,), int(d.smart.passed))
+    if passed.samples:
+        yield passed
+    pools = GaugeMetricFamily("tierdeck_pool_health_state", f"Pool health: {_STATE_HELP}.",
+                              labels=("pool", "kind"))  # fmt: skip
+    for p in report.pools:
+        pools.add_metric((p.name, p.kind), p.state.rank)
+    yield pools
+    scrubs = GaugeMetricFamily("tierdeck_zfs_scrub_age_seconds",
+                               "Time since the last scrub ended.", labels=("pool",))  # fmt: skip
+    for p in report.pools:
+        if p.scrub is not None and p.scrub.age_days is not None:
+            scrubs.add_metric((p.name,), round(p.scrub.age_days * 86400))
+    if scrubs.samples:
+        yield scrubs
     others = [i for i in items if not i.subject.startswith(("disk ", "zfs ", "btrfs ", "md "))]
     if others:
-        lines += _family(
-            "tierdeck_check_item_state", f"Cache fill and mover checks: {_STATE_HELP}.",
-            [f"tierdeck_check_item_state{_labels(item=i.subject)} {i.state.rank}" for i in others],
-        )  # fmt: skip
-    lines += _family("tierdeck_check_status",
-                     "tierdeck check's exit status: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
-                     [f"tierdeck_check_status {exit_code(state)}"])  # fmt: skip
-    lines += _family("tierdeck_health_collected_timestamp_seconds",
-                     "When this was collected (Unix time).",
-                     [f"tierdeck_health_collected_timestamp_seconds {report.collected_at:.0f}"])  # fmt: skip
-    return "\n".join(lines) + "\n"
+        checks = GaugeMetricFamily("tierdeck_check_item_state",
+                                   f"Cache fill and mover checks: {_STATE_HELP}.",
+                                   labels=("item",))  # fmt: skip
+        for i in others:
+            checks.add_metric((i.subject,), i.state.rank)
+        yield checks
+    yield GaugeMetricFamily("tierdeck_check_status",
+                            "tierdeck check's exit status: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
+                            value=exit_code(state))  # fmt: skip
+    yield GaugeMetricFamily("tierdeck_health_collected_timestamp_seconds",
+                            "When this was collected (Unix time).",
+                            value=round(report.collected_at))  # fmt: skip
+
+
+class _Report:
+    """A collector of one report: what prometheus_client's registry asks for."""
+
+    def __init__(self, families: list[Metric]) -> None:
+        self.families = families
+
+    def collect(self) -> Iterator[Metric]:
+        return iter(self.families)
+
+
+def render_prometheus(report: HealthReport, items: list[CheckItem], state: HealthState) -> str:
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_Report(list(_families(report, items, state))))
+    text: bytes = generate_latest(registry)
+    return text.decode("utf-8")
