@@ -222,6 +222,7 @@ async def test_the_sweep_is_checked_off_the_ui_thread_then_a_refusal_shows_by_ki
             screen = await ask_for_sweep(pilot, app, live_demo)
             await wait_until(pilot, lambda: screen.planning, "checking")
             assert "checking the sweep" in screen_text(app)
+            await wait_until(pilot, lambda: bool(threads), "the plan, in its thread")
             # Held on the event, the view answers: m changes the (empty) matrix's metric.
             await pilot.press("m")
             assert screen.query_one(SweepMatrix).choice.metric is Metric.IOPS

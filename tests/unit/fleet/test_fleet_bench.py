@@ -7,6 +7,7 @@ test_fleet_bench.py."""
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import pytest
@@ -94,6 +95,7 @@ class FakeService:
     running: list[str] = []
     most_at_once = 0
     refuse: set[str] = set()
+    together = 1  # a run waits (a while) for this many runs to be running at once
 
     def __init__(self, host: str, *, store: Any = None) -> None:
         self.host = host
@@ -106,8 +108,11 @@ class FakeService:
     async def run(self, inventory: Any, ask: BenchAsk, on_event: Any, cancel: Any) -> RunResult:
         FakeService.running.append(self.host)
         FakeService.most_at_once = max(FakeService.most_at_once, len(FakeService.running))
-        await asyncio.sleep(0)  # the others may start meanwhile, in parallel
-        await asyncio.sleep(0)
+        # the others start meanwhile when the runs are parallel (each host connects in a
+        # thread first, which a busy machine may hold up); one after the other they never do
+        deadline = time.monotonic() + 10
+        while FakeService.most_at_once < FakeService.together and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
         FakeService.running.remove(self.host)
         return _result(ask.target)
 
@@ -117,6 +122,7 @@ def machines(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Stand-ins: connecting returns the host's name (``down`` refuses it); the
     inventory is nothing; the service is FakeService."""
     FakeService.running, FakeService.most_at_once, FakeService.refuse = [], 0, set()
+    FakeService.together = 1
     monkeypatch.setattr(fleet_bench, "BenchService", FakeService)
     monkeypatch.setattr(fleet_bench, "collect_inventory", lambda host: None)
     return []
@@ -159,6 +165,7 @@ def test_one_host_at_a_time_by_default(machines: list[str]) -> None:
 
 
 def test_parallel_runs_every_host_at_once(machines: list[str]) -> None:
+    FakeService.together = 3
     outcomes, _ = _go(["nas1", "nas2", "backup"], parallel=True)
     assert [o.spot.name for o in outcomes] == ["nas1", "nas2", "backup"]
     assert FakeService.most_at_once == 3
