@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...backends.host import Host
+from ...core.cache_wear import CacheWear
 from ...core.disk_health import HealthReport, HealthState
+from ...core.health_rules import Thresholds
 from ...core.layout.model import Layout, MoverPolicy
 from ...core.models import Inventory
 from ..layout.applied import mover_layout_path, read_applied_tiers
@@ -105,6 +107,23 @@ def applied_items(host: Host, inv: Inventory, history: Path | None, now: float) 
 def report_items(report: HealthReport) -> list[CheckItem]:
     items = [CheckItem(f"disk {d.name}", d.state, d.reasons) for d in report.disks]
     items += [CheckItem(f"{p.kind} {p.name}", p.state, p.reasons) for p in report.pools]
+    return items
+
+
+def wear_items(wears: list[CacheWear], limits: Thresholds) -> list[CheckItem]:
+    """A cache SSD forecast to reach its rated wear within
+    ``cache_wear_warning_months`` warns; an unknown forecast is no alarm (a new
+    install has one reading), its basis is shown."""
+    items = []
+    for wear in wears:
+        subject = f"cache wear {wear.branch} ({wear.disk})"
+        months = wear.months_to_rated_wear
+        if months is not None and months < limits.cache_wear_warning_months:
+            reason = (f"reaches 100 % rated wear in about {max(months, 0):.1f} months "
+                      f"({wear.basis})")  # fmt: skip
+            items.append(CheckItem(subject, HealthState.WARNING, (reason,)))
+        else:
+            items.append(CheckItem(subject, HealthState.OK, (wear.basis,)))
     return items
 
 
