@@ -23,7 +23,7 @@ from .common import (
 
 if TYPE_CHECKING:
     from ...backends.host import Host
-    from ...core.cache_wear import CacheWear
+    from ...core.cache_wear import CacheWear, HealthReading
     from ...core.disk_health import HealthReport
     from ...core.health_rules import Thresholds
     from ...core.models import Inventory
@@ -96,22 +96,29 @@ def _cache_wear(
     layout_cache: tuple[str, ...] | None = None,
 ) -> list[CacheWear]:  # fmt: skip
     """Keep the report's readings (``save``), then forecast each cache SSD's wear from
-    all of them. A history that cannot be opened or written is said on stderr: the
-    report itself is still good."""
-    from ..health.wear import host_cache_wear, open_store
-    from ..history.health_readings import readings_of
-    from ..history.store import HistoryError
+    all of them. A history that cannot be written or read is said on stderr: the
+    report itself is still good, and the forecast rests on its reading alone."""
+    from ...core.errors import TierdeckError
+    from ..health.wear import host_cache_wear
+    from ..history.health_readings import keep, kept, readings_of
+    from ..history.paths import default_history_path
 
-    store = open_store(create=save)
-    if store is None and save:
-        click.echo("tierdeck: the history file cannot be opened: readings not kept", err=True)
-    elif store is not None and save:
+    path = default_history_path()
+    if save:
         try:
-            store.save_health(readings_of(report, {d.name: d.wwn for d in inv.disks if d.wwn}),
-                              host.identity)  # fmt: skip
-        except HistoryError as exc:
+            keep(path, readings_of(report, {d.name: d.wwn for d in inv.disks if d.wwn}),
+                 host.identity)  # fmt: skip
+        except TierdeckError as exc:
             click.echo(f"tierdeck: readings not kept: {exc}", err=True)
-    return host_cache_wear(host, report, inv, store, layout_cache)
+
+    def kept_here(key: str) -> list[HealthReading]:
+        try:
+            return kept(path, key)
+        except TierdeckError as exc:
+            click.echo(f"tierdeck: kept readings unread: {exc}", err=True)
+            return []
+
+    return host_cache_wear(host, report, inv, kept_here, layout_cache)
 
 
 class _PluginCommand(click.Command):

@@ -9,7 +9,7 @@ is tiered by hand.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ...backends.host import Host
 from ...core.cache_wear import CacheWear, HealthReading, forecast
@@ -17,17 +17,24 @@ from ...core.disk_health import HealthReport
 from ...core.models import DiskKind, Inventory
 from ...core.relations import disks_under
 from ..history.health_readings import disk_id, reading_of
-from ..history.paths import default_history_path
-from ..history.store import HistoryError, HistoryStore
-from ..layout.applied import read_applied_tiers
 
 _SSD = (DiskKind.SSD, DiskKind.NVME)
 
 
 def cache_branches(host: Host, inv: Inventory) -> tuple[str, ...]:
     """The cache branches of the machine's mergerfs pools (see the module's note)."""
+    ssd = {d.name for d in inv.disks if d.kind in _SSD}
+    if not ssd:
+        return ()
+    # a pool with no branch on an SSD has no cache SSD to forecast, whatever its tiers
+    pools = [p for p in inv.mergerfs
+             if any(ssd.intersection(disks_under(inv, b.path)) for b in p.branches)]  # fmt: skip
+    if not pools:
+        return ()
+    from ..layout.applied import read_applied_tiers  # only with a pool to read it of
+
     branches: list[str] = []
-    for pool in inv.mergerfs:
+    for pool in pools:
         tiers = read_applied_tiers(host, pool)
         if tiers is not None:
             branches += tiers.cache
@@ -36,19 +43,14 @@ def cache_branches(host: Host, inv: Inventory) -> tuple[str, ...]:
     return tuple(dict.fromkeys(branches))
 
 
-def _kept(store: HistoryStore | None, key: str) -> list[HealthReading]:
-    if store is None:
-        return []
-    try:
-        return store.health_readings(key)
-    except HistoryError:
-        return []  # an unreadable history: the forecast says it has one reading
+# a disk's kept readings by its disk_id (health_readings.kept on a history file)
+Kept = Callable[[str], list[HealthReading]]
 
 
 def cache_wear(
-    report: HealthReport, inv: Inventory, branches: Sequence[str], store: HistoryStore | None
+    report: HealthReport, inv: Inventory, branches: Sequence[str], kept: Kept | None
 ) -> list[CacheWear]:
-    """One forecast per SSD under each branch, from ``store``'s readings and the
+    """One forecast per SSD under each branch, from the ``kept`` readings and the
     report's own (whether or not it was kept)."""
     health = {d.name: d for d in report.disks}
     disks = {d.name: d for d in inv.disks}
@@ -60,7 +62,7 @@ def cache_wear(
                 continue
             key = disk_id(reading.serial or disk.serial, disk.wwn)
             now = reading_of(reading, report.collected_at, disk.wwn)
-            readings = {r.t: r for r in (_kept(store, key) if key else [])}
+            readings = {r.t: r for r in (kept(key) if key and kept else [])}
             if now is not None:
                 readings[now.t] = now
             else:  # no serial nor wwn: only today's figures, never kept
@@ -75,21 +77,9 @@ def cache_wear(
     return out
 
 
-def open_store(*, create: bool) -> HistoryStore | None:
-    """The history file, or None when it cannot be opened or (``create`` False: a
-    check only reads) does not exist; the forecast then rests on the current reading
-    alone, and says so."""
-    if not create and not default_history_path().exists():
-        return None
-    try:
-        return HistoryStore()
-    except HistoryError:
-        return None
-
-
 def host_cache_wear(
-    host: Host, report: HealthReport, inv: Inventory, store: HistoryStore | None,
+    host: Host, report: HealthReport, inv: Inventory, kept: Kept | None,
     layout_cache: Sequence[str] | None = None,
 ) -> list[CacheWear]:  # fmt: skip
     branches = layout_cache if layout_cache is not None else cache_branches(host, inv)
-    return cache_wear(report, inv, branches, store)
+    return cache_wear(report, inv, branches, kept)

@@ -14,7 +14,7 @@ from tierdeck.app.health.check import wear_items
 from tierdeck.app.health.collect import collect
 from tierdeck.app.health.render import health_to_dict, render_health_text
 from tierdeck.app.health.wear import cache_branches, host_cache_wear
-from tierdeck.app.history.health_readings import disk_id, readings_of
+from tierdeck.app.history.health_readings import disk_id, keep, kept, readings_of
 from tierdeck.app.history.store import HistoryStore
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.cache_wear import DAY_S, forecast
@@ -78,7 +78,7 @@ def test_forecast_from_two_readings_with_known_dates_and_wear(
     store.save_health(readings_of(_earlier(report, 73, 6 * 10**12, days=60)))
     store.save_health(readings_of(report))
     assert cache_branches(host, inv) == ("/mnt/nvme0n1",)  # the pool's first branch
-    (wear,) = host_cache_wear(host, report, inv, store)
+    (wear,) = host_cache_wear(host, report, inv, store.health_readings)
     assert (wear.disk, wear.branch, wear.readings, wear.days_covered) == (
         "nvme0n1", "/mnt/nvme0n1", 2, 60.0)  # fmt: skip
     # 2 % in 60 days: 1.01 % a month, 25 % left
@@ -103,7 +103,7 @@ def test_unchanged_wear_is_scaled_by_the_recent_write_rate(tmp_path: Path, data_
     report, inv = collect(host, now=T0 + 10 * DAY_S)
     store = HistoryStore()
     store.save_health(readings_of(_earlier(report, 75, 10**12, days=10)))
-    (wear,) = host_cache_wear(host, report, inv, store)
+    (wear,) = host_cache_wear(host, report, inv, store.health_readings)
     per_byte = 75 / 2_567_435_299_328_000
     assert wear.wear_pct_per_month == pytest.approx(per_byte * 10**11 * 30.44)
     assert wear.basis.startswith("wear unchanged at 75 % over 10 days; its lifetime wear")
@@ -112,7 +112,7 @@ def test_unchanged_wear_is_scaled_by_the_recent_write_rate(tmp_path: Path, data_
 def test_one_reading_or_no_wear_attribute_is_unknown(tmp_path: Path, data_dir: Path) -> None:
     host = _host(tmp_path)
     report, inv = collect(host, now=T0)
-    (wear,) = host_cache_wear(host, report, inv, HistoryStore())
+    (wear,) = host_cache_wear(host, report, inv, HistoryStore().health_readings)
     assert (wear.months_to_rated_wear, wear.wear_pct_per_month, wear.readings) == (None, None, 1)
     assert wear.basis.startswith("unknown: 1 reading kept; the wear rate needs two")
     assert wear.lifetime_write_bytes_per_day is not None and wear.recent_write_bytes_per_day is None
@@ -131,14 +131,23 @@ def test_the_v9_history_is_migrated_keeping_its_runs(tmp_path: Path) -> None:
 
     path = tmp_path / "history.sqlite3"
     (run_id,) = older_history(path, 9, [recorded_result()])
-    store = HistoryStore(path)
+    report, _ = collect(_host(tmp_path), now=T0)
+    assert kept(path, disk_id("REDACTED")) == []  # read through the store: migrated
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 10
     assert conn.execute("SELECT count(*) FROM health_readings").fetchone()[0] == 0
     conn.close()
-    assert store.get(run_id) is not None
-    report, _ = collect(_host(tmp_path), now=T0)
-    assert store.save_health(readings_of(report)) == 2
+    assert HistoryStore(path).get(run_id) is not None
+    keep(path, readings_of(report), "id-1")  # at this version: sqlite3 alone
+    later = replace(report, collected_at=T0 + DAY_S)
+    keep(path, readings_of(later), "id-1")
+    assert [r.t for r in kept(path, disk_id("REDACTED"))] == [T0, T0 + DAY_S]
+    older = tmp_path / "older.sqlite3"
+    older_history(older, 8, [])
+    keep(older, readings_of(report), "")  # an older file: the store migrates it first
+    assert [r.t for r in HistoryStore(older).health_readings(disk_id("9RK1XXXX"))] == [T0]
+    assert not kept(tmp_path / "none.sqlite3", "serial:x")
+    assert not (tmp_path / "none.sqlite3").exists()  # reading makes no file
 
 
 def test_health_json_cache_wear_keys_are_documented(tmp_path: Path, data_dir: Path) -> None:
