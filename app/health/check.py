@@ -150,8 +150,11 @@ def summary_line(items: list[CheckItem], state: HealthState, *, limit: int = 5) 
     asleep = sum(1 for i in items if i.state is HealthState.ASLEEP)
     counts = _count(disks, "disk") + (f" ({asleep} asleep)" if asleep else "")
     counts += ", " + _count(pools, "pool")
-    if len(items) > disks + pools:
-        counts += ", " + _count(len(items) - disks - pools, "layout check")
+    wear = sum(1 for i in items if i.subject.startswith("cache wear "))
+    if len(items) > disks + pools + wear:
+        counts += ", " + _count(len(items) - disks - pools - wear, "layout check")
+    if wear:
+        counts += ", the wear of " + _count(wear, "cache SSD")
     bad = sorted((i for i in items if i.state.rank >= HealthState.UNKNOWN.rank),
                  key=lambda i: -i.state.rank)  # fmt: skip
     if not bad:

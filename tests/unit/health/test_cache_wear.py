@@ -171,3 +171,28 @@ def test_health_keeps_its_readings_unless_told_not_to(tmp_path: Path, data_dir: 
     assert result.exit_code == 0, result.output
     assert len(HistoryStore().health_readings(disk_id("REDACTED"))) == 1
     assert "readings" in run("health", "--help").output
+
+
+def test_check_warns_when_a_cache_ssd_has_fewer_months_left_than_set(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    import time
+
+    folder = smart_recording(tmp_path / "nas", {"nvme0n1": P4510, "sda": "ata-wd140edfz-healthy.json"},
+                             pool=["nvme0n1", "sda"])  # fmt: skip
+    report, _ = collect(RecordedHost(folder), now=time.time())
+    HistoryStore().save_health(readings_of(_earlier(report, 73, 6 * 10**12, days=60)))
+    result = run("check", "--recorded", str(folder))
+    assert (result.exit_code, result.output.strip()) == (
+        0,
+        "TIERDECK OK - 2 disks, 0 pools, the wear of 1 cache SSD",
+    )
+    limits = tmp_path / "health.toml"
+    limits.write_text("[thresholds]\ncache_wear_warning_months = 30\n")
+    result = run("check", "--recorded", str(folder), "--thresholds", str(limits))
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("TIERDECK WARNING - cache wear /mnt/nvme0n1 (nvme0n1): "
+                                    "reaches 100 % rated wear in about 24.6 months")  # fmt: skip
+    assert (
+        HistoryStore().health_readings(disk_id("REDACTED"))[-1].t < report.collected_at
+    )  # kept none
