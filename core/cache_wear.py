@@ -55,6 +55,21 @@ class CacheWear:
     basis: str  # what the forecast rests on, or why there is none
     readings: int  # stored readings the rates come from
     days_covered: float  # between the oldest and the newest of them
+    # what the benchmark history wrote to the branch's filesystem between the readings
+    # the recent rate is from, and its share of what the drive counted: None unknown
+    benchmark_bytes_written: int | None = None
+    benchmark_write_share: float | None = None
+
+
+def write_window(readings: Sequence[HealthReading]) -> tuple[float, float, int] | None:
+    """(from, to, bytes the drive counted) between the oldest and newest readings with
+    bytes written: the window the recent write rate is from."""
+    span = _span(sorted(readings, key=lambda r: r.t), "bytes_written")
+    if span is None:
+        return None
+    first, newest = span
+    assert first.bytes_written is not None and newest.bytes_written is not None
+    return first.t, newest.t, max(0, newest.bytes_written - first.bytes_written)
 
 
 def _per_day(delta: float, seconds: float) -> float:

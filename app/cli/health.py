@@ -100,8 +100,9 @@ def _cache_wear(
     report itself is still good, and the forecast rests on its reading alone."""
     from ...core.errors import TierdeckError
     from ..health.wear import host_cache_wear
-    from ..history.health_readings import keep, kept, readings_of
+    from ..history.health_readings import readings_of
     from ..history.paths import default_history_path
+    from ..history.readings_file import benchmark_writes, keep, kept
 
     path = default_history_path()
     if save:
@@ -118,7 +119,10 @@ def _cache_wear(
             click.echo(f"tierdeck: kept readings unread: {exc}", err=True)
             return []
 
-    return host_cache_wear(host, report, inv, kept_here, layout_cache)
+    def written(mountpoint: str, since: float, until: float) -> int | None:
+        return benchmark_writes(path, host.identity, mountpoint, since, until)
+
+    return host_cache_wear(host, report, inv, kept_here, layout_cache, written)
 
 
 class _PluginCommand(click.Command):

@@ -93,6 +93,8 @@ def wear_dict(wear: CacheWear) -> dict[str, Any]:
         "basis": wear.basis,
         "readings": wear.readings,
         "days_covered": rounded(wear.days_covered),
+        "benchmark_bytes_written": wear.benchmark_bytes_written,
+        "benchmark_write_share": rounded(wear.benchmark_write_share, 3),
     }
 
 
@@ -154,6 +156,8 @@ def _writes(wear: CacheWear) -> str:
     if wear.recent_write_bytes_per_day is not None:
         parts.append(f"{format_bytes(int(wear.recent_write_bytes_per_day))}/day over the last "
                      f"{wear.days_covered:.0f} days")  # fmt: skip
+    if wear.benchmark_write_share is not None:
+        parts.append(f"{wear.benchmark_write_share * 100:.0f} % of it by tierdeck's benchmarks")
     return "written " + ", ".join(parts) if parts else "write rate unknown"
 
 

@@ -10,9 +10,10 @@ is tiered by hand.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from ...backends.host import Host
-from ...core.cache_wear import CacheWear, HealthReading, forecast
+from ...core.cache_wear import CacheWear, HealthReading, forecast, write_window
 from ...core.disk_health import HealthReport
 from ...core.models import DiskKind, Inventory
 from ...core.relations import disks_under
@@ -45,11 +46,35 @@ def cache_branches(host: Host, inv: Inventory) -> tuple[str, ...]:
 
 # a disk's kept readings by its disk_id (health_readings.kept on a history file)
 Kept = Callable[[str], list[HealthReading]]
+# the bytes the benchmark history wrote to a mountpoint between two epoch seconds
+# (health_readings.benchmark_writes); None: unknown
+BenchmarkWrites = Callable[[str, float, float], int | None]
+
+
+def _with_benchmarks(
+    wear: CacheWear, readings: list[HealthReading], inv: Inventory,
+    written: BenchmarkWrites | None,
+) -> CacheWear:  # fmt: skip
+    """``wear`` with what the benchmarks wrote to its branch's filesystem while the
+    drive counted the recent writes, and their share of them."""
+    window = write_window(readings)
+    if written is None or window is None:
+        return wear
+    from ..layout.facts import mount_of  # only with a cache SSD read twice
+
+    mount = mount_of(inv, wear.branch)
+    since, until, counted = window
+    bench = written(mount.mountpoint if mount else wear.branch, since, until)
+    if bench is None:
+        return wear
+    share = min(1.0, bench / counted) if counted else None
+    return replace(wear, benchmark_bytes_written=bench, benchmark_write_share=share)
 
 
 def cache_wear(
-    report: HealthReport, inv: Inventory, branches: Sequence[str], kept: Kept | None
-) -> list[CacheWear]:
+    report: HealthReport, inv: Inventory, branches: Sequence[str], kept: Kept | None,
+    written: BenchmarkWrites | None = None,
+) -> list[CacheWear]:  # fmt: skip
     """One forecast per SSD under each branch, from the ``kept`` readings and the
     report's own (whether or not it was kept)."""
     health = {d.name: d for d in report.disks}
@@ -72,14 +97,15 @@ def cache_wear(
                     bytes_written=reading.smart.bytes_written,
                     percentage_used=reading.smart.percentage_used,
                 )  # fmt: skip
-            out.append(forecast(branch, name, reading.serial or disk.serial,
-                                reading.model or disk.model, list(readings.values())))  # fmt: skip
+            wear = forecast(branch, name, reading.serial or disk.serial,
+                            reading.model or disk.model, list(readings.values()))  # fmt: skip
+            out.append(_with_benchmarks(wear, list(readings.values()), inv, written))
     return out
 
 
 def host_cache_wear(
     host: Host, report: HealthReport, inv: Inventory, kept: Kept | None,
-    layout_cache: Sequence[str] | None = None,
+    layout_cache: Sequence[str] | None = None, written: BenchmarkWrites | None = None,
 ) -> list[CacheWear]:  # fmt: skip
     branches = layout_cache if layout_cache is not None else cache_branches(host, inv)
-    return cache_wear(report, inv, branches, kept)
+    return cache_wear(report, inv, branches, kept, written)

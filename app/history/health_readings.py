@@ -4,22 +4,17 @@ per disk per ``tierdeck health`` collection, so trends show and the cache wear f
 
 A disk is filed under its serial (or, without one, its wwn): kernel names move between
 boots. A disk with neither is not kept: its readings could not be told from another's.
-
-``keep`` and ``kept`` use sqlite3 alone on a file at this schema version, as
-best_writes.py does: the store's import (the benchmark model, ~15 ms) was a tenth of a
-`tierdeck health` run's CPU. Any other file (missing, older, unreadable) goes through
-the store, which creates, migrates or refuses it as every command does.
+The store keeps and reads them with this module's rows; `tierdeck health` does with
+readings_file.py.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping
-from pathlib import Path
 
 from ...core.cache_wear import HealthReading
 from ...core.disk_health import DiskHealth, HealthReport
-from .read_only import SCHEMA_VERSION, open_read_only
 
 _COLUMNS = ("disk_id", "t", "name", "state", "temperature_c", "power_on_hours",
             "bytes_written", "percentage_used", "pending_sectors", "reallocated_sectors")  # fmt: skip
@@ -72,48 +67,3 @@ def select(conn: sqlite3.Connection, key: str, since: float | None = None) -> li
         (key, -1.0 if since is None else since),
     ).fetchall()
     return [HealthReading(*tuple(row)) for row in rows]
-
-
-def keep(path: Path, readings: list[HealthReading], host_id: str) -> None:
-    """Store one collection's readings in the history file at ``path``. Raises the
-    store's HistoryError when it cannot."""
-    try:
-        conn = sqlite3.connect(path, timeout=10.0, isolation_level=None) if path.exists() else None
-    except (OSError, sqlite3.Error):
-        conn = None
-    if conn is not None:
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            # read under the lock: another tierdeck may have migrated it meanwhile
-            if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
-                insert(conn, readings, host_id)
-                conn.execute("COMMIT")
-                return
-            conn.execute("ROLLBACK")
-        except sqlite3.Error:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-        finally:
-            conn.close()
-    from .store import HistoryStore  # a new, older or odd file: the store says why
-
-    HistoryStore(path).save_health(readings, host_id)
-
-
-def kept(path: Path, key: str) -> list[HealthReading]:
-    """The disk's readings in the history file at ``path``, oldest first; none when
-    there is no file (reading makes none). Raises the store's HistoryError when the
-    file cannot be used."""
-    if not path.exists():
-        return []
-    conn = open_read_only(path)
-    if conn is not None:
-        try:
-            return select(conn, key)
-        except sqlite3.Error:
-            pass
-        finally:
-            conn.close()
-    from .store import HistoryStore
-
-    return HistoryStore(path).health_readings(key)

@@ -14,7 +14,8 @@ from tierdeck.app.health.check import wear_items
 from tierdeck.app.health.collect import collect
 from tierdeck.app.health.render import health_to_dict, render_health_text
 from tierdeck.app.health.wear import cache_branches, host_cache_wear
-from tierdeck.app.history.health_readings import disk_id, keep, kept, readings_of
+from tierdeck.app.history.health_readings import disk_id, readings_of
+from tierdeck.app.history.readings_file import keep, kept
 from tierdeck.app.history.store import HistoryStore
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.cache_wear import DAY_S, forecast
@@ -196,3 +197,37 @@ def test_check_warns_when_a_cache_ssd_has_fewer_months_left_than_set(
     assert (
         HistoryStore().health_readings(disk_id("REDACTED"))[-1].t < report.collected_at
     )  # kept none
+
+
+def test_the_benchmarks_share_of_the_recent_writes(tmp_path: Path, data_dir: Path) -> None:
+    from tierdeck.app.history.paths import default_history_path
+    from tierdeck.app.history.readings_file import benchmark_writes
+    from tierdeck.core.bench_models import BenchTarget, RunHost, TargetKind
+
+    from tests.unit.history.test_history import recorded_result
+
+    host = _host(tmp_path)
+    report, inv = collect(host, now=T0 + 60 * DAY_S)
+    store = HistoryStore()
+    store.save_health(readings_of(_earlier(report, 73, 6 * 10**12, days=60)))
+    target = BenchTarget("/mnt/nvme0n1/bench", TargetKind.BRANCH, "branch /mnt/nvme0n1",
+                         ("nvme0n1",), "ext4", "/mnt/nvme0n1")  # fmt: skip
+    run = recorded_result(
+        target=target, started_at=T0 + DAY_S, host=RunHost("smartnas", host.identity)
+    )
+    store.save(run)
+    store.save(replace(run, started_at=T0 - DAY_S))  # before the window: not counted
+    store.save(replace(run, host=RunHost("other", "ssh:other")))  # another machine's
+    fio_bytes = round(sum(s.write.bw_bytes_per_s * s.interval_s for s in run.series))
+    assert fio_bytes > 0
+    path = default_history_path()
+
+    def written(mountpoint: str, since: float, until: float) -> int | None:
+        return benchmark_writes(path, host.identity, mountpoint, since, until)
+
+    (wear,) = host_cache_wear(host, report, inv, store.health_readings, written=written)
+    assert wear.benchmark_bytes_written == pytest.approx(fio_bytes, rel=1e-6)
+    assert wear.benchmark_write_share == pytest.approx(fio_bytes / (6 * 10**12))
+    assert health_to_dict(report, [wear])["cache_wear"][0]["benchmark_bytes_written"] > 0
+    (alone,) = host_cache_wear(host, report, inv, None, written=written)  # one reading
+    assert alone.benchmark_write_share is None
