@@ -200,14 +200,15 @@ def check(
     else:
         items += applied_items(host, inv, history, time.time())
     cache = layout.cache if layout is not None else None
-    items += wear_items(_cache_wear(host, report, inv, save=False, layout_cache=cache), limits)
+    wears = _cache_wear(host, report, inv, save=False, layout_cache=cache)
+    items += wear_items(wears, limits)
     state = overall(items)
     if prometheus is not None:
         from ...backends.localfiles import write_atomically
         from ..health.prometheus import render_prometheus
 
         try:
-            write_atomically(prometheus, render_prometheus(report, items, state))
+            write_atomically(prometheus, render_prometheus(report, items, state, wears))
         except OSError as exc:
             click.echo(f"TIERDECK UNKNOWN - cannot write {prometheus}: {exc.strerror}")
             sys.exit(CHECK_UNKNOWN)

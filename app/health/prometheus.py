@@ -8,6 +8,9 @@ A figure a disk does not report has no sample: absent, never zero.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from ...core.cache_wear import CacheWear
 from ...core.disk_health import HealthReport, HealthState
 from .check import CheckItem, exit_code
 
@@ -43,7 +46,10 @@ def _family(name: str, help_text: str, samples: list[str]) -> list[str]:
     return [f"# HELP {name} {help_text}", f"# TYPE {name} gauge", *samples]
 
 
-def render_prometheus(report: HealthReport, items: list[CheckItem], state: HealthState) -> str:
+def render_prometheus(
+    report: HealthReport, items: list[CheckItem], state: HealthState,
+    wears: Sequence[CacheWear] = (),
+) -> str:  # fmt: skip
     lines: list[str] = []
     lines += _family(
         "tierdeck_disk_health_state", f"Disk health: {_STATE_HELP}.",
@@ -77,9 +83,16 @@ def render_prometheus(report: HealthReport, items: list[CheckItem], state: Healt
     others = [i for i in items if not i.subject.startswith(("disk ", "zfs ", "btrfs ", "md "))]
     if others:
         lines += _family(
-            "tierdeck_check_item_state", f"Cache fill and mover checks: {_STATE_HELP}.",
+            "tierdeck_check_item_state", f"Cache fill, mover and cache wear checks: {_STATE_HELP}.",
             [f"tierdeck_check_item_state{_labels(item=i.subject)} {i.state.rank}" for i in others],
         )  # fmt: skip
+    months = [f"tierdeck_cache_wear_months_left{_labels(branch=w.branch, disk=w.disk)}"
+              f" {w.months_to_rated_wear:.2f}"
+              for w in wears if w.months_to_rated_wear is not None]  # fmt: skip
+    if months:
+        lines += _family("tierdeck_cache_wear_months_left",
+                         "Months until a cache SSD reaches 100 % rated wear at the current rate.",
+                         months)  # fmt: skip
     lines += _family("tierdeck_check_status",
                      "tierdeck check's exit status: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
                      [f"tierdeck_check_status {exit_code(state)}"])  # fmt: skip

@@ -190,8 +190,16 @@ def test_check_warns_when_a_cache_ssd_has_fewer_months_left_than_set(
     )
     limits = tmp_path / "health.toml"
     limits.write_text("[thresholds]\ncache_wear_warning_months = 30\n")
-    result = run("check", "--recorded", str(folder), "--thresholds", str(limits))
+    prom = tmp_path / "tierdeck.prom"
+    result = run("check", "--recorded", str(folder), "--thresholds", str(limits),
+                 "--prometheus", str(prom))  # fmt: skip
     assert result.exit_code == 1, result.output
+    from prometheus_client.parser import text_string_to_metric_families
+
+    families = {f.name: f for f in text_string_to_metric_families(prom.read_text())}
+    (sample,) = families["tierdeck_cache_wear_months_left"].samples
+    assert sample.labels == {"branch": "/mnt/nvme0n1", "disk": "nvme0n1"}
+    assert sample.value == pytest.approx(24.6, abs=0.05)
     assert result.output.startswith("TIERDECK WARNING - cache wear /mnt/nvme0n1 (nvme0n1): "
                                     "reaches 100 % rated wear in about 24.6 months")  # fmt: skip
     assert (
