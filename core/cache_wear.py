@@ -2,8 +2,8 @@
 health readings (app/history/health_readings.py), with the basis it rests on.
 
 The wear rate is the drive's own percentage used (NVMe, or an ATA SSD's wear
-indicator) over the time between the oldest and the newest reading: 100 % is the rated
-endurance. One reading gives no rate, and a rate from the lifetime (wear over
+indicator) over the time between the oldest and the newest reading of the last
+RECENT_DAYS: 100 % is the rated endurance. One reading gives no rate, and a rate from the lifetime (wear over
 power-on hours) would hide that a cache written harder since its first year wears
 faster, so a single reading is honestly unknown. The drive counts wear in whole
 percents: when it has not moved between the readings, the lifetime wear per byte
@@ -64,12 +64,28 @@ class CacheWear:
 def write_window(readings: Sequence[HealthReading]) -> tuple[float, float, int] | None:
     """(from, to, bytes the drive counted) between the oldest and newest readings with
     bytes written: the window the recent write rate is from."""
-    span = _span(sorted(readings, key=lambda r: r.t), "bytes_written")
+    span = _span(recent_readings(readings), "bytes_written")
     if span is None:
         return None
     first, newest = span
     assert first.bytes_written is not None and newest.bytes_written is not None
     return first.t, newest.t, max(0, newest.bytes_written - first.bytes_written)
+
+
+RECENT_DAYS = 90  # "the current rate": a cache's load changes with its use
+
+
+def recent_readings(readings: Sequence[HealthReading]) -> list[HealthReading]:
+    """The readings of the last RECENT_DAYS before the newest, oldest first; with the
+    one just before them when the newest is alone there (a monthly timer, a gap)."""
+    ordered = sorted(readings, key=lambda r: r.t)
+    if not ordered:
+        return []
+    start = ordered[-1].t - RECENT_DAYS * DAY_S
+    inside = [r for r in ordered if r.t >= start]
+    if len(inside) < 2 and len(ordered) >= 2:
+        return ordered[-2:]
+    return inside
 
 
 def _per_day(delta: float, seconds: float) -> float:
@@ -90,8 +106,9 @@ def forecast(
     branch: str, disk: str, serial: str | None, model: str | None,
     readings: Sequence[HealthReading],
 ) -> CacheWear:  # fmt: skip
-    """The forecast from ``readings`` (oldest first; the newest is the current one)."""
-    readings = sorted(readings, key=lambda r: r.t)
+    """The forecast from ``readings`` (the newest is the current one): those of the last
+    ``RECENT_DAYS`` before it, and the one just before them when they are alone."""
+    readings = recent_readings(readings)
     last = readings[-1] if readings else None
     used = last.percentage_used if last else None
     written = last.bytes_written if last else None

@@ -99,6 +99,19 @@ def test_forecast_from_two_readings_with_known_dates_and_wear(
     assert item.reasons[0].startswith("reaches 100 % rated wear in about 24.6 months")
 
 
+def test_the_rates_are_the_last_90_days(tmp_path: Path, data_dir: Path) -> None:
+    host = _host(tmp_path)
+    report, inv = collect(host, now=T0 + 400 * DAY_S)
+    store = HistoryStore()
+    store.save_health(readings_of(_earlier(report, 40, 9 * 10**14, days=400)))  # left out
+    store.save_health(readings_of(_earlier(report, 73, 6 * 10**12, days=60)))
+    (wear,) = host_cache_wear(host, report, inv, store.health_readings)
+    assert (wear.readings, wear.basis) == (2, "wear rose from 73 % to 75 % in 60 days")
+    later, _ = collect(host, now=T0 + 600 * DAY_S)  # alone in its 90 days: the one before
+    (wear,) = host_cache_wear(host, later, inv, store.health_readings)
+    assert (wear.readings, wear.days_covered) == (2, 260.0)  # from day 340
+
+
 def test_unchanged_wear_is_scaled_by_the_recent_write_rate(tmp_path: Path, data_dir: Path) -> None:
     host = _host(tmp_path)
     report, inv = collect(host, now=T0 + 10 * DAY_S)
