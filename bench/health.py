@@ -90,6 +90,9 @@ def prepare(work: Path, delay: float, scan_delay: float) -> tuple[Path, dict[str
         "SMART_SHIM_DIR": str(answers),
         "SMART_SHIM_DELAY": str(delay),
         "SMART_SHIM_SCAN_DELAY": str(scan_delay),
+        # each round keeps its readings (as `tierdeck health` does): in a history of the
+        # bench's own, never the user's
+        "TIERDECK_DATA_DIR": str(work / "data"),
     }
     return recording, env
 

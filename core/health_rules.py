@@ -49,6 +49,8 @@ class Thresholds:
     grown_defects_warning: int = 1
     scrub_age_warning_days: int = 35
     md_mismatch_warning: int = 1
+    # a cache SSD forecast to reach its rated wear sooner: time to order its successor
+    cache_wear_warning_months: int = 6
 
     @classmethod
     def names(cls) -> tuple[str, ...]:

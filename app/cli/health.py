@@ -23,6 +23,7 @@ from .common import (
 
 if TYPE_CHECKING:
     from ...backends.host import Host
+    from ...core.cache_wear import CacheWear, HealthReading
     from ...core.disk_health import HealthReport
     from ...core.health_rules import Thresholds
     from ...core.models import Inventory
@@ -57,8 +58,12 @@ def _collect(host: Host, limits: Thresholds, code: int) -> tuple[HealthReport, I
 @click.command()
 @host_options
 @click.option("--json", "as_json", is_flag=True, help="Print the documented JSON shape.")
+@click.option("--no-save", is_flag=True,
+              help="Do not keep this collection's readings in the history file.")  # fmt: skip
 @_THRESHOLDS
-def health(demo: bool, recorded: Path | None, as_json: bool, thresholds: Path | None) -> None:
+def health(
+    demo: bool, recorded: Path | None, as_json: bool, no_save: bool, thresholds: Path | None
+) -> None:
     """Show every disk's SMART health and every pool's, each state with its reasons.
 
     Disks: smartctl (smartmontools >= 7, as root) with -n standby, so a sleeping disk
@@ -67,16 +72,57 @@ def health(demo: bool, recorded: Path | None, as_json: bool, thresholds: Path | 
     thresholds are health.toml's in the config folder (or --thresholds FILE). The
     --json shape is stable and documented in docs/health-json.md (schema
     "tierdeck.health/1").
+
+    Each run keeps its readings (per disk, by serial: state, temperature, power-on
+    hours, bytes written, wear, pending and reallocated sectors) in the history file,
+    so trends show and each cache SSD's wear forecast ("reaches 100 % rated wear in
+    about N months") has a rate; --no-save keeps nothing (--demo never keeps any).
     """
     from ..health.render import health_to_dict, render_health_text
 
     limits = _thresholds(thresholds, EXIT_REFUSED)
-    report, _ = _collect(make_host(demo, recorded), limits, EXIT_FAILED)
+    host = make_host(demo, recorded)
+    report, inv = _collect(host, limits, EXIT_FAILED)
+    wears = _cache_wear(host, report, inv, save=not (no_save or demo))
     if as_json:
-        json.dump(health_to_dict(report), sys.stdout, indent=2, ensure_ascii=False)
+        json.dump(health_to_dict(report, wears), sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
-        click.echo(render_health_text(report))
+        click.echo(render_health_text(report, wears))
+
+
+def _cache_wear(
+    host: Host, report: HealthReport, inv: Inventory, *, save: bool,
+    layout_cache: tuple[str, ...] | None = None,
+) -> list[CacheWear]:  # fmt: skip
+    """Keep the report's readings (``save``), then forecast each cache SSD's wear from
+    all of them. A history that cannot be written or read is said on stderr: the
+    report itself is still good, and the forecast rests on its reading alone."""
+    from ...core.errors import TierdeckError
+    from ..health.wear import host_cache_wear
+    from ..history.health_readings import readings_of
+    from ..history.paths import default_history_path
+    from ..history.readings_file import benchmark_writes, keep, kept
+
+    path = default_history_path()
+    if save:
+        try:
+            keep(path, readings_of(report, {d.name: d.wwn for d in inv.disks if d.wwn}),
+                 host.identity)  # fmt: skip
+        except TierdeckError as exc:
+            click.echo(f"tierdeck: readings not kept: {exc}", err=True)
+
+    def kept_here(key: str) -> list[HealthReading]:
+        try:
+            return kept(path, key)
+        except TierdeckError as exc:
+            click.echo(f"tierdeck: kept readings unread: {exc}", err=True)
+            return []
+
+    def written(mountpoint: str, since: float, until: float) -> int | None:
+        return benchmark_writes(path, host.identity, mountpoint, since, until)
+
+    return host_cache_wear(host, report, inv, kept_here, layout_cache, written)
 
 
 class _PluginCommand(click.Command):
@@ -113,7 +159,14 @@ def check(
     """
     import time
 
-    from ..health.check import applied_items, layout_items, overall, report_items, summary_line
+    from ..health.check import (
+        applied_items,
+        layout_items,
+        overall,
+        report_items,
+        summary_line,
+        wear_items,
+    )
     from ..health.check import exit_code as state_exit
 
     limits = _thresholds(thresholds, CHECK_UNKNOWN)
@@ -146,13 +199,16 @@ def check(
         items += layout_items(layout, layout_path, inv, history, time.time())
     else:
         items += applied_items(host, inv, history, time.time())
+    cache = layout.cache if layout is not None else None
+    wears = _cache_wear(host, report, inv, save=False, layout_cache=cache)
+    items += wear_items(wears, limits)
     state = overall(items)
     if prometheus is not None:
         from ...backends.localfiles import write_atomically
         from ..health.prometheus import render_prometheus
 
         try:
-            write_atomically(prometheus, render_prometheus(report, items, state))
+            write_atomically(prometheus, render_prometheus(report, items, state, wears))
         except OSError as exc:
             click.echo(f"TIERDECK UNKNOWN - cannot write {prometheus}: {exc.strerror}")
             sys.exit(CHECK_UNKNOWN)

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...backends.host import Host
+from ...core.cache_wear import CacheWear
 from ...core.disk_health import HealthReport, HealthState
+from ...core.health_rules import Thresholds
 from ...core.layout.model import Layout, MoverPolicy
 from ...core.models import Inventory
 from ..layout.applied import mover_layout_path, read_applied_tiers
@@ -108,6 +110,23 @@ def report_items(report: HealthReport) -> list[CheckItem]:
     return items
 
 
+def wear_items(wears: list[CacheWear], limits: Thresholds) -> list[CheckItem]:
+    """A cache SSD forecast to reach its rated wear within
+    ``cache_wear_warning_months`` warns; an unknown forecast is no alarm (a new
+    install has one reading), its basis is shown."""
+    items = []
+    for wear in wears:
+        subject = f"cache wear {wear.branch} ({wear.disk})"
+        months = wear.months_to_rated_wear
+        if months is not None and months < limits.cache_wear_warning_months:
+            reason = (f"reaches 100 % rated wear in about {max(months, 0):.1f} months "
+                      f"({wear.basis})")  # fmt: skip
+            items.append(CheckItem(subject, HealthState.WARNING, (reason,)))
+        else:
+            items.append(CheckItem(subject, HealthState.OK, (wear.basis,)))
+    return items
+
+
 def overall(items: list[CheckItem]) -> HealthState:
     """The worst state, asleep counted as ok."""
     states = [HealthState.OK if i.state is HealthState.ASLEEP else i.state for i in items]
@@ -131,8 +150,11 @@ def summary_line(items: list[CheckItem], state: HealthState, *, limit: int = 5) 
     asleep = sum(1 for i in items if i.state is HealthState.ASLEEP)
     counts = _count(disks, "disk") + (f" ({asleep} asleep)" if asleep else "")
     counts += ", " + _count(pools, "pool")
-    if len(items) > disks + pools:
-        counts += ", " + _count(len(items) - disks - pools, "layout check")
+    wear = sum(1 for i in items if i.subject.startswith("cache wear "))
+    if len(items) > disks + pools + wear:
+        counts += ", " + _count(len(items) - disks - pools - wear, "layout check")
+    if wear:
+        counts += ", the wear of " + _count(wear, "cache SSD")
     bad = sorted((i for i in items if i.state.rank >= HealthState.UNKNOWN.rank),
                  key=lambda i: -i.state.rank)  # fmt: skip
     if not bad:

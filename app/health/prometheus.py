@@ -9,11 +9,12 @@ report has no sample: absent, never zero.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from prometheus_client.core import CollectorRegistry, GaugeMetricFamily, Metric
 from prometheus_client.exposition import generate_latest
 
+from ...core.cache_wear import CacheWear
 from ...core.disk_health import HealthReport, HealthState
 from .check import CheckItem, exit_code
 
@@ -36,7 +37,9 @@ _DISK_FIGURES = (
 )  # fmt: skip
 
 
-def _families(report: HealthReport, items: list[CheckItem], state: HealthState) -> Iterator[Metric]:
+def _families(
+    report: HealthReport, items: list[CheckItem], state: HealthState, wears: Sequence[CacheWear]
+) -> Iterator[Metric]:
     disk_state = GaugeMetricFamily("tierdeck_disk_health_state", f"Disk health: {_STATE_HELP}.",
                                    labels=("disk", "model", "serial"))  # fmt: skip
     for d in report.disks:
@@ -73,11 +76,21 @@ def _families(report: HealthReport, items: list[CheckItem], state: HealthState) 
     others = [i for i in items if not i.subject.startswith(("disk ", "zfs ", "btrfs ", "md "))]
     if others:
         checks = GaugeMetricFamily("tierdeck_check_item_state",
-                                   f"Cache fill and mover checks: {_STATE_HELP}.",
+                                   f"Cache fill, mover and cache wear checks: {_STATE_HELP}.",
                                    labels=("item",))  # fmt: skip
         for i in others:
             checks.add_metric((i.subject,), i.state.rank)
         yield checks
+    months = GaugeMetricFamily(
+        "tierdeck_cache_wear_months_left",
+        "Months until a cache SSD reaches 100 % rated wear at the current rate.",
+        labels=("branch", "disk"),
+    )
+    for w in wears:
+        if w.months_to_rated_wear is not None:
+            months.add_metric((w.branch, w.disk), round(w.months_to_rated_wear, 2))
+    if months.samples:
+        yield months
     yield GaugeMetricFamily("tierdeck_check_status",
                             "tierdeck check's exit status: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
                             value=exit_code(state))  # fmt: skip
@@ -96,8 +109,13 @@ class _Report:
         return iter(self.families)
 
 
-def render_prometheus(report: HealthReport, items: list[CheckItem], state: HealthState) -> str:
+def render_prometheus(
+    report: HealthReport,
+    items: list[CheckItem],
+    state: HealthState,
+    wears: Sequence[CacheWear] = (),
+) -> str:
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(_Report(list(_families(report, items, state))))
+    registry.register(_Report(list(_families(report, items, state, wears))))
     text: bytes = generate_latest(registry)
     return text.decode("utf-8")

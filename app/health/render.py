@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import datetime
+from collections.abc import Sequence
 from typing import Any
 
+from ...core.cache_wear import CacheWear
 from ...core.disk_health import DiskHealth, HealthReport, PoolHealth, SmartReading
 from ...core.units import format_bytes
 
@@ -72,7 +74,31 @@ def pool_dict(pool: PoolHealth) -> dict[str, Any]:
     return out
 
 
-def health_to_dict(report: HealthReport) -> dict[str, Any]:
+def wear_dict(wear: CacheWear) -> dict[str, Any]:
+    def rounded(value: float | None, digits: int = 1) -> float | None:
+        return None if value is None else round(value, digits)
+
+    return {
+        "branch": wear.branch,
+        "disk": wear.disk,
+        "serial": wear.serial,
+        "model": wear.model,
+        "percentage_used": wear.percentage_used,
+        "bytes_written": wear.bytes_written,
+        "power_on_hours": wear.power_on_hours,
+        "lifetime_write_bytes_per_day": rounded(wear.lifetime_write_bytes_per_day, 0),
+        "recent_write_bytes_per_day": rounded(wear.recent_write_bytes_per_day, 0),
+        "wear_pct_per_month": rounded(wear.wear_pct_per_month, 3),
+        "months_to_rated_wear": rounded(wear.months_to_rated_wear),
+        "basis": wear.basis,
+        "readings": wear.readings,
+        "days_covered": rounded(wear.days_covered),
+        "benchmark_bytes_written": wear.benchmark_bytes_written,
+        "benchmark_write_share": rounded(wear.benchmark_write_share, 3),
+    }
+
+
+def health_to_dict(report: HealthReport, cache_wear: Sequence[CacheWear] = ()) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "host": report.hostname,
@@ -80,7 +106,7 @@ def health_to_dict(report: HealthReport) -> dict[str, Any]:
         "state": report.state.value,
         "disks": [disk_dict(d) for d in report.disks],
         "pools": [pool_dict(p) for p in report.pools],
-        "cache_wear": [],
+        "cache_wear": [wear_dict(w) for w in cache_wear],
         "notes": list(report.notes),
     }
 
@@ -111,7 +137,31 @@ def _disk_line(disk: DiskHealth, width: int) -> str:
     return line
 
 
-def render_health_text(report: HealthReport) -> str:
+def wear_line(wear: CacheWear) -> str:
+    """ "reaches 100 % rated wear in about N months at the current rate", or why not."""
+    if wear.months_to_rated_wear is None:
+        return f"{wear.branch} ({wear.disk}): forecast {wear.basis}"
+    if wear.months_to_rated_wear <= 0:
+        return f"{wear.branch} ({wear.disk}): {wear.basis}"
+    months = wear.months_to_rated_wear
+    when = f"{months:.0f} months" if months >= 1.5 else f"{months * 30.44:.0f} days"
+    return (f"{wear.branch} ({wear.disk}): reaches 100 % rated wear in about {when} at the "
+            f"current rate ({wear.basis})")  # fmt: skip
+
+
+def _writes(wear: CacheWear) -> str:
+    parts = []
+    if wear.lifetime_write_bytes_per_day is not None:
+        parts.append(f"{format_bytes(int(wear.lifetime_write_bytes_per_day))}/day over its life")
+    if wear.recent_write_bytes_per_day is not None:
+        parts.append(f"{format_bytes(int(wear.recent_write_bytes_per_day))}/day over the last "
+                     f"{wear.days_covered:.0f} days")  # fmt: skip
+    if wear.benchmark_write_share is not None:
+        parts.append(f"{wear.benchmark_write_share * 100:.0f} % of it by tierdeck's benchmarks")
+    return "written " + ", ".join(parts) if parts else "write rate unknown"
+
+
+def render_health_text(report: HealthReport, cache_wear: Sequence[CacheWear] = ()) -> str:
     lines = [f"{report.hostname}: {report.state.value}", ""]
     width = max([12, *(len(d.name) for d in report.disks)])
     lines.append(f"{'disk':<{width}} {'state':<8} {'temp':>10} {'power-on':>10} {'wear':>10}"
@@ -123,6 +173,10 @@ def render_health_text(report: HealthReport) -> str:
             lines.append(f"{pool.name:<20} {pool.kind:<6} {pool.state.value}")
             if pool.reasons:
                 lines.append(" " * 22 + "; ".join(pool.reasons))
+    if cache_wear:
+        lines += ["", "cache wear"]
+        for wear in cache_wear:
+            lines += [wear_line(wear), "  " + _writes(wear)]
     if report.notes:
         lines += ["", *(f"note: {n}" for n in report.notes)]
     return "\n".join(lines)

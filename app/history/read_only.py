@@ -14,7 +14,7 @@ from pathlib import Path
 
 # The schema version these readers know: len(schema.MIGRATIONS), which a unit test keeps
 # equal (the schema module imports the benchmark model they avoid).
-SCHEMA_VERSION = 9  # v9 added run_lines, the stored lines of `history list --json`
+SCHEMA_VERSION = 10  # v10 added health_readings, each health collection per disk
 
 
 def open_read_only(path: Path) -> sqlite3.Connection | None:

@@ -240,6 +240,27 @@ _V9 = (
     ),
 )
 
+# v10: each `tierdeck health` collection, one row per disk (app/history/health_readings.py),
+# so trends show (pending sectors rising, wear per month) and the cache wear forecast
+# has a rate. Keyed by the disk's serial or wwn, not its kernel name: names move
+# between boots and when disks are added. Only the figures trends are drawn from.
+_V10 = (
+    """CREATE TABLE health_readings (
+        disk_id TEXT NOT NULL,             -- "serial:..." or "wwn:..."
+        t REAL NOT NULL,                   -- epoch seconds of the collection
+        host_id TEXT NOT NULL DEFAULT '',  -- Host.identity of the machine read
+        name TEXT NOT NULL,                -- its kernel name then ("sda")
+        state TEXT NOT NULL,               -- ok | warning | critical | asleep | unknown
+        temperature_c INTEGER,             -- NULL: not reported (or asleep)
+        power_on_hours INTEGER,
+        bytes_written INTEGER,
+        percentage_used INTEGER,
+        pending_sectors INTEGER,
+        reallocated_sectors INTEGER,
+        PRIMARY KEY (disk_id, t)
+    ) WITHOUT ROWID""",
+)
+
 
 Migration = Sequence[str | Callable[[sqlite3.Connection], None]]
 # v3: warnings are {"kind", "text"} objects (core.bench_models.RunWarning).
@@ -253,4 +274,5 @@ MIGRATIONS: list[Migration] = [
     _V7,
     (*_V8, _name_hosts_from_fio),
     _V9,
+    _V10,
 ]

@@ -28,9 +28,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ...core.bench_models import FileLayout, RunHost, RunResult, RunStatus, TargetKind
+from ...core.cache_wear import HealthReading
 from ...core.errors import ParseError, TierdeckError
 from ...core.fio_models import Sample
 from ...core.spec_dict import spec_to_dict
+from . import health_readings
 from .best_writes import BEST_WRITES_SQL, MeasuredWrite, best_of
 from .paths import DB_NAME, ENV_DATA_DIR, default_history_path
 from .rows import LIGHT_COLUMNS, load_run, series_rows_of, tags_of
@@ -273,6 +275,18 @@ class HistoryStore:
         building every run of a 10,000-run history took it 1.9 s."""
         with self._connect() as conn:
             return best_of(conn.execute(BEST_WRITES_SQL).fetchall())
+
+    # -- health readings (health_readings.py) ----------------------------------------
+
+    def save_health(self, readings: list[HealthReading], host_id: str = "") -> int:
+        """Keep one collection's readings; how many rows were stored."""
+        with self._transaction() as conn:
+            return health_readings.insert(conn, readings, host_id)
+
+    def health_readings(self, disk_id: str, since: float | None = None) -> list[HealthReading]:
+        """A disk's kept readings over time, oldest first (its chart, its wear rate)."""
+        with self._connect() as conn:
+            return health_readings.select(conn, disk_id, since)
 
     def rename(self, run_id: int, name: str) -> None:
         name = name.strip()

@@ -91,7 +91,7 @@ def test_a_file_a_v6_tierdeck_wrote_gets_the_index_and_keeps_its_runs(tmp_path: 
 
     reopened = HistoryStore(path)
     with sqlite3.connect(path) as conn:
-        assert schema_version(conn) == len(MIGRATIONS) == 9
+        assert schema_version(conn) == len(MIGRATIONS) == 10
     assert "runs_target_label" in indexes(path) and "runs_target" not in indexes(path)
     assert reopened.get(run_id) == replace(run, id=run_id)
     assert reopened.filter_options() == ([(run.target.path, run.target.label)], [run.preset])

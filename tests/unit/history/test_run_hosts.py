@@ -86,7 +86,7 @@ def test_a_v7_file_gets_hosts_its_runs_can_name_and_keeps_everything_else(
 
     reopened = HistoryStore(path)
     with sqlite3.connect(path) as conn:
-        assert schema_version(conn) == len(MIGRATIONS) == 9
+        assert schema_version(conn) == len(MIGRATIONS) == 10
     assert "runs_host" in indexes(path)
     back = [reopened.get(run_id) for run_id in ids]
     # fio's client output named one host: its name, no id; two hosts, none, or an

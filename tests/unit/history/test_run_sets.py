@@ -60,4 +60,4 @@ def test_sets_are_listed_newest_first_by_kind_and_unknown_sets_refused(tmp_path:
 def test_the_schema_is_at_the_newest_version(tmp_path: Path) -> None:
     RunSetStore(tmp_path / "h.sqlite3")
     with sqlite3.connect(tmp_path / "h.sqlite3") as conn:
-        assert schema_version(conn) == len(MIGRATIONS) == 9
+        assert schema_version(conn) == len(MIGRATIONS) == 10

@@ -1,0 +1,69 @@
+"""Health readings kept in the history file (schema v10's ``health_readings``): one row
+per disk per ``tierdeck health`` collection, so trends show and the cache wear forecast
+(core/cache_wear.py) has rates.
+
+A disk is filed under its serial (or, without one, its wwn): kernel names move between
+boots. A disk with neither is not kept: its readings could not be told from another's.
+The store keeps and reads them with this module's rows; `tierdeck health` does with
+readings_file.py.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+
+from ...core.cache_wear import HealthReading
+from ...core.disk_health import DiskHealth, HealthReport
+
+_COLUMNS = ("disk_id", "t", "name", "state", "temperature_c", "power_on_hours",
+            "bytes_written", "percentage_used", "pending_sectors", "reallocated_sectors")  # fmt: skip
+_SELECT = f"SELECT {', '.join(_COLUMNS)} FROM health_readings"
+
+
+def disk_id(serial: str | None, wwn: str | None = None) -> str | None:
+    """The key a disk's readings are kept under; None when it has no identity."""
+    if serial and serial.strip():
+        return f"serial:{serial.strip()}"
+    if wwn and wwn.strip():
+        return f"wwn:{wwn.strip().lower()}"
+    return None
+
+
+def reading_of(disk: DiskHealth, t: float, wwn: str | None = None) -> HealthReading | None:
+    key = disk_id(disk.serial, wwn)
+    if key is None:
+        return None
+    s = disk.smart
+    return HealthReading(key, t, disk.name, disk.state.value, s.temperature_c, s.power_on_hours,
+                         s.bytes_written, s.percentage_used, s.pending_sectors,
+                         s.reallocated_sectors)  # fmt: skip
+
+
+def readings_of(report: HealthReport, wwns: Mapping[str, str] | None = None) -> list[HealthReading]:
+    """The report's disks as readings (``wwns``: kernel name -> wwn, from the inventory)."""
+    wwns = wwns or {}
+    found = (reading_of(d, report.collected_at, wwns.get(d.name)) for d in report.disks)
+    return [r for r in found if r is not None]
+
+
+def insert(conn: sqlite3.Connection, readings: list[HealthReading], host_id: str) -> int:
+    """Store ``readings``; a disk read twice at the same instant keeps the first."""
+    rows = [(r.disk_id, r.t, host_id, r.name, r.state, r.temperature_c, r.power_on_hours,
+             r.bytes_written, r.percentage_used, r.pending_sectors, r.reallocated_sectors)
+            for r in readings]  # fmt: skip
+    cur = conn.executemany(
+        f"INSERT OR IGNORE INTO health_readings (disk_id, t, host_id, {', '.join(_COLUMNS[2:])})"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+    return cur.rowcount
+
+
+def select(conn: sqlite3.Connection, key: str, since: float | None = None) -> list[HealthReading]:
+    """The disk's readings, oldest first (``since``: from that epoch second on)."""
+    rows = conn.execute(
+        f"{_SELECT} WHERE disk_id = ? AND t >= ? ORDER BY t",
+        (key, -1.0 if since is None else since),
+    ).fetchall()
+    return [HealthReading(*tuple(row)) for row in rows]
