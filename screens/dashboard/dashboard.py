@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane, T
 
 from ...app.tui.context import context
 from ...app.tui.messages import DashboardPainted
+from ...core.disk_health import HealthReport, HealthState, health_problems
 from ...core.inventory_changes import NO_CHANGES, InventoryChanges
 from ...core.models import Inventory, Problem, Severity
 from ...widgets.calm_footer import CalmFooter
@@ -228,10 +229,19 @@ class DashboardScreen(BenchEntries, Screen[None]):
     ) -> None:
         """A fresh inventory (``kept``: the preset snapshot): drawn on the tab on screen
         now, on the others when they are first shown."""
-        self._state = SectionState(inv, problems, changes)
+        self._state = SectionState(inv, problems, changes, health=self._state.health)
         self.kept = kept
         self.show_stale_mark(changes_note(changes) if changes.count else None)
         self._label_problems_tab(problems)
+        self._draw(self.query_one("#sections", TabbedContent).active or "disks")
+
+    def show_health(self, report: HealthReport) -> None:
+        """Disk and pool health, read after the first paint: the Health column, the
+        disk detail and the Problems tab are drawn again."""
+        state = self._state
+        state.health = report
+        state.undrawn |= {"disks", "problems"}
+        self._label_problems_tab(state.problems)
         self._draw(self.query_one("#sections", TabbedContent).active or "disks")
 
     def show_failure(self, error: str) -> None:
@@ -258,12 +268,16 @@ class DashboardScreen(BenchEntries, Screen[None]):
 
     def _label_problems_tab(self, problems: tuple[Problem, ...]) -> None:
         tab = self.query_one("#sections", TabbedContent).get_tab("problems")
-        if not problems:
+        health = self._state.health
+        states = [s for s, _, _ in health_problems(health, problems)] if health else []
+        if not problems and not states:
             tab.label = Text("4 Problems")
             return
         critical = any(p.severity is Severity.CRITICAL for p in problems)
+        critical = critical or HealthState.CRITICAL in states
         label = Text("4 Problems ")
-        label.append(f"({len(problems)})", style="bold red" if critical else "bold yellow")
+        count = len(problems) + len(states)
+        label.append(f"({count})", style="bold red" if critical else "bold yellow")
         tab.label = label
 
     # -- detail panes -------------------------------------------------------------------

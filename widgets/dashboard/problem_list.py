@@ -6,9 +6,11 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from ...core.disk_health import HealthReport, health_problems
 from ...core.models import Inventory, Problem, Severity
 from ..bars import severity_style
 from ..detail_pane import plain_row
+from .health_view import health_problem_grid
 
 _ORDER = {Severity.CRITICAL: 0, Severity.WARNING: 1, Severity.INFO: 2}
 _MARK = {Severity.CRITICAL: "✗", Severity.WARNING: "!", Severity.INFO: "i"}
@@ -27,8 +29,13 @@ def unreadable(inv: Inventory) -> list[tuple[str, str]]:
     return list(dict.fromkeys(items))
 
 
-def problems_renderable(inv: Inventory, problems: tuple[Problem, ...]) -> RenderableType:
+def problems_renderable(
+    inv: Inventory, problems: tuple[Problem, ...], health: HealthReport | None = None
+) -> RenderableType:
+    """The inventory's problems, then the disks' and pools' health ones (``health``:
+    None while SMART is still being read)."""
     parts: list[RenderableType] = []
+    sick = health_problems(health, problems) if health is not None else []
     if problems:
         # A grid, so a long message wraps under the message, not under the severity.
         grid = Table.grid(padding=(0, 1))
@@ -39,8 +46,12 @@ def problems_renderable(inv: Inventory, problems: tuple[Problem, ...]) -> Render
             mark = Text(f"{_MARK.get(p.severity, '?')} {p.severity.value.upper():<8}", style=style)
             plain_row(grid, mark, Text.assemble((p.subject, "bold"), f": {p.message}"))
         parts.append(grid)
-    else:
+    if sick:
+        parts.append(health_problem_grid(sick))
+    if not problems and not sick:
         parts.append(Text("✓ No problems found.", style="green"))
+    if health is None:
+        parts.append(Text("Disk health: reading SMART…", style="dim"))
     missing = unreadable(inv)
     if missing or not inv.is_root:
         parts.append(Text(""))
