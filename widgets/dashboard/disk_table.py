@@ -18,7 +18,7 @@ from ...core.relations import disk_users
 from ...core.units import format_bytes
 from ..bars import FULL_FRACTION, usage_bar
 from ..detail_pane import plain_row
-from .health_view import add_health_rows, health_cell, health_text
+from .health_view import add_health_state, health_cell, health_text, smart_grid
 from .skeleton import CHANGED_MARK, mark_changed, placeholder
 
 KIND_LABEL = {
@@ -322,7 +322,7 @@ def disk_detail(
         title.append("  (virtual device)", style="dim italic")
     model = " ".join(x for x in (disk.vendor, disk.model) if x)
     if health is not None and not disk.virtual:
-        add_health_rows(grid, *health)
+        add_health_state(grid, *health)
     _kv(grid, "Used by", ", ".join(used_by(inv, disk, users)) or "nothing")
     pools = mergerfs_pools_of(inv, disk)
     _kv(grid, "mergerfs", ", ".join(pools))
@@ -345,6 +345,9 @@ def disk_detail(
         _kv(grid, "Filesystem", fs)
     _kv(grid, "Holders", ", ".join(disk.holders))
     parts: list[RenderableType] = [title, grid]
+    figures = smart_grid(health[0]) if health is not None and not disk.virtual else None
+    if figures is not None:
+        parts.append(figures)
     if disk.partitions:
         ptable = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
         for col in ("Partition", "Size", "FS", "Label", "Holders"):

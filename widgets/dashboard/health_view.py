@@ -4,6 +4,7 @@ health lines. Pure Rich: the values come from app/health (core/disk_health's typ
 
 from __future__ import annotations
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
@@ -76,25 +77,38 @@ def smart_figures(smart: SmartReading) -> list[tuple[str, str | None]]:
     ]
 
 
-def add_health_rows(grid: Table, health: DiskHealth | None, collected: bool) -> None:
-    """The disk detail grid's health rows: state and reasons first (the answer people
-    come for), then every SMART figure the disk reports. Without root the figures it
-    could not read say "needs root", never a healthy-looking blank."""
+def add_health_state(grid: Table, health: DiskHealth | None, collected: bool) -> None:
+    """The disk detail grid's Health row: the state and its reasons, right under the
+    title (the answer people come for); the figures follow in ``smart_grid``."""
     key = Text("Health", style="bold")
     if health is None:
-        plain_row(grid, key, Text("reading SMART…" if not collected else "not read", style="dim"))
+        plain_row(grid, key, Text("not read" if collected else "reading SMART…", style="dim"))
         return
     state = Text(health.state.value, style=STATE_STYLE[health.state])
     if health.reasons:
         state.append(": " + "; ".join(health.reasons))
     plain_row(grid, key, state)
+
+
+def smart_grid(health: DiskHealth | None) -> Group | None:
+    """Every SMART figure the disk reports, a grid of its own (its long labels would
+    widen the identity grid above). Without root the main figures say "needs root",
+    never a healthy-looking blank. None when there is nothing to show."""
+    if health is None:
+        return None
     figures = smart_figures(health.smart)
     if health.needs_root:
         main = ("Temperature", "Power-on", "Reallocated", "Pending", "Wear")
         figures = [(k, v if v is not None or k not in main else NEEDS_ROOT) for k, v in figures]
-    for label, value in figures:
-        if value is not None:
-            plain_row(grid, Text(label, style="bold"), value)
+    shown = [(k, v) for k, v in figures if v is not None]
+    if not shown:
+        return None
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column()
+    for label, value in shown:
+        plain_row(grid, Text("  " + label, style="bold"), value)
+    return Group(Text("SMART:", style="bold"), grid)
 
 
 def health_problem_grid(items: list[tuple[HealthState, str, str]]) -> Table:
