@@ -27,7 +27,6 @@ from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from ...backends.host import Host
-from ...core.disk_health import HealthReport, health_problems
 from ...core.errors import one_line
 from ...core.inventory_changes import inventory_changes
 from ...core.models import Inventory, Problem, Severity
@@ -38,6 +37,7 @@ from .messages import HealthLoaded, HotplugEvent, InventoryFailed, InventoryLoad
 from .navigation import Navigator
 
 if TYPE_CHECKING:
+    from ...core.disk_health import HealthReport
     from ..bench.service import BenchService
     from ..fleet.collect import FleetSource
     from ..history.store import RunStore
@@ -467,6 +467,8 @@ class TierdeckApp(Navigator, App[None]):
             report = health_of(self.host, inv, limits)
         except Exception as exc:  # noqa: BLE001 - never fatal: the disks show "not read"
             self.log.warning(f"disk health: {one_line(exc)}")
+            from ...core.disk_health import HealthReport
+
             report = HealthReport(inv.hostname, time.time(), (), (), (one_line(exc),))
         if not worker.is_cancelled:
             self.post_message(HealthLoaded(report))
@@ -493,7 +495,11 @@ class TierdeckApp(Navigator, App[None]):
         if inv is None:
             return "no inventory" + (" (refresh failed)" if self.last_error else "")
         health = self.health_report
-        count = len(self.problems) + (len(health_problems(health, self.problems)) if health else 0)
+        count = len(self.problems)
+        if health is not None:
+            from ...core.disk_health import health_problems  # loaded with the report
+
+            count += len(health_problems(health, self.problems))
         parts = [f"{count} problem{'s' if count != 1 else ''}" if count else "no problems"]
         mark = self.stale_mark()
         if mark is not None:

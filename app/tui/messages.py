@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from ...core.disk_health import HealthReport
 from ...core.models import Inventory, Problem
 
 if TYPE_CHECKING:  # the fleet's modules load with the fleet screen, not the dashboard
+    from ...core.disk_health import HealthReport
     from ..fleet.status import HostStatus
 
 

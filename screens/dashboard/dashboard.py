@@ -8,6 +8,8 @@ the others are drawn when first shown, so a 240-disk NAS pays for one tab at sta
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -19,7 +21,6 @@ from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane, T
 
 from ...app.tui.context import context
 from ...app.tui.messages import DashboardPainted
-from ...core.disk_health import HealthReport, HealthState, health_problems
 from ...core.inventory_changes import NO_CHANGES, InventoryChanges
 from ...core.models import Inventory, Problem, Severity
 from ...widgets.calm_footer import CalmFooter
@@ -32,6 +33,9 @@ from ...widgets.dashboard.skeleton import (
 )
 from ...widgets.detail_pane import DetailPane
 from .bench_keys import BENCH_BINDINGS, BenchEntries
+
+if TYPE_CHECKING:  # loaded with the first health report, not before the first paint
+    from ...core.disk_health import HealthReport
 from .sections import (
     SectionState,
     draw_section,
@@ -241,8 +245,12 @@ class DashboardScreen(BenchEntries, Screen[None]):
         state = self._state
         state.health = report
         state.undrawn |= {"disks", "problems"}
-        self._label_problems_tab(state.problems)
-        self._draw(self.query_one("#sections", TabbedContent).active or "disks")
+        try:
+            self._label_problems_tab(state.problems)
+            active = self.query_one("#sections", TabbedContent).active
+        except NoMatches:  # the app is closing: its widgets are gone
+            return
+        self._draw(active or "disks")
 
     def show_failure(self, error: str) -> None:
         """The first inventory failed: say so where the data would be."""
@@ -269,12 +277,16 @@ class DashboardScreen(BenchEntries, Screen[None]):
     def _label_problems_tab(self, problems: tuple[Problem, ...]) -> None:
         tab = self.query_one("#sections", TabbedContent).get_tab("problems")
         health = self._state.health
-        states = [s for s, _, _ in health_problems(health, problems)] if health else []
+        states: list[str] = []
+        if health is not None:
+            from ...core.disk_health import health_problems  # with the first report
+
+            states = [s for s, _, _ in health_problems(health, problems)]
         if not problems and not states:
             tab.label = Text("4 Problems")
             return
         critical = any(p.severity is Severity.CRITICAL for p in problems)
-        critical = critical or HealthState.CRITICAL in states
+        critical = critical or "critical" in states
         label = Text("4 Problems ")
         count = len(problems) + len(states)
         label.append(f"({count})", style="bold red" if critical else "bold yellow")

@@ -15,7 +15,6 @@ from rich.text import Text
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
-from ...core.disk_health import HealthReport
 from ...core.inventory_changes import NO_CHANGES, InventoryChanges
 from ...core.models import Inventory, Problem
 from ...widgets.dashboard.disk_table import DiskTable, disk_detail
@@ -25,6 +24,7 @@ from ...widgets.dashboard.skeleton import SKELETON_NOTE
 from ...widgets.detail_pane import DetailPane
 
 if TYPE_CHECKING:
+    from ...core.disk_health import HealthReport
     from ...widgets.dashboard.pool_tree import PoolItem
 
 # The Pools and mergerfs tabs' modules are imported where they are drawn: they load

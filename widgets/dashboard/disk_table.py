@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.console import Group, RenderableType
@@ -12,7 +13,6 @@ from textual.css.scalar import ScalarResolveError
 from textual.widgets import DataTable
 
 from ...backends.mounts import mount_for_path
-from ...core.disk_health import DiskHealth, HealthReport
 from ...core.models import Disk, DiskKind, Inventory, Mount
 from ...core.relations import disk_users
 from ...core.units import format_bytes
@@ -20,6 +20,9 @@ from ..bars import FULL_FRACTION, usage_bar
 from ..detail_pane import plain_row
 from .health_view import add_health_state, health_cell, health_text, smart_grid
 from .skeleton import CHANGED_MARK, mark_changed, placeholder
+
+if TYPE_CHECKING:  # loaded with the first health report, not before the first paint
+    from ...core.disk_health import DiskHealth, HealthReport
 
 KIND_LABEL = {
     DiskKind.HDD: "hdd",

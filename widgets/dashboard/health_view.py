@@ -4,28 +4,32 @@ health lines. Pure Rich: the values come from app/health (core/disk_health's typ
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from ...core.disk_health import DiskHealth, HealthState, SmartReading
+if TYPE_CHECKING:  # its dataclasses cost ~3 ms to define: loaded with the first report
+    from ...core.disk_health import DiskHealth, HealthState, SmartReading
 from ...core.units import format_bytes
 from ..detail_pane import plain_row
 
 # Short enough for the 80-column table: the detail pane spells the state out.
+# By HealthState's values (a StrEnum: its members are these strings).
 STATE_LABEL = {
-    HealthState.OK: "ok",
-    HealthState.WARNING: "warn",
-    HealthState.CRITICAL: "crit",
-    HealthState.ASLEEP: "asleep",
-    HealthState.UNKNOWN: "?",
+    "ok": "ok",
+    "warning": "warn",
+    "critical": "crit",
+    "asleep": "asleep",
+    "unknown": "?",
 }
 STATE_STYLE = {
-    HealthState.OK: "green",
-    HealthState.WARNING: "bold yellow",
-    HealthState.CRITICAL: "bold red",
-    HealthState.ASLEEP: "dim",
-    HealthState.UNKNOWN: "yellow",
+    "ok": "green",
+    "warning": "bold yellow",
+    "critical": "bold red",
+    "asleep": "dim",
+    "unknown": "yellow",
 }
 NEEDS_ROOT = "needs root"
 
@@ -37,9 +41,7 @@ def health_cell(health: DiskHealth | None) -> str:
     label = STATE_LABEL[health.state]
     temp = health.smart.temperature_c
     # a sleeping disk was not read: no temperature to show, and none is guessed
-    return (
-        f"{label} {temp}°" if temp is not None and health.state is not HealthState.ASLEEP else label
-    )
+    return f"{label} {temp}°" if temp is not None and health.state != "asleep" else label
 
 
 def health_text(health: DiskHealth | None, cell: str) -> Text:
@@ -116,7 +118,7 @@ def health_problem_grid(items: list[tuple[HealthState, str, str]]) -> Table:
     grid.add_column(no_wrap=True)
     grid.add_column()
     for state, subject, reasons in items:
-        mark = "✗" if state is HealthState.CRITICAL else "!"
+        mark = "✗" if state == "critical" else "!"
         label = Text(f"{mark} {state.value.upper():<8}", style=STATE_STYLE[state])
         plain_row(grid, label, Text.assemble((subject, "bold"), f": {reasons}"))
     return grid

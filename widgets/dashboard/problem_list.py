@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ...core.disk_health import HealthReport, health_problems
 from ...core.models import Inventory, Problem, Severity
 from ..bars import severity_style
 from ..detail_pane import plain_row
 from .health_view import health_problem_grid
+
+if TYPE_CHECKING:
+    from ...core.disk_health import HealthReport
 
 _ORDER = {Severity.CRITICAL: 0, Severity.WARNING: 1, Severity.INFO: 2}
 _MARK = {Severity.CRITICAL: "✗", Severity.WARNING: "!", Severity.INFO: "i"}
@@ -35,7 +39,11 @@ def problems_renderable(
     """The inventory's problems, then the disks' and pools' health ones (``health``:
     None while SMART is still being read)."""
     parts: list[RenderableType] = []
-    sick = health_problems(health, problems) if health is not None else []
+    sick = []
+    if health is not None:
+        from ...core.disk_health import health_problems  # with the first report
+
+        sick = health_problems(health, problems)
     if problems:
         # A grid, so a long message wraps under the message, not under the severity.
         grid = Table.grid(padding=(0, 1))
