@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -22,9 +21,10 @@ from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane, T
 from ...app.tui.context import context
 from ...app.tui.messages import DashboardPainted
 from ...core.inventory_changes import NO_CHANGES, InventoryChanges
-from ...core.models import Inventory, Problem, Severity
+from ...core.models import Inventory, Problem
 from ...widgets.calm_footer import CalmFooter
 from ...widgets.dashboard.disk_table import DiskTable
+from ...widgets.dashboard.problem_list import problems_tab_label
 from ...widgets.dashboard.skeleton import (
     KEPT_REFUSAL,
     LOADING_REFUSAL,
@@ -276,21 +276,7 @@ class DashboardScreen(BenchEntries, Screen[None]):
 
     def _label_problems_tab(self, problems: tuple[Problem, ...]) -> None:
         tab = self.query_one("#sections", TabbedContent).get_tab("problems")
-        health = self._state.health
-        states: list[str] = []
-        if health is not None:
-            from ...core.disk_health import health_problems  # with the first report
-
-            states = [s for s, _, _ in health_problems(health, problems)]
-        if not problems and not states:
-            tab.label = Text("4 Problems")
-            return
-        critical = any(p.severity is Severity.CRITICAL for p in problems)
-        critical = critical or "critical" in states
-        label = Text("4 Problems ")
-        count = len(problems) + len(states)
-        label.append(f"({count})", style="bold red" if critical else "bold yellow")
-        tab.label = label
+        tab.label = problems_tab_label(problems, self._state.health)
 
     # -- detail panes -------------------------------------------------------------------
 

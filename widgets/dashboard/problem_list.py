@@ -33,6 +33,23 @@ def unreadable(inv: Inventory) -> list[tuple[str, str]]:
     return list(dict.fromkeys(items))
 
 
+def problems_tab_label(problems: tuple[Problem, ...], health: HealthReport | None) -> Text:
+    """The Problems tab's label: "4 Problems", with their count (red when one is critical): the inventory's and,
+    once read, the disks' and pools' health ones."""
+    states: list[str] = []
+    if health is not None:
+        from ...core.disk_health import health_problems  # with the first report
+
+        states = [s for s, _, _ in health_problems(health, problems)]
+    if not problems and not states:
+        return Text("4 Problems")
+    critical = any(p.severity is Severity.CRITICAL for p in problems) or "critical" in states
+    label = Text("4 Problems ")
+    count = len(problems) + len(states)
+    label.append(f"({count})", style="bold red" if critical else "bold yellow")
+    return label
+
+
 def problems_renderable(
     inv: Inventory, problems: tuple[Problem, ...], health: HealthReport | None = None
 ) -> RenderableType:
