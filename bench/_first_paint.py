@@ -132,9 +132,13 @@ def main() -> None:
         return
     folder, runs = sys.argv[1], int(sys.argv[2])
     # BEFORE_TREE: another revision's tree (a folder holding "tierdeck"), whose dashboard
-    # runs in the same rounds; it knows no kept inventory, so its first paint is a cold one.
+    # runs in the same rounds: "before" with no kept inventory (a cold start), and
+    # "before_warm" with the same kept inventory as "warm" (same snapshot format), so a
+    # change of the usual start is measured against the tree before it, round by round.
     before = os.environ.get("BEFORE_TREE")
-    modes = ("bare", "warm", "cold", "before") if before else ("bare", "warm", "cold")
+    modes = (
+        ("bare", "warm", "cold", "before", "before_warm") if before else ("bare", "warm", "cold")
+    )
     results: dict[str, list[dict[str, float]]] = {mode: [] for mode in modes}
     with tempfile.TemporaryDirectory(prefix="tierdeck-paint-") as cache:
         env = {**os.environ, "TIERDECK_CACHE_DIR": cache}
@@ -144,10 +148,13 @@ def main() -> None:
         for _ in range(runs):
             for mode in modes:
                 # A cold start has nothing kept; a warm one the snapshot made above.
-                env["TIERDECK_CACHE_DIR"] = os.path.join(cache, "none") if mode == "cold" else cache
-                run_env = {**env, "PYTHONPATH": before} if mode == "before" and before else env
+                cold = mode in ("cold", "before")
+                env["TIERDECK_CACHE_DIR"] = os.path.join(cache, "none") if cold else cache
+                old = mode.startswith("before") and before
+                run_env = {**env, "PYTHONPATH": before} if old else env
+                kind = "cold" if cold else "warm"
                 proc = subprocess.run(
-                    [sys.executable, __file__, folder, "1", "cold" if mode == "before" else mode],
+                    [sys.executable, __file__, folder, "1", "bare" if mode == "bare" else kind],
                     capture_output=True, text=True, env=run_env,
                 )  # fmt: skip
                 if proc.returncode != 0:
@@ -182,6 +189,16 @@ def main() -> None:
             "before_cpu_ratio": statistics.median(ratio("before", "cpu")),
             "warm_vs_before": statistics.median(
                 w["total"] / b["total"] for w, b in zip(results["warm"], results["before"], strict=True)
+            ),
+            "before_warm_s": med("before_warm"),
+            "before_warm_ratio": statistics.median(ratio("before_warm")),
+            "before_warm_cpu_ratio": statistics.median(ratio("before_warm", "cpu")),
+            "warm_vs_before_warm": sorted(
+                w["total"] / b["total"]
+                for w, b in zip(results["warm"], results["before_warm"], strict=True)
+            ),
+            "cold_vs_before": statistics.median(
+                c["total"] / b["total"] for c, b in zip(results["cold"], results["before"], strict=True)
             ),
         } if before else {}),
     }))  # fmt: skip

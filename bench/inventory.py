@@ -154,9 +154,15 @@ def main() -> None:
         f"(its skeleton at {ms(paint['skeleton_s'])})",
         *(
             [
-                f"  {args.against} (the tree before; it keeps nothing): {paint['before_ratio']:5.2f}x "
+                f"  {args.against} (the tree before, nothing kept): {paint['before_ratio']:5.2f}x "
                 f"wall, {paint['before_cpu_ratio']:.2f}x CPU; {ms(paint['before_s'])}; warm now / "
-                f"it {paint['warm_vs_before']:.2f}"
+                f"it {paint['warm_vs_before']:.2f}",
+                f"  {args.against} warm (the same kept inventory): {paint['before_warm_ratio']:5.2f}x "
+                f"wall, {paint['before_warm_cpu_ratio']:.2f}x CPU; {ms(paint['before_warm_s'])}; "
+                "warm now / it, paired by round: median "
+                f"{statistics.median(paint['warm_vs_before_warm']):.2f} (rounds "
+                f"{', '.join(f'{r:.2f}' for r in paint['warm_vs_before_warm'])}); cold now / it "
+                f"{paint['cold_vs_before']:.2f}",
             ]
             if before
             else []

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from .models import Problem
+
 
 class HealthState(StrEnum):
     OK = "ok"
@@ -125,3 +127,27 @@ class HealthReport:
     def state(self) -> HealthState:
         states = [d.state for d in self.disks] + [p.state for p in self.pools]
         return max(states, key=lambda s: s.rank, default=HealthState.OK)
+
+
+def _already_listed(reason: str, problems: tuple[Problem, ...]) -> bool:
+    # a pool's health repeats core/health's problems (state, vdev errors, fullness),
+    # which core/health.find_problems reports already (the Problems tab lists them)
+    return any(p.message and p.message in reason for p in problems)
+
+
+def health_problems(
+    report: HealthReport, problems: tuple[Problem, ...]
+) -> list[tuple[HealthState, str, str]]:
+    """(state, subject, reasons) of each warning or critical disk and pool, worst first."""
+    items: list[tuple[HealthState, str, str]] = []
+    for disk in report.disks:
+        if disk.state in (HealthState.WARNING, HealthState.CRITICAL):
+            model = f" ({disk.model})" if disk.model else ""
+            items.append((disk.state, f"disk {disk.name}{model}", "; ".join(disk.reasons)))
+    for pool in report.pools:
+        if pool.state not in (HealthState.WARNING, HealthState.CRITICAL):
+            continue
+        reasons = [r for r in pool.reasons if not _already_listed(r, problems)]
+        if reasons:
+            items.append((pool.state, f"{pool.kind} {pool.name}", "; ".join(reasons)))
+    return sorted(items, key=lambda item: -item[0].rank)

@@ -15,6 +15,7 @@ the real ones of mergerfs 2.33.5 mounted here with the seed's options
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import shutil
 import subprocess
@@ -29,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.support.recording import HostRecording, PartitionSpec  # noqa: E402
 from tests.support.recording_tools import record_zfs_2_1  # noqa: E402
+from tests.support.smart_recording import adapted_document  # noqa: E402
 
 DEMO = ROOT / "app" / "machine" / "demo_host"
 CAPTURED = DEMO / "captured"
@@ -362,12 +364,64 @@ def build(seed: str) -> None:
         [f"cache\tfilesystem\t{ZFS_USED}\t{avail}\t{USAGE['/cache'][1]}\t/cache"],
     )
     rec.add_command(["lsscsi"], seed_block(seed, "lsscsi"))
+    record_smart(rec, wd18_bytes)
     rec.set_file(
         "/proc/mdstat",
         "Personalities : [linear] [multipath] [raid0] [raid1] [raid6] [raid5] [raid4] "
         "[raid10] \nunused devices: <none>\n",
     )
     rec.write()
+
+
+# ---------------------------------------------------------------------- SMART
+
+# Each demo disk answers with a real document of tests/fixtures/smart/ (README there
+# names their origins), told of the demo's disk: the WD whites answer as the WD140EDFZ
+# recorded by scrutiny, the parity disk sleeps between syncs (snapraid's usual setup),
+# the cache NVMe answers as scrutiny's Samsung 970 EVO with its 7 media errors (so the
+# demo shows a warning), and QEMU's SCSI disks give the answer recorded on a VM's disk.
+SMART_DISKS = {
+    # name: (fixture, -d type from --scan-open or None, model, serial, bytes)
+    "sdc": ("ata-wd140edfz-healthy.json", "sat", "WDC WD180EDGZ-11B2DA0", "3GJ0V8RE", None),
+    "sdd": ("standby-sda-transcribed.json", "sat", None, None, None),
+    "sde": (
+        "ata-wd140edfz-healthy.json",
+        "sat",
+        "WDC WD80EFZX-68UW8N0",
+        "R6GU4K8Y",
+        15628053168 * 512,
+    ),  # fmt: skip
+    "nvme0n1": (
+        "nvme-970evo-media-errors.json",
+        "nvme",
+        "Samsung SSD 950 PRO 256GB",
+        "S2GLNXAGB01234T",
+        500118192 * 512,
+    ),  # fmt: skip
+    "sda": ("vm-virtio-vda.json", None, None, None, None),
+    "sdb": ("vm-virtio-vda.json", None, None, None, None),
+}
+
+
+def record_smart(rec: HostRecording, wd18_bytes: int) -> None:
+    from tierdeck.backends.smart.collect import device_argv
+    from tierdeck.backends.smart.scan import SmartTarget
+
+    scanned = []
+    for name, (fixture, kind, model, serial, size) in SMART_DISKS.items():
+        device = f"/dev/{name}"
+        if name in ("sdc", "sdd"):
+            size = wd18_bytes
+        text, status = adapted_document(fixture, device, model=model, serial=serial,
+                                        size_bytes=size)  # fmt: skip
+        rec.add_command(device_argv(SmartTarget(name, device, kind)), text, returncode=status)
+        if kind is not None:
+            protocol = "NVMe" if kind == "nvme" else "ATA"
+            scanned.append({"name": device, "info_name": device, "type": kind,
+                            "protocol": protocol})  # fmt: skip
+    scan = json.loads((ROOT / "tests/fixtures/smart/vm-scan-open.json").read_text())
+    scan["devices"] = scanned
+    rec.add_command(["smartctl", "--json", "--scan-open"], json.dumps(scan, indent=2) + "\n")
 
 
 # ---------------------------------------------------------------------- mergerfs capture

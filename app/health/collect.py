@@ -121,14 +121,35 @@ def collect(
         later = [t for t in plan_targets(host, scanned, inv.disks) if t.name not in known]
         answers = early.result() + _answers(host, later, scan_failure)
         health = _judged(host, first + later, answers, disks, limits, scan_failure)
+    return _report(host, inv, health, limits, now), inv
+
+
+def health_of(host: Host, inv: Inventory, limits: Thresholds | None = None,
+              now: float | None = None) -> HealthReport:  # fmt: skip
+    """The health report for an inventory already read (the dashboard's, refreshed
+    rarely): one scan, then the devices, without reading the inventory again."""
+    limits = limits or Thresholds()
+    now = time.time() if now is None else now
+    scanned: list[tuple[str, str | None, str | None]] = []
+    scan_failure = None
+    if host.is_root:
+        scanned, scan_failure = scan(host)
+    targets = plan_targets(host, scanned, inv.disks)
+    answers = _answers(host, targets, scan_failure)
+    disks = {d.name: d for d in inv.disks}
+    health = _judged(host, targets, answers, disks, limits, scan_failure)
+    return _report(host, inv, health, limits, now)
+
+
+def _report(host: Host, inv: Inventory, health: list[DiskHealth], limits: Thresholds,
+            now: float) -> HealthReport:  # fmt: skip
     notes = tuple(f"{note.source}: {note.message}" for note in inv.notes)
     if inv.zfs.message and inv.zfs.available:
         notes += (f"zfs: {inv.zfs.message}",)
-    report = HealthReport(
+    return HealthReport(
         hostname=host.hostname,
         collected_at=now,
         disks=tuple(health),
         pools=collect_pools(host, inv, limits, now),
         notes=notes,
     )
-    return report, inv

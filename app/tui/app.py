@@ -33,16 +33,21 @@ from ...core.models import Inventory, Problem, Severity
 from ...screens.dashboard.dashboard import DashboardScreen
 from ..machine.hotplug import HotplugWatcher, start_hotplug
 from ..machine.snapshot import InventorySnapshot, SnapshotStore, age_text
-from .messages import HotplugEvent, InventoryFailed, InventoryLoaded
+from .messages import HealthLoaded, HotplugEvent, InventoryFailed, InventoryLoaded
 from .navigation import Navigator
 
 if TYPE_CHECKING:
+    from ...core.disk_health import HealthReport
     from ..bench.service import BenchService
     from ..fleet.collect import FleetSource
     from ..history.store import RunStore
     from .context import AppContext
 
 Collector = Callable[[Host], Inventory]
+# smartctl is slow (seconds on a big NAS) and SMART figures change slowly: health is read
+# after the first fresh inventory, then every half hour (and with each `r`), never at
+# the first paint. A sleeping disk is never woken (-n standby, backends/smart).
+HEALTH_REFRESH_SECONDS = 1800.0
 
 
 def collect_default(host: Host) -> Inventory:
@@ -143,6 +148,10 @@ class TierdeckApp(Navigator, App[None]):
         self._hotplug: HotplugWatcher | None = None
         self._hotplug_timer: Timer | None = None
         self._stale_timer: Timer | None = None
+        self._health_timer: Timer | None = None
+        self._health_due = True  # read health with the next fresh inventory
+        self.health_reads = 0  # health reports received (tests wait on it)
+        self.health_report: HealthReport | None = None
         self._cleaned = False
         self._collector_paused = False
         self._first_snapshot: InventorySnapshot | None = None
@@ -243,6 +252,12 @@ class TierdeckApp(Navigator, App[None]):
         """Stop what works for the host shown (its collection, its watcher, the age
         mark's timer): an answer landing later finds no dashboard and is dropped."""
         self.workers.cancel_group(self, "inventory")
+        self.workers.cancel_group(self, "health")
+        if self._health_timer is not None:
+            self._health_timer.stop()
+            self._health_timer = None
+        self._health_due = True
+        self.health_report = None
         if self._hotplug is not None:
             self._hotplug.stop()
             self._hotplug = None
@@ -366,6 +381,8 @@ class TierdeckApp(Navigator, App[None]):
             # hold the GIL the paint needs).
             self._cleaned = True
             self._clean_throwaway_mounts()
+        # health follows the fresh inventory (a new disk, `r`): on_inventory_loaded
+        self._health_due = True
         self._load_inventory()
 
     @work(thread=True, group="throwaway", exit_on_error=False)
@@ -424,6 +441,44 @@ class TierdeckApp(Navigator, App[None]):
         self._set_title(message.inventory.hostname)
         self.sub_title = self._status_line()
         self.dashboard.show_inventory(message.inventory, message.problems, changes)
+        if self._health_due:
+            self._health_due = False
+            self._load_health(message.inventory)
+            if self._health_timer is None:
+                self._health_timer = self.set_interval(HEALTH_REFRESH_SECONDS, self._health_tick)
+
+    def _health_tick(self) -> None:
+        if self.inventory is not None:
+            self._load_health(self.inventory)
+
+    @work(thread=True, exclusive=True, group="health", exit_on_error=False)
+    def _load_health(self, inv: Inventory) -> None:
+        """SMART and pool health for the inventory on screen, in a thread: smartctl's
+        calls never hold the UI. Never fatal: each disk says why it was not read."""
+        from ..health.collect import health_of
+        from ..health.config import load_thresholds
+
+        worker = get_current_worker()
+        try:
+            limits = load_thresholds()
+        except Exception:  # noqa: BLE001 - a bad health.toml: defaults here, `health` says why
+            limits = None
+        try:
+            report = health_of(self.host, inv, limits)
+        except Exception as exc:  # noqa: BLE001 - never fatal: the disks show "not read"
+            self.log.warning(f"disk health: {one_line(exc)}")
+            from ...core.disk_health import HealthReport
+
+            report = HealthReport(inv.hostname, time.time(), (), (), (one_line(exc),))
+        if not worker.is_cancelled:
+            self.post_message(HealthLoaded(report))
+
+    def on_health_loaded(self, message: HealthLoaded) -> None:
+        self.health_reads += 1
+        self.health_report = message.report
+        self.sub_title = self._status_line()
+        if self.is_screen_installed("dashboard"):
+            self.dashboard.show_health(message.report)
 
     def on_inventory_failed(self, message: InventoryFailed) -> None:
         if not self.is_screen_installed("dashboard"):
@@ -439,7 +494,12 @@ class TierdeckApp(Navigator, App[None]):
         inv = self.inventory
         if inv is None:
             return "no inventory" + (" (refresh failed)" if self.last_error else "")
+        health = self.health_report
         count = len(self.problems)
+        if health is not None:
+            from ...core.disk_health import health_problems  # loaded with the report
+
+            count += len(health_problems(health, self.problems))
         parts = [f"{count} problem{'s' if count != 1 else ''}" if count else "no problems"]
         mark = self.stale_mark()
         if mark is not None:

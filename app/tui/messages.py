@@ -14,6 +14,7 @@ from textual.message import Message
 from ...core.models import Inventory, Problem
 
 if TYPE_CHECKING:  # the fleet's modules load with the fleet screen, not the dashboard
+    from ...core.disk_health import HealthReport
     from ..fleet.status import HostStatus
 
 
@@ -24,6 +25,13 @@ class InventoryLoaded(Message):
     inventory: Inventory
     problems: tuple[Problem, ...]
     seconds: float  # how long collect_inventory took: shown nowhere yet, kept for the log
+
+
+@dataclass
+class HealthLoaded(Message):
+    """Every disk's SMART health and every pool's, read off the UI thread."""
+
+    report: HealthReport
 
 
 class DashboardPainted(Message):

@@ -8,7 +8,8 @@ the others are drawn when first shown, so a 240-disk NAS pays for one tab at sta
 
 from __future__ import annotations
 
-from rich.text import Text
+from typing import TYPE_CHECKING
+
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -20,9 +21,10 @@ from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane, T
 from ...app.tui.context import context
 from ...app.tui.messages import DashboardPainted
 from ...core.inventory_changes import NO_CHANGES, InventoryChanges
-from ...core.models import Inventory, Problem, Severity
+from ...core.models import Inventory, Problem
 from ...widgets.calm_footer import CalmFooter
 from ...widgets.dashboard.disk_table import DiskTable
+from ...widgets.dashboard.problem_list import problems_tab_label
 from ...widgets.dashboard.skeleton import (
     KEPT_REFUSAL,
     LOADING_REFUSAL,
@@ -31,6 +33,9 @@ from ...widgets.dashboard.skeleton import (
 )
 from ...widgets.detail_pane import DetailPane
 from .bench_keys import BENCH_BINDINGS, BenchEntries
+
+if TYPE_CHECKING:  # loaded with the first health report, not before the first paint
+    from ...core.disk_health import HealthReport
 from .sections import (
     SectionState,
     draw_section,
@@ -228,11 +233,24 @@ class DashboardScreen(BenchEntries, Screen[None]):
     ) -> None:
         """A fresh inventory (``kept``: the preset snapshot): drawn on the tab on screen
         now, on the others when they are first shown."""
-        self._state = SectionState(inv, problems, changes)
+        self._state = SectionState(inv, problems, changes, health=self._state.health)
         self.kept = kept
         self.show_stale_mark(changes_note(changes) if changes.count else None)
         self._label_problems_tab(problems)
         self._draw(self.query_one("#sections", TabbedContent).active or "disks")
+
+    def show_health(self, report: HealthReport) -> None:
+        """Disk and pool health, read after the first paint: the Health column, the
+        disk detail and the Problems tab are drawn again."""
+        state = self._state
+        state.health = report
+        state.undrawn |= {"disks", "problems"}
+        try:
+            self._label_problems_tab(state.problems)
+            active = self.query_one("#sections", TabbedContent).active
+        except NoMatches:  # the app is closing: its widgets are gone
+            return
+        self._draw(active or "disks")
 
     def show_failure(self, error: str) -> None:
         """The first inventory failed: say so where the data would be."""
@@ -258,13 +276,7 @@ class DashboardScreen(BenchEntries, Screen[None]):
 
     def _label_problems_tab(self, problems: tuple[Problem, ...]) -> None:
         tab = self.query_one("#sections", TabbedContent).get_tab("problems")
-        if not problems:
-            tab.label = Text("4 Problems")
-            return
-        critical = any(p.severity is Severity.CRITICAL for p in problems)
-        label = Text("4 Problems ")
-        label.append(f"({len(problems)})", style="bold red" if critical else "bold yellow")
-        tab.label = label
+        tab.label = problems_tab_label(problems, self._state.health)
 
     # -- detail panes -------------------------------------------------------------------
 

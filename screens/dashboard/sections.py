@@ -24,6 +24,7 @@ from ...widgets.dashboard.skeleton import SKELETON_NOTE
 from ...widgets.detail_pane import DetailPane
 
 if TYPE_CHECKING:
+    from ...core.disk_health import HealthReport
     from ...widgets.dashboard.pool_tree import PoolItem
 
 # The Pools and mergerfs tabs' modules are imported where they are drawn: they load
@@ -46,6 +47,7 @@ class SectionState:
     problems: tuple[Problem, ...] = ()
     changes: InventoryChanges = NO_CHANGES
     failure: str | None = None  # why the first inventory could not be read
+    health: HealthReport | None = None  # SMART and pool health, read after the first paint
     undrawn: set[str] = field(default_factory=lambda: set(SECTIONS))
 
 
@@ -71,7 +73,10 @@ def _draw_inventory(
     screen: Screen[None], state: SectionState, inv: Inventory, section: str
 ) -> None:
     if section == "disks":
-        screen.query_one(DiskTable).show_inventory(inv, state.changes.disks)
+        table = screen.query_one(DiskTable)
+        if state.health is not None:
+            table.set_health(state.health)
+        table.show_inventory(inv, state.changes.disks)
         update_disk_detail(screen, inv)
     elif section == "pools":
         from ...widgets.dashboard.pool_tree import PoolTree
@@ -88,7 +93,7 @@ def _draw_inventory(
         update_mergerfs_detail(screen, inv, branch=branches.has_focus)
     else:
         pane = screen.query_one(DETAIL_PANES[section], DetailPane)
-        pane.show(problems_renderable(inv, state.problems))
+        pane.show(problems_renderable(inv, state.problems, state.health))
 
 
 def _draw_skeleton(screen: Screen[None], section: str) -> None:
@@ -125,7 +130,8 @@ def update_disk_detail(screen: Screen[None], inv: Inventory) -> None:
     if disk is None:
         pane.show(Text("No disks found.", style="dim"))
         return
-    pane.show(disk_detail(inv, disk, table.users))
+    health = (table.health.get(disk.name), table.health_read)
+    pane.show(disk_detail(inv, disk, table.users, health))
 
 
 def update_pool_detail(screen: Screen[None], inv: Inventory) -> None:

@@ -21,6 +21,12 @@ async def wait_for_inventory(pilot: Pilot[None], app: TierdeckApp, *, after: int
     await wait_until(pilot, lambda: app.refreshes > after, f"inventory #{after + 1}")
 
 
+async def wait_for_health(pilot: Pilot[None], app: TierdeckApp, *, after: int = 0) -> None:
+    """Wait until more than ``after`` health reports (SMART, read after the inventory)
+    have reached the dashboard."""
+    await wait_until(pilot, lambda: app.health_reads > after, f"health report #{after + 1}")
+
+
 async def paste_text(pilot: Pilot[None], text: str) -> None:
     """A terminal's bracketed paste into the focused widget: how a long path or a job
     file arrives over SSH, at a tenth of the time of a key press per character."""

@@ -12,7 +12,7 @@ from tierdeck.app.machine.demo import load_demo_host
 from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.widgets.dashboard.mergerfs_tables import BranchTable, MergerfsPoolTable
 
-from tests.pilot.waiting import wait_for_inventory
+from tests.pilot.waiting import wait_for_health, wait_for_inventory
 from tests.snapshots.apps.inventories import degraded_inventory
 from tests.waiting import wait_until
 
@@ -36,6 +36,8 @@ def degraded_app() -> TierdeckApp:
 async def loaded(pilot: Pilot[None]) -> None:
     assert isinstance(pilot.app, TierdeckApp)
     await wait_for_inventory(pilot, pilot.app)
+    # health lands after the inventory: the snapshot shows the Health column filled
+    await wait_for_health(pilot, pilot.app)
 
 
 def test_demo_disks_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]

@@ -60,3 +60,26 @@ def _mergerfs_pool(rec: HostRecording, names: Sequence[str]) -> None:
                   usage=(size * len(names), size, size))  # fmt: skip
     rec.add_xattrs("/mnt/pool/.mergerfs",
                    mergerfs_xattrs("/mnt/pool", [f"/mnt/{n}" for n in names], pid=2000))  # fmt: skip
+
+
+def adapted_document(fixture: str, device: str, *, model: str | None = None,
+                     serial: str | None = None, size_bytes: int | None = None) -> tuple[str, int]:  # fmt: skip
+    """A real document of tests/fixtures/smart/ told of another disk: its device name,
+    model, serial and capacity replaced (the figures and the format stay smartctl's).
+    Returns the JSON text and smartctl's exit status."""
+    doc = json.loads((FIXTURES / fixture).read_text(encoding="utf-8"))
+    argv = (doc.get("smartctl") or {}).get("argv") or [None]
+    old = (doc.get("device") or {}).get("name") or argv[-1]  # a device it could not open
+    text = json.dumps(doc)
+    if old:  # the messages name the device too ("/dev/vda: Unable to detect ...")
+        text = text.replace(f'"{old}', f'"{device}').replace(f"{old}:", f"{device}:")
+    doc = json.loads(text)
+    if model is not None:
+        doc["model_name"] = model
+    if serial is not None:
+        doc["serial_number"] = serial
+    if size_bytes is not None and "user_capacity" in doc:
+        block = doc["user_capacity"]["bytes"] // max(1, doc["user_capacity"]["blocks"])
+        doc["user_capacity"] = {"blocks": size_bytes // block, "bytes": size_bytes}
+    status = int((doc.get("smartctl") or {}).get("exit_status") or 0)
+    return json.dumps(doc, indent=2) + "\n", status

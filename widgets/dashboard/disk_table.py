@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.console import Group, RenderableType
@@ -17,7 +18,11 @@ from ...core.relations import disk_users
 from ...core.units import format_bytes
 from ..bars import FULL_FRACTION, usage_bar
 from ..detail_pane import plain_row
+from .health_view import add_health_state, health_cell, health_text, smart_grid
 from .skeleton import CHANGED_MARK, mark_changed, placeholder
+
+if TYPE_CHECKING:  # loaded with the first health report, not before the first paint
+    from ...core.disk_health import DiskHealth, HealthReport
 
 KIND_LABEL = {
     DiskKind.HDD: "hdd",
@@ -101,6 +106,8 @@ class DiskTable(DataTable[Text]):
         self._built_width = -1
         self._generation = 0  # bumped by every rebuild: rows added late check it
         self.users: dict[str, tuple[str, ...]] = {}  # core.relations.disk_users of it
+        self.health: dict[str, DiskHealth] = {}  # by disk name, once SMART was read
+        self.health_read = False  # a health report has arrived (else "reading")
 
     @property
     def compact(self) -> bool:
@@ -117,10 +124,30 @@ class DiskTable(DataTable[Text]):
         self._changed = changed
         self._rebuild()
 
+    def set_health(self, report: HealthReport) -> None:
+        """The health the next rebuild shows (show_inventory draws it)."""
+        self.health = {d.name: d for d in report.disks}
+        self.health_read = True
+
+    def show_health(self, report: HealthReport) -> None:
+        """Each disk's health state and temperature in the Health column, now."""
+        self.set_health(report)
+        if self._inventory is not None:
+            self._rebuild()
+
     def show_skeleton(self, rows: int = 6) -> None:
         """The table's shape with grey bars: the first start, before any inventory."""
         self.clear(columns=True)
-        widths = {"Disk": 4, "Kind": 4, "Size": 6, "Model": 18, "Bus": 4, "HCTL": 7, "Used by": 12}
+        widths = {
+            "Disk": 4,
+            "Kind": 4,
+            "Size": 6,
+            "Health": 6,
+            "Model": 18,
+            "Bus": 4,
+            "HCTL": 7,
+            "Used by": 12,
+        }
         for label in widths:
             self.add_column(label)
         for _ in range(rows):
@@ -139,6 +166,7 @@ class DiskTable(DataTable[Text]):
             max([len(d.name) + 1 for d in disks] + [4]),
             4,
             5,
+            max([len(health_cell(self.health.get(d.name))) for d in disks] + [6]),
             max([len(d.transport or "") for d in disks] + [3]),
             max([len(d.hctl or "") for d in disks] + [4]),
         ]
@@ -174,6 +202,7 @@ class DiskTable(DataTable[Text]):
                 name,
                 KIND_LABEL[disk.kind],
                 format_bytes(disk.size_bytes),
+                health_cell(self.health.get(disk.name)),
                 _cut(disk.model, model_w),
             ]
             if not compact:
@@ -193,8 +222,9 @@ class DiskTable(DataTable[Text]):
             name,
             Text(cells[1], style=style or "cyan"),
             Text(cells[2], style=style, justify="right"),
+            health_text(self.health.get(disk.name), cells[3]),
         ]
-        out += [Text(cell, style=style) for cell in cells[3:]]
+        out += [Text(cell, style=style) for cell in cells[4:]]
         return out
 
     def _rebuild(self) -> None:
@@ -212,7 +242,8 @@ class DiskTable(DataTable[Text]):
             else {}
         )
         rows = self._cells(disks, uses, self._widths(disks, uses))
-        labels = [("Disk", "name"), ("Kind", "kind"), ("Size", "size"), ("Model", "model")]
+        labels = [("Disk", "name"), ("Kind", "kind"), ("Size", "size"), ("Health", "health")]
+        labels.append(("Model", "model"))
         if not self.compact:
             labels.append(("Serial", "serial"))
         labels += [("Bus", "bus"), ("HCTL", "hctl"), ("Used by", "used")]
@@ -276,10 +307,15 @@ def _kv(grid: Table, key: str, value: RenderableType | str | None) -> None:
 
 
 def disk_detail(
-    inv: Inventory, disk: Disk, users: dict[str, tuple[str, ...]] | None = None
+    inv: Inventory,
+    disk: Disk,
+    users: dict[str, tuple[str, ...]] | None = None,
+    health: tuple[DiskHealth | None, bool] | None = None,
 ) -> RenderableType:
-    """Everything known about one disk: identity, partitions, holders, by-id paths.
-    ``users``: core.relations.disk_users of ``inv``, when the caller has it."""
+    """Everything known about one disk: identity, health, partitions, holders, by-id
+    paths. ``users``: core.relations.disk_users of ``inv``, when the caller has it;
+    ``health``: the disk's health and whether SMART has been read yet (None: no health
+    rows, as where no collection runs)."""
     grid = Table.grid(padding=(0, 1))
     grid.add_column(no_wrap=True)
     grid.add_column()
@@ -288,6 +324,8 @@ def disk_detail(
     if disk.virtual:
         title.append("  (virtual device)", style="dim italic")
     model = " ".join(x for x in (disk.vendor, disk.model) if x)
+    if health is not None and not disk.virtual:
+        add_health_state(grid, *health)
     _kv(grid, "Used by", ", ".join(used_by(inv, disk, users)) or "nothing")
     pools = mergerfs_pools_of(inv, disk)
     _kv(grid, "mergerfs", ", ".join(pools))
@@ -310,6 +348,9 @@ def disk_detail(
         _kv(grid, "Filesystem", fs)
     _kv(grid, "Holders", ", ".join(disk.holders))
     parts: list[RenderableType] = [title, grid]
+    figures = smart_grid(health[0]) if health is not None and not disk.virtual else None
+    if figures is not None:
+        parts.append(figures)
     if disk.partitions:
         ptable = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
         for col in ("Partition", "Size", "FS", "Label", "Holders"):

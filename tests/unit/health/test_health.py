@@ -143,3 +143,25 @@ def test_without_root_a_hwmon_temperature_is_still_judged(tmp_path: Path) -> Non
     assert disk.smart.temperature_c == 63
     assert disk.state is HealthState.CRITICAL
     assert disk.reasons == ("63 °C", "SMART not readable without root")
+
+
+def test_the_dashboards_reading_of_an_inventory_agrees_with_the_command() -> None:
+    """health_of (the dashboard's: the inventory already on screen) and collect_health
+    (`tierdeck health`: the inventory read alongside) judge the demo NAS alike."""
+    from tierdeck.app.health.collect import health_of
+    from tierdeck.app.machine.demo import load_demo_host
+    from tierdeck.app.machine.inventory import collect_inventory
+
+    host = load_demo_host()
+    now = time.time()
+    dashboard = health_of(host, collect_inventory(host), now=now)
+    assert dashboard == collect_health(host, now=now)
+    states = {d.name: d.state for d in dashboard.disks}
+    assert states == {
+        "sdc": HealthState.OK,
+        "sdd": HealthState.ASLEEP,
+        "sde": HealthState.OK,
+        "nvme0n1": HealthState.CRITICAL,
+        "sda": HealthState.UNKNOWN,
+        "sdb": HealthState.UNKNOWN,
+    }
