@@ -32,7 +32,6 @@ from ...core.cache_wear import HealthReading
 from ...core.errors import ParseError, TierdeckError
 from ...core.fio_models import Sample
 from ...core.spec_dict import spec_to_dict
-from . import health_readings
 from .best_writes import BEST_WRITES_SQL, MeasuredWrite, best_of
 from .paths import DB_NAME, ENV_DATA_DIR, default_history_path
 from .rows import LIGHT_COLUMNS, load_run, series_rows_of, tags_of
@@ -276,15 +275,20 @@ class HistoryStore:
         with self._connect() as conn:
             return best_of(conn.execute(BEST_WRITES_SQL).fetchall())
 
-    # -- health readings (health_readings.py) ----------------------------------------
+    # -- health readings (health_readings.py: imported here, so that a listing of runs
+    # never loads the inventory model its readings are made from) --------------------
 
     def save_health(self, readings: list[HealthReading], host_id: str = "") -> int:
         """Keep one collection's readings; how many rows were stored."""
+        from . import health_readings
+
         with self._transaction() as conn:
             return health_readings.insert(conn, readings, host_id)
 
     def health_readings(self, disk_id: str, since: float | None = None) -> list[HealthReading]:
         """A disk's kept readings over time, oldest first (its chart, its wear rate)."""
+        from . import health_readings
+
         with self._connect() as conn:
             return health_readings.select(conn, disk_id, since)
 
