@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ...core.layout.model import Layout
     from ...core.models import Inventory, MergerfsPool
     from ...core.sweep.model import SweepResult
-    from ..bench.service import BenchService
+    from ..bench.service import BenchAsk, BenchService
     from ..clients.plan import ClientSpot
     from ..history.store import RunStore
     from .sequence_messages import LadderPlanner, SweepPlanner
@@ -56,6 +56,10 @@ class Navigation(Protocol):
 
     def open_clients_run(
         self, spots: list[ClientSpot], jobs: tuple[JobSpec, ...], preset: str | None
+    ) -> None: ...
+
+    def open_fleet_run(
+        self, spots: list[ClientSpot], asks: dict[str, BenchAsk], *, parallel: bool
     ) -> None: ...
 
     def open_sweep_file(self, target: str | None) -> None: ...

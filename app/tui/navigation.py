@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ...core.layout.model import Layout
     from ...core.models import Inventory, MergerfsPool
     from ...core.sweep.model import SweepResult
-    from ..bench.service import BenchService
+    from ..bench.service import BenchAsk, BenchService
     from ..clients.plan import ClientSpot
     from ..history.store import RunStore
     from .sequence_messages import LadderPlanner, SweepPlanner
@@ -107,6 +107,14 @@ class Navigator(_Base):
         from ...screens.bench.clients_run import ClientsRunScreen
 
         self.push_screen(ClientsRunScreen(spots, jobs, preset))
+
+    def open_fleet_run(
+        self, spots: list[ClientSpot], asks: dict[str, BenchAsk], *, parallel: bool
+    ) -> None:
+        """Each host's own benchmark, in turn or at once, then their comparison."""
+        from ...screens.bench.fleet_run import FleetRunScreen
+
+        self.push_screen(FleetRunScreen(spots, asks, parallel=parallel))
 
     def open_sweep_file(self, target: str | None) -> None:
         """A prompt for a sweep file, then its view; ``target`` for a sweep without one."""

@@ -38,6 +38,7 @@ LADDER_HEADLINES: Mapping[LadderRefusalKind, str] = {
     LadderRefusalKind.NOT_MERGERFS: "Not a mergerfs pool",
     LadderRefusalKind.POOL_UNREADABLE: "The pool's settings cannot be read",
     LadderRefusalKind.BAD_JOB: "The ladder's job is refused",
+    LadderRefusalKind.CLIENT: "The network rung's client is refused",
 }
 
 # Errors that come without a kind of their own: their type is the kind.

@@ -10,7 +10,10 @@ that comes back after each change until "Run it" or escape.
 - how long each rung runs (``--runtime``: the default job's 10 s, or a preset's own);
 - the mergerfs option sweep (``--option NAME=V1,V2``): an option from those
   ``core.ladder_options.SWEEPABLE`` names, then its values typed on one line and
-  checked by ``parse_option_sweep`` before the menu takes them.
+  checked by ``parse_option_sweep`` before the menu takes them;
+- the network rung (``--client HOST --client-path PATH``): a client and where it
+  mounts the pool's share, typed as ``HOST:/PATH``; the client is connected and checked
+  (its fio's version, its mount) when the view plans the ladder, a refusal shown there.
 
 Keyboard only: up/down and enter in each list, escape leaves.
 """
@@ -21,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ...app.clients.plan import ClientSpot
 from ...app.ladder import plan as ladder_plan
 from ...app.ladder.plan import default_job_text, is_tiered
 from ...core.errors import one_line
@@ -40,6 +44,7 @@ class LadderChoice:
     runtime: int | None = None  # seconds per rung; None: the default job's, a preset's own
     direct_refused: str | None = None  # the pool's answer to O_DIRECT, when it refused
     drop_caches: bool = False  # buffered, as root: caches dropped before each rung
+    client: ClientSpot | None = None  # the network rung's client and its mount of the pool
 
     @property
     def default_job(self) -> str:
@@ -68,11 +73,18 @@ def menu_note(pool: MergerfsPool, choice: LadderChoice) -> str:
         )
     else:
         where = "the branch the pool would pick"
+    network = ""
+    if choice.client is not None:
+        network = (
+            f" Last, from {choice.client.name} over its mount {choice.client.path}: a fio "
+            "server started there over SSH (on its loopback), its test files written in "
+            "that folder, then removed."
+        )
     return (
         f"The same job ({job}) runs on {where}, on the pool, then on two throwaway "
         "mergerfs pools with its options (over a tmpfs, and with nullrw) mounted under a "
         "tierdeck folder and unmounted at the end. Test files are written on the branch "
-        "and the pool, then removed. Every rung is kept in the history."
+        f"and the pool, then removed.{network} Every rung is kept in the history."
     )
 
 
@@ -94,6 +106,14 @@ def menu_choices(choice: LadderChoice, pool: MergerfsPool) -> list[tuple[str, st
     else:
         runtime = (
             f"{ladder_plan.DEFAULT_RUNTIME} s" if choice.preset is None else "the preset's own"
+        )
+    if choice.option is None:  # the network rung follows the layer rungs
+        client = choice.client
+        rows.append(
+            (
+                "network",
+                "Network rung: " + ("none" if client is None else f"{client.name}:{client.path}"),
+            )
         )
     rows.append(("runtime", f"Each rung runs: {runtime}"))
     return rows
@@ -125,6 +145,8 @@ def ask_ladder_choice(
             _ask_option(screen, current, lambda c: again(c, "option"))
         elif key == "runtime":
             _ask_runtime(screen, current, lambda c: again(c, "runtime"))
+        elif key == "network":
+            _ask_client(screen, current, lambda c: again(c, "network"))
 
     screen.app.push_screen(
         ChoiceScreen(
@@ -230,6 +252,45 @@ def _ask_values(
             title=f"Sweep {name}",
             value=value,
             placeholder=hint,
+            validate=check,
+        ),
+        answered,
+    )
+
+
+def parse_client(text: str) -> ClientSpot | None | str:
+    """``HOST:/PATH`` typed for the network rung: the client, None (empty: no network
+    rung), or why not (one line, for the prompt's error)."""
+    typed = text.strip()
+    if not typed:
+        return None
+    name, sep, path = typed.rpartition(":")
+    if not sep or not name or not path.startswith("/"):
+        return "give the client and where it mounts the pool, as HOST:/PATH"
+    return ClientSpot(name, path)
+
+
+def _ask_client(screen: Any, current: LadderChoice, then: Callable[[LadderChoice], None]) -> None:
+    from ..modals.confirm import PromptScreen
+
+    client = current.client
+
+    def check(text: str) -> str | None:
+        found = parse_client(text)
+        return found if isinstance(found, str) else None
+
+    def answered(text: str | None) -> None:
+        found = parse_client(text) if text is not None else current.client
+        then(current if isinstance(found, str) else replace(current, client=found))
+
+    screen.app.push_screen(
+        PromptScreen(
+            "The client that mounts this pool's share (an ssh alias, user@host[:port] or a "
+            "fleet name) and the folder it mounts it on, as HOST:/PATH. Empty: no network "
+            "rung.",
+            title="Network rung",
+            value="" if client is None else f"{client.name}:{client.path}",
+            placeholder="laptop:/mnt/nas",
             validate=check,
         ),
         answered,

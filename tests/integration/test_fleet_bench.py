@@ -184,3 +184,57 @@ def _fio_running_for(host: NsHost, seconds: int) -> bool:
     ps = subprocess.run(["ps", "-o", "etimes=", "-p", ",".join(pids)], capture_output=True,
                         text=True, check=False)  # fmt: skip
     return max((int(t) for t in ps.stdout.split()), default=0) >= seconds
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+async def test_the_tui_compares_the_hosts_that_ran(
+    hosts: list[NsHost], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parallel: bool
+) -> None:
+    """The fleet run screen with the real runner: each host over SSH, one that cannot
+    be reached (a closed port on this machine) said on its line with its reason, the two
+    others stored and opened side by side on the compare screen; nothing left behind."""
+    from textual.app import App
+    from tierdeck.app.bench.service import BenchAsk
+    from tierdeck.app.clients.plan import ClientSpot
+    from tierdeck.app.tui.navigation import Navigator
+    from tierdeck.core.presets import find_preset
+    from tierdeck.screens.bench.fleet_run import FleetRunScreen
+    from tierdeck.screens.history.compare import CompareScreen
+
+    from tests.pilot.waiting import screen_text
+    from tests.waiting import wait_until
+
+    two = hosts[:2]
+    config = tmp_path / "config"
+    save_fleet((*(FleetHost(h.name, h.name) for h in two), FleetHost("gone", "root@127.0.0.1:1")),
+               config / "hosts.toml")  # fmt: skip
+    for key, value in {"HOME": str(two[0].lab.home), "TIERDECK_DATA_DIR": str(tmp_path),
+                       "TIERDECK_CONFIG_DIR": str(config)}.items():  # fmt: skip
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    preset = find_preset("nas-seqwrite-1m-qd8x8")
+    assert preset is not None
+    spots = [ClientSpot(h.name, str(h.folder)) for h in two] + [ClientSpot("gone", "/srv")]
+    asks = {s.name: BenchAsk(s.path, preset.jobs, preset.name, size="8M", runtime=2,
+                             direct=False, name=f"on {s.name}") for s in spots}  # fmt: skip
+    screen = FleetRunScreen(spots, asks, parallel=parallel)
+
+    class One(Navigator, App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(screen)
+
+    app = One()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen), "the comparison",
+                         timeout=120)  # fmt: skip
+        assert screen.outcomes is not None
+        assert [o.ok for o in screen.outcomes] == [True, True, False]
+        assert screen.outcomes[2].error is not None and "gone" in screen.outcomes[2].error
+        compared = app.screen
+        assert compared.run_ids == screen.compared() and len(compared.run_ids) == 2  # type: ignore[attr-defined]
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen, "back on the hosts")
+        text = screen_text(app)
+        assert f"✔ {two[0].name}" in text and f"✔ {two[1].name}" in text
+        assert "✘ gone  /srv  no run" in text and "127.0.0.1" in text
+    assert _leftovers(two) == []

@@ -16,7 +16,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -181,3 +181,89 @@ def test_ctrl_c_during_the_network_rung_stops_the_client(
     assert network["rung"] == "network" and network["skipped"] == "cancelled"
     wait_until_sync(lambda: not client.ns.fio_processes(), "no fio on the client", 10)
     assert _bench_files(pool) == []
+
+
+async def _tui_ladder(
+    client: Client,
+    lab_nas: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    path: Path,
+    then: Callable[[Any, Any, Any], Awaitable[None]],
+) -> None:
+    """The dashboard on this machine, p on the lab's pool, the network rung typed in the
+    menu as HOST:/PATH, "Run it": ``then(pilot, app, the ladder view)``."""
+    from tierdeck.app.ladder import plan as ladder_plan
+    from tierdeck.app.tui.app import TierdeckApp
+    from tierdeck.backends.host import LiveHost
+    from tierdeck.screens.modals.choice import ChoiceScreen
+    from tierdeck.screens.modals.confirm import PromptScreen
+    from tierdeck.screens.sequence.ladder import LadderScreen
+    from tierdeck.widgets.dashboard.mergerfs_tables import MergerfsPoolTable
+
+    from tests.pilot.waiting import screen_text, wait_for_inventory
+    from tests.waiting import wait_until
+
+    monkeypatch.setenv("HOME", str(client.ns.lab.home))
+    monkeypatch.setenv("TIERDECK_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    monkeypatch.setattr(ladder_plan, "DEFAULT_RUNTIME", 1)
+    pool = str(lab_nas / "pool" / "cached")
+    app = TierdeckApp(LiveHost(), hotplug=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_inventory(pilot, app)
+        await pilot.press("3")
+        table = app.screen.query_one(MergerfsPoolTable)
+        table.move_cursor(row=[p.mountpoint for p in table.pools].index(pool))
+        await pilot.press("p")
+        await wait_until(pilot, lambda: "Network rung: none" in screen_text(app), "the menu")
+        menu = app.screen
+        await pilot.press("end", "up", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the prompt")
+        await pilot.press(*f"{client.ns.name}:{path}", "enter")
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, ChoiceScreen) and app.screen is not menu,
+            "the menu again",
+        )
+        await pilot.press("home", "enter")  # "Run it"
+        await wait_until(pilot, lambda: isinstance(app.screen, LadderScreen), "the ladder")
+        await then(pilot, app, app.screen)
+
+
+async def test_the_tui_runs_the_network_rung_typed_in_the_menu(
+    client: Client, lab_nas: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierdeck.core.ladder.model import RungKind
+
+    from tests.waiting import wait_until
+
+    async def ran(pilot: Any, app: Any, view: Any) -> None:
+        await wait_until(pilot, lambda: view.rungs_done == 6 and not view.running, "six rungs",
+                         timeout=240)  # fmt: skip
+        network = view.rungs[-1]
+        assert network.kind is RungKind.NETWORK and network.skipped is None, network
+        assert network.run_id is not None and network.path == f"{client.ns.name}:{client.share}"
+
+    await _tui_ladder(client, lab_nas, tmp_path, monkeypatch, client.share, ran)
+    wait_until_sync(lambda: not client.ns.fio_processes(), "no fio on the client", 10)
+    assert _bench_files(lab_nas / "pool" / "cached") == []
+
+
+async def test_the_tui_says_why_a_client_path_is_refused(
+    client: Client, lab_nas: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.pilot.waiting import screen_text
+    from tests.waiting import wait_until
+
+    async def refused(pilot: Any, app: Any, view: Any) -> None:
+        def said() -> str:
+            return " ".join(screen_text(app).split())
+
+        await wait_until(pilot, lambda: not view.planning, "the plan checked")
+        assert "The network rung's client is refused" in said(), said()
+        assert "root filesystem" in said()
+        assert view.rungs_done == 0
+
+    await _tui_ladder(client, lab_nas, tmp_path, monkeypatch, client.ns.folder, refused)
+    wait_until_sync(lambda: not client.ns.fio_processes(), "no fio on the client", 10)

@@ -8,17 +8,18 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, SelectionList
+from textual.widgets import Input, SelectionList, Static
 from tierdeck.app.clients.live import ALL_CLIENTS
 from tierdeck.app.clients.plan import ClientSpot
 from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import RecordedHost
 from tierdeck.screens.bench.clients_pick import ClientsPickScreen, picked_spots
 from tierdeck.screens.bench.clients_run import ClientsRunScreen
+from tierdeck.screens.modals.confirm import ConfirmScreen
 
 from tests.pilot.bench.test_bench_setup import open_setup
 from tests.pilot.conftest import CountingCollector
-from tests.pilot.waiting import screen_text
+from tests.pilot.waiting import screen_text, shown_text
 from tests.snapshots.apps.clients import ClientsRunApp, RecordedClients, recorded_ticks
 from tests.waiting import wait_until
 
@@ -123,6 +124,10 @@ async def test_hosts_are_picked_from_the_fleet_with_the_keyboard(
         await pilot.pause()
         assert "give the folder" in screen_text(app) and not opened
         await pilot.press(*"/srv/bench", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        asked = shown_text(app.screen.query_one(".modal-question", Static))
+        assert "test files are written in /srv/bench on nas1, laptop" in asked
+        await pilot.press("y")
         await wait_until(pilot, lambda: app.screen is setup, "back on the setup")
         assert opened == [
             (

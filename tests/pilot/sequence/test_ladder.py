@@ -340,3 +340,93 @@ async def test_the_menu_sets_how_long_each_rung_runs(
         await pilot.press("home", "enter")  # "Run it"
         await wait_until(pilot, lambda: bool(planned.asked), "planned")
         assert planned.asked[0]["runtime"] == 30
+
+
+async def test_the_menu_adds_the_network_rung_from_a_client(
+    demo_host: RecordedHost,
+    demo_collector: CountingCollector,
+    scripted: tuple[Planned, ScriptedLadder],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """HOST:/PATH typed in the menu: checked as typed, said in the note (a server and
+    test files on the client), handed to the plan as its client; the connection is
+    closed when the ladder ends."""
+    from tierdeck.app.clients.plan import ClientSpot
+    from tierdeck.screens.modals.confirm import PromptScreen
+    from tierdeck.screens.sequence import ladder_open
+
+    planned, script = scripted
+    closed: list[str] = []
+
+    class Client:
+        def __init__(self, spot: ClientSpot) -> None:
+            self.spot = spot
+            self.host = self
+
+        def close(self) -> None:
+            closed.append(self.spot.name)
+
+    opened: list[ClientSpot | None] = []
+    monkeypatch.setattr(
+        ladder_open, "open_client", lambda spot: opened.append(spot) or (spot and Client(spot))
+    )
+    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        menu = await open_menu(pilot, app)
+        assert "Network rung: none" in screen_text(app)
+        await pilot.press("end", "up", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the prompt")
+        await pilot.press(*"laptop", "enter")
+        await wait_until(pilot, lambda: "as HOST:/PATH" in screen_text(app), "refused")
+        await pilot.press(*":/mnt/nas", "enter")
+        menu = await menu_again(pilot, app, menu)
+        assert "Network rung: laptop:/mnt/nas" in screen_text(app)
+        note = " ".join(str(menu.note).split())
+        assert "Last, from laptop over its mount /mnt/nas: a fio server" in note
+        assert "its test files written in that folder, then removed" in note
+        await pilot.press("home", "enter")  # "Run it"
+        screen = await _view(pilot, app)
+        await wait_until(pilot, lambda: bool(planned.asked), "planned")
+        assert opened == [ClientSpot("laptop", "/mnt/nas")]
+        assert planned.asked[0]["client"].spot == ClientSpot("laptop", "/mnt/nas")
+        assert closed == []  # kept while the rungs run
+        script.step(len(RUNGS))
+        await wait_until(pilot, lambda: not screen.running and closed == ["laptop"], "closed")
+
+
+async def _view(pilot: Any, app: TierdeckApp) -> LadderScreen:
+    await wait_until(pilot, lambda: isinstance(app.screen, LadderScreen), "the view")
+    assert isinstance(app.screen, LadderScreen)
+    return app.screen
+
+
+async def test_a_client_that_cannot_be_reached_is_said_on_the_view(
+    demo_host: RecordedHost,
+    demo_collector: CountingCollector,
+    scripted: tuple[Planned, ScriptedLadder],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tierdeck.app.clients.plan import ClientSpot
+    from tierdeck.core.errors import TierdeckError
+    from tierdeck.screens.sequence import ladder_open
+    from tierdeck.screens.sequence.ladder_setup import LadderChoice
+
+    def unreachable(spot: ClientSpot | None) -> None:
+        raise TierdeckError(f"{spot.name if spot else '?'}: cannot connect: Connection refused")
+
+    monkeypatch.setattr(ladder_open, "open_client", unreachable)
+    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_inventory(pilot, app)
+        pool = app.inventory.mergerfs[0].mountpoint  # type: ignore[union-attr]
+        choice = LadderChoice(client=ClientSpot("laptop", "/mnt/nas"))
+        ladder_open.start_ladder(app.screen, pool, choice)
+        await _view(pilot, app)
+        await wait_until(
+            pilot, lambda: "laptop: cannot connect: Connection refused" in screen_text(app), "said"
+        )
+        assert not planned_any(scripted)
+
+
+def planned_any(scripted: tuple[Planned, ScriptedLadder]) -> bool:
+    return bool(scripted[0].asked)
