@@ -223,6 +223,45 @@ def test_a_fio_version_mismatch_is_refused_with_both(hosts: list[NsHost], tmp_pa
     assert _leftovers(hosts) == [] and _fio_servers() == []
 
 
+async def test_the_tui_shows_a_fio_version_mismatch_with_both(
+    hosts: list[NsHost], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The clients run screen with the real session: the older fio on tdc3 is refused
+    on the screen, naming both versions, before any server starts."""
+    from textual.app import App
+    from tierdeck.app.clients.plan import ClientSpot
+    from tierdeck.app.tui.navigation import Navigator
+    from tierdeck.core.jobspec import with_overrides
+    from tierdeck.core.presets import find_preset
+    from tierdeck.screens.bench.clients_run import ClientsRunScreen
+
+    from tests.pilot.waiting import shown_text
+    from tests.waiting import wait_until
+
+    for key, value in _env(hosts, tmp_path).items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    preset = find_preset("nas-seqwrite-1m-qd8x8")
+    assert preset is not None
+    jobs = with_overrides(preset.jobs, "16M", 2, False)
+    spots = [ClientSpot(h.name, str(h.folder)) for h in (hosts[0], hosts[2])]
+    screen = ClientsRunScreen(spots, jobs, preset.name)
+
+    class One(Navigator, App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(screen)
+
+    app = One()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: not screen.running, "the refusal", timeout=60)
+        assert screen.outcome is None and screen.error is not None
+        said = shown_text(screen.query_one("#run-summary"))
+        assert said.startswith("✘ refused: ") and "tdc3 has fio-3.28" in said
+        version = subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout
+        assert f"tdc1 has {version.strip()}" in said
+    assert _leftovers(hosts) == [] and _fio_servers() == []
+
+
 def test_ctrl_c_stops_every_host_within_seconds(hosts: list[NsHost], tmp_path: Path) -> None:
     two = hosts[:2]
     with cli_process(_args(two, runtime=30), _env(hosts, tmp_path)) as proc:
