@@ -17,7 +17,7 @@ from ...backends.host.seam import Host
 from ...core.bench_models import BenchRefused, RefusalKind
 from ...core.jobspec import JobSpec
 from ...core.placement import place_jobs, planned_files
-from .live import FolderPlace, folder_place
+from .live import FolderPlace, folder_place, share_place
 
 if TYPE_CHECKING:  # the fleet's hosts.toml is read by the CLI; the features stay apart
     from ..fleet.config import FleetHost
@@ -124,7 +124,8 @@ def check_spot(host: Host, spot: ClientSpot, jobs: Sequence[JobSpec]) -> tuple[J
 
 def check_place(host: Host, spot: ClientSpot) -> FolderPlace:
     """Whether the folder is the host's own mount of a share or a local path (and the
-    disks under it, for the live view), from that host's inventory."""
+    disks under it, or what shows the share's I/O, for the live view), from that host's
+    inventory."""
     from ..machine.inventory import collect_inventory
 
     place = folder_place(collect_inventory(host), host.realpath(spot.path))
@@ -132,4 +133,4 @@ def check_place(host: Host, spot: ClientSpot) -> FolderPlace:
         raise BenchRefused(
             f"{spot.name}:{spot.path}: no mount holds it on {spot.name}", kind=RefusalKind.INVALID
         )
-    return place
+    return share_place(host, place)

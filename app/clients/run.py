@@ -233,7 +233,7 @@ async def run_clients(
 ) -> ClientsResult:
     """Start every server, run the job from this machine's fio client, and always stop
     the servers and remove the files, also on cancel and on a lost host. ``on_tick``
-    hears each second of the ``watched`` hosts' disks while fio's client runs."""
+    hears each second of the ``watched`` hosts' disks or shares while fio's client runs."""
     started = time.monotonic()
     started_at = time.time()
     setup_s = 0.0
@@ -258,7 +258,7 @@ async def run_clients(
             setup_s = time.monotonic() - started
             hosts = f"{len(clients)} host" + ("s" if len(clients) > 1 else "")
             say(f"running on {hosts} (set-up {setup_s:.2f} s)")
-            if on_tick is not None and watched and any(w.disks for w in watched.values()):
+            if on_tick is not None and watched and any(w.sources for w in watched.values()):
                 live = asyncio.create_task(watch(watched, on_tick))
             out, messages, cancelled = await _watch(proc, clients, local, cancel, say)
     finally:

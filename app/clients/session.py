@@ -49,9 +49,14 @@ class Prepared:
         return {c.spot.name: RunHost(c.host.hostname, c.host.identity) for c in self.clients}
 
     def watched(self) -> dict[str, Watched]:
-        """The hosts whose disks the live view reads (those on a share have none)."""
+        """What the live view reads on each host: its disks, or its share's source."""
         return {
-            c.spot.name: Watched(c.host, c.host.identity, c.place.disks if c.place else ())
+            c.spot.name: Watched(
+                c.host,
+                c.host.identity,
+                c.place.disks if c.place else (),
+                c.place.watch if c.place else None,
+            )
             for c in self.clients
         }
 
@@ -92,8 +97,10 @@ def prepare(
         done.result()
         assert c.place is not None
         say(f"{c.spot.name}: {c.spot.path} is {c.place.describe()}")
-        if c.place.shared or not c.place.disks:
-            say(f"{c.spot.name}: no disk of its own to watch live; fio's figures come at the end")
+        if c.place.watch is not None:
+            say(f"{c.spot.name}: its live line is {c.place.watch.describe()}")
+        elif c.place.shared or not c.place.disks:
+            say(f"{c.spot.name}: nothing of its own to watch live; fio's figures come at the end")
     return prepared
 
 

@@ -1,7 +1,8 @@
 """The live screen of a ``--clients`` run: every host checked, its fio server started,
 one line per host and one for all of them on the charts, then each host's result.
 
-The lines are each host's disk activity under its folder (app/clients/live): fio's
+The lines are each host's disk activity under its folder, or its share's traffic (its
+NFS mount's counters, or the interface that carries it: app/clients/live): fio's
 client says nothing per host before the end. fio's figures per host, and the total
 (its p99 from the hosts' merged histograms), come in the table at the end, and the
 run set is stored (``clients:ID``).
@@ -77,7 +78,9 @@ class ClientsRunScreen(RunKeys, Screen[None]):
     )
     HELP_LEGEND = (
         "A line per host and one for all of them: each host's disks under its folder "
-        "(/proc/diskstats), read + write. fio's own figures per host come at the end."
+        "(/proc/diskstats), or its share: an NFS mount's counters (/proc/self/mountstats) "
+        "or the network interface that carries it (bandwidth only), read + write. fio's "
+        "own figures per host come at the end."
     )
     SAID_ROWS = 4  # the last lines said (servers started, folders, a lost host)
 
@@ -191,7 +194,7 @@ class ClientsRunScreen(RunKeys, Screen[None]):
             state = "not started"
         head = Text.assemble((f"{len(self.spots)} hosts at once: ", "bold"), hosts, "  ")
         head.append(state, style="bold")
-        head.append("\nlines: each host's disks under its folder; fio's figures at the end")
+        head.append("\nlines: each host's disks or share; fio's figures at the end")
         self.query_one("#run-head", Static).update(head, layout=False)
 
     def _draw_result(self) -> None:

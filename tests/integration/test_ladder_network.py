@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Iterator
@@ -267,3 +268,32 @@ async def test_the_tui_says_why_a_client_path_is_refused(
 
     await _tui_ladder(client, lab_nas, tmp_path, monkeypatch, client.ns.folder, refused)
     wait_until_sync(lambda: not client.ns.fio_processes(), "no fio on the client", 10)
+
+
+def test_a_clients_run_on_the_share_has_a_live_line_from_its_interface(
+    client: Client, lab_nas: Path, tmp_path: Path
+) -> None:
+    """``bench run --clients`` with the client's folder on its sshfs mount: no disk of
+    its own there, so its live line is the interface its server is reached through
+    (the client's end of the veth pair), read over SSH each second."""
+    env = {**os.environ, "HOME": str(client.ns.lab.home), "TIERDECK_DATA_DIR": str(tmp_path)}
+    env.pop("SSH_AUTH_SOCK", None)
+    name = client.ns.name
+    argv = [*CLI, "bench", "run", "--clients", name, "--target", f"{name}:{client.share}",
+            "--preset", "nas-seqwrite-1m-qd8x8", "--runtime", "5", "--size", "16M",
+            "--direct", "0", "--json"]  # fmt: skip
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    said = done.stderr.splitlines()
+    interface = client.inside("ip", "-o", "route", "get", f"10.200.{INDEX}.1").stdout.split()
+    veth = interface[interface.index("dev") + 1]
+    assert f"{name}: its live line is the network interface {veth}, which carries the" \
+        " share's traffic" in said  # fmt: skip
+    found = [re.match(rf"\s*\d+ s  {name}\s+net {veth}\s+([\d.]+) MiB/s", line) for line in said]
+    lines = [m.string for m in found if m]
+    assert lines, done.stderr
+    rates = [float(m.group(1)) for m in found if m]
+    assert max(rates) > 0  # the job's writes crossed the veth
+    assert all("- IOPS" in line for line in lines)  # an interface counts no I/Os
+    assert json.loads(done.stdout)["hosts"][0]["status"] == "ok"
+    assert _bench_files(lab_nas / "pool" / "cached") == []

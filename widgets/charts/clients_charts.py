@@ -1,8 +1,10 @@
 """The live charts of a ``--clients`` run: one line per host and one for all of them,
 on the run screen's chart widget (bandwidth, IOPS, time per I/O).
 
-What they draw is each host's disk activity under its folder (app/clients/live): fio's
-client gives nothing per host before the end. A host on a share has no line.
+What they draw is each host's disk activity under its folder, or its share's traffic
+(its NFS mount's counters, or the interface that carries it: app/clients/live): fio's
+client gives nothing per host before the end. An interface counts no I/Os: a host on
+one has a bandwidth line only.
 """
 
 from __future__ import annotations
@@ -23,10 +25,10 @@ def clients_charts(
     lines.append((ALL_CLIENTS, "all", TOTAL_STYLE))
 
     return (
-        SeriesChart("Disks r+w", lines, unit=RATE, rows=rows, span=span,
+        SeriesChart("I/O r+w", lines, unit=RATE, rows=rows, span=span,
                     id="clients-bw"),
-        SeriesChart("Disk IOPS", lines, unit=COUNT, rows=rows, span=span, id="clients-iops"),
-        SeriesChart("Disk time per I/O", lines, unit=LATENCY, rows=rows,
+        SeriesChart("IOPS", lines, unit=COUNT, rows=rows, span=span, id="clients-iops"),
+        SeriesChart("Time per I/O", lines, unit=LATENCY, rows=rows,
                     span=span, log_scale=True, id="clients-lat"),
     )  # fmt: skip
 

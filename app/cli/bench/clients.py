@@ -123,8 +123,8 @@ def run_with_clients(clients: str, targets: Sequence[str], ask: RunAsk) -> None:
 
 
 def _progress(say: Callable[[str], None]) -> Callable[[LiveTick], None]:
-    """Each host's disks, and the total, every PROGRESS_S seconds."""
-    from ...clients.live import ALL_CLIENTS, tick_line
+    """Each host's disks (or share), and the total, every PROGRESS_S seconds."""
+    from ...clients.live import ALL_CLIENTS, DISKS, tick_line
 
     last = [0.0]
 
@@ -137,8 +137,10 @@ def _progress(say: Callable[[str], None]) -> Callable[[LiveTick], None]:
         ]
         seen.append((ALL_CLIENTS, tick.total))
         width = max(len(n) for n, _ in seen)
+        every = set(tick.kinds.values()) or {DISKS}
+        kinds = {**tick.kinds, ALL_CLIENTS: DISKS if every == {DISKS} else "all"}
         for name, act in seen:
-            say(f"{tick.t:5.0f} s  {tick_line(name.ljust(width), act)}")
+            say(f"{tick.t:5.0f} s  {tick_line(name.ljust(width), act, kinds.get(name, DISKS))}")
 
     return heard
 

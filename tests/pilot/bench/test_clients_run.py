@@ -58,6 +58,29 @@ async def test_one_line_per_host_and_the_total_then_each_hosts_result() -> None:
         assert screen.check_action("history", ()) is True
 
 
+async def test_a_host_on_a_share_draws_its_bandwidth_without_iops() -> None:
+    """A second where tdc2's line is its interface's (no I/O count, no time per I/O):
+    its bandwidth is drawn, its IOPS and latency points left out, the screen goes on."""
+    from tierdeck.app.clients.live import Activity, LiveTick
+    from tierdeck.screens.bench.clients_run import ClientsTicked
+
+    runner = RecordedClients(ticks=1)
+    app = ClientsRunApp(runner)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: runner.paused, "the recorded second")
+        screen = run_screen(pilot)
+        await wait_until(pilot, lambda: screen.ticks == 1, "one second drawn")
+        disk, net = Activity(2 * 1048576, 10.0, 1e6), Activity(3 * 1048576, None, None)
+        total = Activity(5 * 1048576, 10.0, 1e6)
+        seen = LiveTick(2.0, {"tdc1": disk, "tdc2": net}, total, {"tdc2": "net eth0"})
+        screen.post_message(ClientsTicked(seen))
+        await wait_until(pilot, lambda: screen.ticks == 2, "the share's second drawn")
+        bw, iops, lat = screen.charts
+        assert bw.values("tdc2")[-1] == 3 * 1048576
+        assert iops.values("tdc2")[-1] is None and lat.values("tdc2")[-1] is None  # a gap
+        assert iops.values(ALL_CLIENTS)[-1] == 10.0
+
+
 async def test_cancel_asks_then_stops_every_host() -> None:
     runner = RecordedClients(ticks=2)
     app = ClientsRunApp(runner)

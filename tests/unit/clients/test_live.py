@@ -14,9 +14,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tierdeck.app.clients.live import (
     ALL_CLIENTS,
+    NET,
+    NFS,
     Activity,
+    Moved,
+    ShareWatch,
+    Watched,
     activity,
     folder_place,
+    read_counters,
+    share_place,
     tick,
     tick_line,
 )
@@ -26,9 +33,11 @@ from tierdeck.app.machine.inventory import collect_inventory
 from tierdeck.backends.diskstats import DiskCounters
 from tierdeck.backends.fio.json_documents import split_documents
 from tierdeck.backends.fio.stream import parse_report
+from tierdeck.backends.mountstats import MOUNTSTATS, parse_mountstats
 from tierdeck.core.models import Inventory, Mount
 
-FIO = Path(__file__).parents[2] / "fixtures" / "fio"
+FIXTURES = Path(__file__).parents[2] / "fixtures"
+FIO = FIXTURES / "fio"
 
 
 def _disk(name: str, *, reads: int = 0, sectors_read: int = 0, read_ms: int = 0,
@@ -63,10 +72,79 @@ def test_one_machine_under_two_names_counts_its_disk_once() -> None:
     assert two.total is not None and two.total.bw_bytes_per_s == 2 * 2048 * 512
 
 
-def test_a_host_on_a_share_has_no_live_series() -> None:
+def test_a_host_with_nothing_to_watch_has_no_live_series() -> None:
     shared = tick(1.0, 1.0, {"nas": ("id", ())}, {}, {})
     assert shared.hosts == {"nas": None} and shared.total is None
     assert tick_line(ALL_CLIENTS, None) == "all clients  disks -"
+
+
+def _kubelet_nfs() -> Moved:
+    """The recorded NFSv4.1 mount's counters (tests/fixtures/mountstats/)."""
+    text = (FIXTURES / "mountstats" / "procfs-nfs41-kubelet.mountstats").read_text()
+    (nfs,) = parse_mountstats(text).values()
+    return Moved(nfs.server_read_bytes, nfs.server_write_bytes, nfs.reads, nfs.writes,
+                 nfs.read_ms, nfs.write_ms)  # fmt: skip
+
+
+def test_a_host_on_nfs_has_its_mounts_bytes_rpcs_and_their_time() -> None:
+    old = _kubelet_nfs()
+    new = dataclasses.replace(old, write_bytes=old.write_bytes + 8 * 1048576,
+                              writes=(old.writes or 0) + 8, write_ms=old.write_ms + 40)  # fmt: skip
+    seen = tick(2.0, 1.0, {"laptop": ("id1", ("nfs:/mnt/nas",))},
+                {"laptop": {"nfs:/mnt/nas": old}}, {"laptop": {"nfs:/mnt/nas": new}},
+                {"laptop": "nfs"})  # fmt: skip
+    laptop = seen.hosts["laptop"]
+    assert laptop == Activity(8 * 1048576, 8.0, 5e6) == seen.total
+    assert tick_line("laptop", laptop, seen.kinds["laptop"]) == (
+        "laptop  nfs      8.0 MiB/s        8 IOPS  5.00 ms per I/O"
+    )
+
+
+def test_a_host_on_another_share_has_its_interfaces_bandwidth_only() -> None:
+    old, new = Moved(1000, 5000), Moved(1000 + 3 * 1048576, 5000 + 1048576)
+    disk_old = DiskCounters(8, 0, "vda", 10, 0, 100, 5, 20, 0, 200, 10, 0, 10, 15)
+    disk_new = dataclasses.replace(disk_old, writes=30, sectors_written=200 + 2048, write_ms=30)
+    seen = tick(1.0, 1.0, {"pi": ("id2", ("net:eth0",)), "nas": ("id3", ("vda",))},
+                {"pi": {"net:eth0": old}, "nas": {"vda": disk_old}},
+                {"pi": {"net:eth0": new}, "nas": {"vda": disk_new}},
+                {"pi": "net eth0", "nas": "disks"})  # fmt: skip
+    pi = seen.hosts["pi"]
+    assert pi == Activity(4 * 1048576, None, None)
+    assert tick_line("pi", pi, "net eth0") == (
+        "pi  net eth0      4.0 MiB/s        - IOPS  - per I/O"
+    )
+    # the total: both sources' bytes, the disk's I/Os (an interface counts none)
+    assert seen.total == Activity(5 * 1048576, 10.0, 2e6)
+
+
+class _Reads:
+    """A host that answers read_text from a dict (what the live view reads)."""
+
+    def __init__(self, files: dict[str, str]) -> None:
+        self.files = files
+
+    def read_text(self, path: str) -> str:
+        if path not in self.files:
+            raise OSError(2, "No such file", path)
+        return self.files[path]
+
+
+def test_the_share_counters_are_read_through_the_host() -> None:
+    mountstats = (FIXTURES / "mountstats" / "procfs-nfs41-kubelet.mountstats").read_text()
+    mountpoint = next(iter(parse_mountstats(mountstats)))
+    host = _Reads({MOUNTSTATS: mountstats,
+                   "/sys/class/net/eth0/statistics/rx_bytes": "123\n",
+                   "/sys/class/net/eth0/statistics/tx_bytes": "456\n"})  # fmt: skip
+    nfs = Watched(host, "id", (), ShareWatch(NFS, mountpoint))  # type: ignore[arg-type]
+    assert nfs.kind == "nfs" and nfs.sources == (f"nfs:{mountpoint}",)
+    assert read_counters(nfs) == {f"nfs:{mountpoint}": _kubelet_nfs()}
+    net = Watched(host, "id", (), ShareWatch(NET, "eth0"))  # type: ignore[arg-type]
+    assert net.kind == "net eth0"
+    assert read_counters(net) == {"net:eth0": Moved(123, 456)}
+    gone = Watched(host, "id", (), ShareWatch(NET, "eth1"))  # type: ignore[arg-type]
+    assert read_counters(gone) == {}
+    elsewhere = Watched(host, "id", (), ShareWatch(NFS, "/mnt/other"))  # type: ignore[arg-type]
+    assert read_counters(elsewhere) == {}
 
 
 counters = st.builds(
@@ -110,6 +188,20 @@ def test_a_folder_on_the_hosts_mount_of_a_share(demo: Inventory) -> None:
     place = folder_place(inventory, "/mnt/nas/laptop")
     assert place is not None and place.shared and place.disks == ()
     assert place.describe() == "its own mount of the share nas:/export (nfs4 on /mnt/nas)"
+    assert place.watch == ShareWatch(NFS, "/mnt/nas")  # its own counters, no lookup
+
+
+def test_a_folder_on_sshfs_is_watched_on_the_interface_to_its_server(demo: Inventory) -> None:
+    sshfs = Mount(91, 1, "0:61", "/", "/mnt/pool", "fuse.sshfs", "root@127.0.0.1:/srv/pool",
+                  ("rw",), ("user_id=0",))  # fmt: skip
+    inventory = dataclasses.replace(demo, mounts=(*demo.mounts, sshfs))
+    place = folder_place(inventory, "/mnt/pool/bench")
+    assert place is not None and place.server == "127.0.0.1" and place.watch is None
+    from tierdeck.backends.host import LiveHost
+
+    if not LiveHost().has_tool("ip"):
+        pytest.skip("needs iproute2's ip")
+    assert share_place(LiveHost(), place).watch == ShareWatch(NET, "lo")
 
 
 def test_fio_s_client_prints_its_servers_status_only_at_the_end() -> None:
