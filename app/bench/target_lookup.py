@@ -90,6 +90,17 @@ def _listable(mount: Mount) -> bool:
     )
 
 
+def picker_targets(inv: Inventory | None) -> tuple[BenchTarget, ...]:
+    """``list_targets`` for the setup's picker: none without an inventory, and none
+    rather than an error (a picker bug must not block typing a path)."""
+    if inv is None:
+        return ()
+    try:
+        return list_targets(inv)
+    except Exception:  # noqa: BLE001 - the path can still be typed
+        return ()
+
+
 def list_targets(inv: Inventory) -> tuple[BenchTarget, ...]:
     """Benchmark targets for a picker: mergerfs pools, their branches, mounted ZFS
     datasets, then other writable storage mounts. Each path once."""

@@ -83,6 +83,12 @@ class ClientsRunScreen(RunKeys, Screen[None]):
         "own figures per host come at the end."
     )
     SAID_ROWS = 4  # the last lines said (servers started, folders, a lost host)
+    CANCEL_ASK = "Stop every host's fio?"
+    QUIT_ASK = "Stop every host's fio and quit tierdeck?"
+    CANCEL_DOES = (
+        "Each server is stopped, its test files removed, and the run set kept in the "
+        "history as cancelled."
+    )
 
     running: var[bool] = var(True)
     ticks: var[int] = var(0)
@@ -179,8 +185,7 @@ class ClientsRunScreen(RunKeys, Screen[None]):
         self._draw_head()
         self._draw_result()
         self.refresh_bindings()
-        if self._quit_after:
-            self.app.exit()
+        self._quit_if_asked()
 
     # -- drawing --------------------------------------------------------------------------
 
@@ -220,14 +225,6 @@ class ClientsRunScreen(RunKeys, Screen[None]):
     def action_history(self) -> None:
         if self.outcome is not None and self.outcome.stored is not None:
             context(self).open_history(select=self.outcome.stored.aggregate_id)
-
-    def _cancel_question(self, then_quit: bool) -> str:
-        return (
-            "Stop every host's fio and quit tierdeck?" if then_quit else "Stop every host's fio?"
-        ) + (
-            "\n\nEach server is stopped, its test files removed, and the run set kept in "
-            "the history as cancelled."
-        )
 
     def _stop(self, then_quit: bool) -> None:
         self._cancel.set()

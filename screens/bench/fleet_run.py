@@ -99,6 +99,13 @@ class FleetRunScreen(RunKeys, Screen[None]):
         "then its stored run or why it has none. The hosts that ran are compared at the end."
     )
 
+    CANCEL_ASK = "Stop every host's benchmark?"
+    QUIT_ASK = "Stop every host's benchmark and quit tierdeck?"
+    CANCEL_DOES = (
+        "The runs in progress stop (fio TERM, then KILL), their test files are removed and "
+        "they are kept in the history as cancelled; the hosts not started are skipped."
+    )
+
     running: var[bool] = var(True)
     outcomes: var[list[HostBench] | None] = var(None)
 
@@ -164,9 +171,8 @@ class FleetRunScreen(RunKeys, Screen[None]):
             self.lines[outcome.spot.name].ended(outcome)
         self._draw()
         self.refresh_bindings()
-        if self._quit_after:
-            self.app.exit()
-        elif len(self.compared()) >= 2 and not self._cancel.is_set():
+        self._quit_if_asked()
+        if len(self.compared()) >= 2 and not self._cancel.is_set():
             self.action_compare()  # what the admin came for
 
     # -- drawing --------------------------------------------------------------------------
@@ -225,17 +231,6 @@ class FleetRunScreen(RunKeys, Screen[None]):
         ids = self.compared()
         if ids:
             context(self).open_history(select=ids[0])
-
-    def _cancel_question(self, then_quit: bool) -> str:
-        return (
-            "Stop every host's benchmark and quit tierdeck?"
-            if then_quit
-            else "Stop every host's benchmark?"
-        ) + (
-            "\n\nThe runs in progress stop (fio TERM, then KILL), their test files are "
-            "removed and they are kept in the history as cancelled; the hosts not started "
-            "are skipped."
-        )
 
     def _stop(self, then_quit: bool) -> None:
         self._cancel.set()

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 
-from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -41,17 +40,24 @@ from ...app.tui.bench_messages import (
     message_for,
 )
 from ...app.tui.context import context
-from ...core.bench_models import RunRequest, RunResult, RunStatus
+from ...core.bench_models import RunRequest, RunResult
 from ...core.errors import one_line
 from ...core.jobspec import expected_seconds
 from ...core.models import Inventory
 from ...widgets.bench.device_panel import DevicePanel
-from ...widgets.bench.run_view import cache_warning_text, result_renderable, run_head
+from ...widgets.bench.run_summary import (
+    command_text,
+    notices_text,
+    show_cache_warnings,
+    show_crash,
+    show_result,
+)
+from ...widgets.bench.run_view import run_head
 from ...widgets.charts.run_charts import (
     DiskRateChart,
     feed_charts,
+    live_run_rows,
     make_charts,
-    plot_rows,
     show_figures,
 )
 from ...widgets.charts.series_chart import SeriesChart
@@ -83,6 +89,12 @@ class RunScreen(RunKeys, Screen[RunResult | None]):
         "and table show what each disk under the target moved (/proc/diskstats)."
     )
     ERROR_ROWS = 5  # of fio's error on a failed run: the rest is in the history
+    CANCEL_ASK = "Cancel the benchmark?"
+    QUIT_ASK = "Stop the benchmark and quit tierdeck?"
+    CANCEL_DOES = (
+        "fio is stopped (TERM, then KILL), its test files are removed, and the run is kept "
+        "in the history as cancelled."
+    )
 
     running: var[bool] = var(True)
     """True until the runner returned (or crashed)."""
@@ -150,10 +162,7 @@ class RunScreen(RunKeys, Screen[RunResult | None]):
         self._apply_rows()
 
     def _apply_rows(self) -> None:
-        # Reserved: header, head, footer, the disk table (title, rows, border). At 80x24
-        # the charts keep their smallest size and the page scrolls.
-        disks = len(self.request.target.disks)
-        rows = plot_rows(self.size.height, 4, 4 + max(1, disks) + 2)
+        rows = live_run_rows(self.size.height, len(self.request.target.disks))
         for chart in self.all_charts:
             chart.rows = rows
 
@@ -185,9 +194,7 @@ class RunScreen(RunKeys, Screen[RunResult | None]):
 
     def on_bench_started(self, message: BenchStarted) -> None:
         self.command = message.command
-        text = Text("fio command: ", style="bold dim")
-        text.append(" ".join(message.command), style="dim")
-        self.query_one("#run-command", Static).update(text)
+        self.query_one("#run-command", Static).update(command_text(message.command))
 
     def on_bench_samples(self, message: BenchSamples) -> None:
         feed_charts(self.charts, message.samples)
@@ -197,9 +204,7 @@ class RunScreen(RunKeys, Screen[RunResult | None]):
         self._draw_head()
 
     def on_bench_devices(self, message: BenchDevices) -> None:
-        panel = self.query_one(DevicePanel)
-        for interval in message.intervals:
-            panel.add_interval(interval)
+        self.query_one(DevicePanel).add_intervals(message.intervals)
         self.disk_chart.add_intervals(message.intervals)
         self.device_intervals += len(message.intervals)
 
@@ -210,7 +215,7 @@ class RunScreen(RunKeys, Screen[RunResult | None]):
     def on_bench_notice(self, message: BenchNotice) -> None:
         if message.kind is not None and message.kind.inflates_results:
             self.cache_warnings.append(message.text)
-            self._draw_cache_warning(self.cache_warnings)
+            show_cache_warnings(self.query_one("#cache-warning", Static), self.cache_warnings)
         else:
             self.notices.append(message.text)
         self._draw_notices()
@@ -230,13 +235,10 @@ class RunScreen(RunKeys, Screen[RunResult | None]):
         self.running = False
         self.save_error = None
         self.phase = ev.RunPhase.DONE
-        summary = self.query_one("#run-summary", Static)
-        summary.update(Text.assemble(("✘ the run did not start: ", "bold red"), message.error))
-        summary.display = True
+        show_crash(self.query_one("#run-summary", Static), message.error)
         self._draw_head()
         self.refresh_bindings()
-        if self._quit_after:
-            self.app.exit()
+        self._quit_if_asked()
 
     # -- saving ---------------------------------------------------------------------------
 
@@ -244,15 +246,13 @@ class RunScreen(RunKeys, Screen[RunResult | None]):
         self.saved_id = message.run_id
         self._draw_result()
         self.refresh_bindings()
-        if self._quit_after:
-            self.app.exit()
+        self._quit_if_asked()
 
     def on_run_not_saved(self, message: RunNotSaved) -> None:
         self.save_error = message.error
         self.notify(f"The run was not saved: {message.error}", severity="error", timeout=10)
         self._draw_result()
-        if self._quit_after:
-            self.app.exit()
+        self._quit_if_asked()
 
     # -- drawing --------------------------------------------------------------------------
 
@@ -262,39 +262,18 @@ class RunScreen(RunKeys, Screen[RunResult | None]):
         # Twice a second while fio runs; its height is fixed (common.tcss): no page layout.
         self.query_one("#run-head", Static).update(head, layout=False)
 
-    def _draw_cache_warning(self, warnings: list[str]) -> None:
-        box = self.query_one("#cache-warning", Static)
-        box.update(cache_warning_text(warnings))
-        box.display = bool(warnings)
-
     def _draw_notices(self) -> None:
-        shown = self.notices[-3:]  # the cache warnings have their box
-        self.query_one("#run-notices", Static).update(
-            Text("\n".join(shown), style="dim") if shown else ""
-        )
+        self.query_one("#run-notices", Static).update(notices_text(self.notices))
 
     def _draw_result(self) -> None:
         result = self.result
         if result is None:
             return
-        if self.saved_id is not None:
-            saved = f"saved as run #{self.saved_id} (h: history)"
-        elif self.save_error is not None:
-            saved = "NOT saved: " + self.save_error
-        else:
-            saved = "saving…"
         summary = self.query_one("#run-summary", Static)
-        hint = "h: the run in the history has them all" if self.saved_id else "kept in the history"
-        summary.update(
-            result_renderable(
-                result, saved, cache_shown=True, error_rows=self.ERROR_ROWS, more_hint=hint
-            )
-        )
-        summary.display = True
-        summary.set_class(result.status is not RunStatus.OK, "-problem")
+        show_result(summary, result, self.saved_id, self.save_error, error_rows=self.ERROR_ROWS)
         # The result's warnings are the complete list: its cache ones go in the box.
         self.cache_warnings = [w.text for w in result.warnings if w.kind.inflates_results]
-        self._draw_cache_warning(self.cache_warnings)
+        show_cache_warnings(self.query_one("#cache-warning", Static), self.cache_warnings)
         if not result.series:  # nothing was measured: empty charts would only take room
             for chart in self.all_charts:
                 chart.display = False
@@ -312,14 +291,6 @@ class RunScreen(RunKeys, Screen[RunResult | None]):
         if self.saved_id is None:
             return
         context(self).open_history(select=self.saved_id)
-
-    def _cancel_question(self, then_quit: bool) -> str:
-        return (
-            "Stop the benchmark and quit tierdeck?" if then_quit else "Cancel the benchmark?"
-        ) + (
-            "\n\nfio is stopped (TERM, then KILL), its test files are removed, and the run "
-            "is kept in the history as cancelled."
-        )
 
     def _stop(self, then_quit: bool) -> None:
         if self._cancel is not None:

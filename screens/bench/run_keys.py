@@ -1,8 +1,8 @@
 """The keys of a live run screen, shared by the one-target run and the several-hosts
 run: ``c`` or escape cancels after a confirmation, escape goes back once the run is
 over, ``h`` opens the history once it is stored, ``q`` quits (asking first while the
-run goes). A screen mixes this in and says how to stop, what to ask, and when its
-history entry is ready.
+run goes). A screen mixes this in and says how to stop, what to ask (``CANCEL_ASK``,
+``QUIT_ASK``, ``CANCEL_DOES``), and when its history entry is ready.
 """
 
 from __future__ import annotations
@@ -18,15 +18,23 @@ else:
 
 
 class RunKeys(_Base):
-    """Mixed into a run screen, before Screen."""
+    """Mixed into a run screen, before Screen. The cancel question is the screen's
+    ``CANCEL_ASK`` (or ``QUIT_ASK`` when quitting), then what a cancel does."""
+
+    CANCEL_ASK = "Cancel the run?"
+    QUIT_ASK = "Stop the run and quit tierdeck?"
+    CANCEL_DOES = ""
 
     if TYPE_CHECKING:
         running: bool
         _cancel_asked: bool
+        _quit_after: bool
 
         def _history_ready(self) -> bool: ...
-        def _cancel_question(self, then_quit: bool) -> str: ...
         def _stop(self, then_quit: bool) -> None: ...
+
+    def _cancel_question(self, then_quit: bool) -> str:
+        return (self.QUIT_ASK if then_quit else self.CANCEL_ASK) + "\n\n" + self.CANCEL_DOES
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # False hides the key from the footer and lets the next binding of the same
@@ -46,6 +54,11 @@ class RunKeys(_Base):
     def action_back(self) -> None:
         if not self.running:
             self.dismiss(self._result_on_back())
+
+    def _quit_if_asked(self) -> None:
+        """Quit now if the run was stopped to quit (q while it ran), once it ended."""
+        if self._quit_after:
+            self.app.exit()
 
     def _result_on_back(self) -> object:
         """What the screen gives back to the one under it."""

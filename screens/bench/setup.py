@@ -23,15 +23,19 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
+from textual.widgets import Button, Footer, Header, Input, Select, Static, TextArea
 
+from ...app.bench.target_lookup import picker_targets
 from ...backends.fio.jobfile import check_jobfile
 from ...backends.host import Host
 from ...core.bench_models import BenchTarget
 from ...core.jobspec import JobSpec, JobSpecError
 from ...core.models import Inventory
 from ...core.presets import PRESETS, Preset, find_preset
+from ...widgets.bench.job_editor import JobEditor
 from ...widgets.bench.run_options import RunOptions
+from ...widgets.form_row import form_row
+from ...widgets.shown_text import show_or_hide
 from .setup_clients import ClientsFromSetup
 from .setup_planning import PlanFlow
 from .setup_support import (
@@ -39,7 +43,9 @@ from .setup_support import (
     CUSTOM_TEMPLATE,
     NO_TARGET,
     JobfileSaving,
+    preset_choices,
     preset_text,
+    target_note,
     target_option,
 )
 
@@ -89,44 +95,31 @@ class BenchSetupScreen(PlanFlow, JobfileSaving, ClientsFromSetup, Screen[None]):
         self.initial_path = initial_path
         self.note = note
         self.targets: tuple[BenchTarget, ...] = ()
-        self.custom_text = CUSTOM_TEMPLATE
 
     # -- layout ---------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        self.targets = self._list_targets()
+        self.targets = picker_targets(self.inventory)
         yield Header()
-        with Horizontal(classes="form-row"):
-            yield Label("Target", classes="form-label")
-            yield Select(
-                [target_option(t) for t in self.targets],
-                prompt="choose a target, or type a path below",
-                compact=True,
-                id="target",
-            )
-        with Horizontal(classes="form-row"):
-            yield Label("Path", classes="form-label")
-            yield Input(
-                placeholder="/mnt/disk1 (an absolute path; test files go here)",
-                compact=True,
-                id="path",
-            )
+        yield form_row("Target", Select([target_option(t) for t in self.targets], compact=True,
+                                        prompt="choose a target, or type a path below",
+                                        id="target"))  # fmt: skip
+        yield form_row("Path", Input(placeholder="/mnt/disk1 (an absolute path; test files go here)",
+                                     compact=True, id="path"))  # fmt: skip
         yield Static(id="target-note")
-        with Horizontal(classes="form-row"):
-            yield Label("Preset", classes="form-label")
-            options = [(p.title, p.name) for p in PRESETS]
-            options.append(("Custom job (edit the text below)", CUSTOM))
-            yield Select(
-                options, value=PRESETS[0].name, allow_blank=False, compact=True, id="preset"
-            )
+        yield form_row("Preset", Select(preset_choices(), value=PRESETS[0].name,
+                                        allow_blank=False, compact=True, id="preset"))  # fmt: skip
         yield RunOptions(can_drop=self.host.is_root, id="options")
         yield Static(id="preset-source")
-        yield TextArea(id="jobfile", soft_wrap=False, show_line_numbers=False, tab_behavior="focus")
+        yield JobEditor(CUSTOM_TEMPLATE, id="jobfile")
         yield Static(id="job-error")
         yield Static(id="setup-message")
-        with Horizontal(id="setup-buttons"):
-            yield Button("Start (ctrl+r)", id="start", variant="primary", compact=True)
-            yield Button("Save .fio (ctrl+o)", id="save", compact=True)
+        with Horizontal(id="setup-buttons"):  # each button runs its key's action
+            yield Button("Start (ctrl+r)", id="start", variant="primary", compact=True,
+                         action="screen.start")  # fmt: skip
+            yield Button(
+                "Save .fio (ctrl+o)", id="save", compact=True, action="screen.save_jobfile"
+            )
         yield Footer()
 
     def on_mount(self) -> None:
@@ -142,25 +135,9 @@ class BenchSetupScreen(PlanFlow, JobfileSaving, ClientsFromSetup, Screen[None]):
         self._preset_changed()
         (self.query_one("#path", Input) if not self.targets else self.query_one("#target")).focus()
 
-    def _list_targets(self) -> tuple[BenchTarget, ...]:
-        if self.inventory is None:
-            return ()
-        from ...app.bench.target_lookup import list_targets
-
-        try:
-            return list_targets(self.inventory)
-        except Exception:  # noqa: BLE001 - a picker bug must not block typing a path
-            return ()
-
     def _show_note(self, note: str | None) -> None:
-        box = self.query_one("#target-note", Static)
         raw = bool(self.initial_path and self.initial_path.startswith("/dev/"))
-        box.update(
-            Text(f"{'⚠' if raw else 'ℹ'} {note}", style="bold yellow" if raw else "yellow")
-            if note
-            else ""
-        )
-        box.display = bool(note)
+        show_or_hide(self.query_one("#target-note", Static), target_note(note, raw=raw))
 
     # -- form state -------------------------------------------------------------------------
 
@@ -186,7 +163,7 @@ class BenchSetupScreen(PlanFlow, JobfileSaving, ClientsFromSetup, Screen[None]):
         preset = self.preset
         if preset is not None:
             return preset.jobs, None
-        jobs, error = check_jobfile(self.query_one("#jobfile", TextArea).text)
+        jobs, error = check_jobfile(self.query_one(JobEditor).text)
         return tuple(jobs), error
 
     # -- reacting to the form ------------------------------------------------------------------
@@ -196,31 +173,19 @@ class BenchSetupScreen(PlanFlow, JobfileSaving, ClientsFromSetup, Screen[None]):
         self._preset_changed()
 
     def _preset_changed(self) -> None:
-        area = self.query_one("#jobfile", TextArea)
+        editor = self.query_one(JobEditor)
         preset = self.preset
         source = self.query_one("#preset-source", Static)
         if preset is None:  # custom: start from the text last shown
-            if not area.read_only:
+            if not editor.show_custom():
                 return
-            if area.text.strip():
-                self.custom_text = area.text
-            area.read_only = False
-            area.load_text(self.custom_text)
-            area.border_title = "custom job (editable .fio text)"
             source.update(Text("Custom job: edit the text; tab leaves the editor.", style="dim"))
-            jobs, _ = check_jobfile(self.custom_text)
-            self.options.reset(direct=any(j.direct for j in jobs), drop=False, drop_locked=False)
+            self.options.reset_for(tuple(check_jobfile(editor.custom_text)[0]))
             self._job_text_changed()
             return
-        area.read_only = True
-        area.border_title = f"fio parameters: {preset.name}"
+        editor.show_preset(preset.name)
         source.update(Text.assemble(("source: ", "bold"), (preset.source, "dim")))
-        # A preset that drops caches always does (as root): it is part of its method.
-        self.options.reset(
-            direct=any(j.direct for j in preset.jobs),
-            drop=preset.drop_caches,
-            drop_locked=preset.drop_caches,
-        )
+        self.options.reset_for(preset.jobs, drops_caches=preset.drop_caches)
         self._refresh_preset_text()
 
     def _refresh_preset_text(self) -> None:
@@ -235,27 +200,25 @@ class BenchSetupScreen(PlanFlow, JobfileSaving, ClientsFromSetup, Screen[None]):
             text = preset_text(preset, jobs, target_dir)
         except JobSpecError:
             text = preset_text(preset, jobs, None)
-        area = self.query_one("#jobfile", TextArea)
-        if area.text != text:
-            area.load_text(text)
+        self.query_one(JobEditor).show_text(text)
         self._show_job_error(error)
 
     @on(TextArea.Changed, "#jobfile")
     def _job_text_changed(self) -> None:
-        area = self.query_one("#jobfile", TextArea)
-        if area.read_only:
+        text = self.query_one(JobEditor).typed()
+        if text is None:
             return
-        self.custom_text = area.text
-        jobs, error = check_jobfile(area.text)
+        jobs, error = check_jobfile(text)
         if error is None:
             _, error = self.options.apply(tuple(jobs))
         self._show_job_error(error)
 
     def _show_job_error(self, error: str | None) -> None:
         self.job_error = error
-        box = self.query_one("#job-error", Static)
-        box.update(Text("✘ " + error, style="bold red") if error else "")
-        box.display = bool(error)
+        show_or_hide(
+            self.query_one("#job-error", Static),
+            Text("✘ " + error, style="bold red") if error else None,
+        )
 
     @on(RunOptions.Changed)
     def _override_changed(self) -> None:
@@ -297,19 +260,10 @@ class BenchSetupScreen(PlanFlow, JobfileSaving, ClientsFromSetup, Screen[None]):
     def _submitted(self) -> None:
         self.action_start()
 
-    @on(Button.Pressed, "#start")
-    def _start_pressed(self) -> None:
-        self.action_start()
-
-    @on(Button.Pressed, "#save")
-    def _save_pressed(self) -> None:
-        self.action_save_jobfile()
-
     def _show_message(self, text: str, *, error: bool = False) -> None:
         self.message = text
-        box = self.query_one("#setup-message", Static)
-        box.update(Text(text, style="bold red" if error else "yellow") if text else "")
-        box.display = bool(text)
+        shown = Text(text, style="bold red" if error else "yellow") if text else None
+        show_or_hide(self.query_one("#setup-message", Static), shown)
 
     # -- start ------------------------------------------------------------------------------
 
@@ -335,19 +289,10 @@ class BenchSetupScreen(PlanFlow, JobfileSaving, ClientsFromSetup, Screen[None]):
             self._show_message("")
             self.app.bell()
             return
-        options = self.options
         self._show_message("Checking the target…")
         self.planning = True
-        self._plan(
-            path,
-            jobs,
-            preset=self.preset.name if self.preset is not None else None,
-            size=options.size_override(),
-            runtime=options.runtime_override(),
-            direct=direct if direct is not None else options.direct_override(),
-            drop_caches=options.drop_caches,
-            raw_confirm=raw_confirm,
-        )
+        preset = self.preset.name if self.preset is not None else None
+        self._plan(self.options.ask(path, jobs, preset, direct=direct, raw_confirm=raw_confirm))
 
     def action_back(self) -> None:
         self.dismiss(None)

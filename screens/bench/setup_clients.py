@@ -80,23 +80,10 @@ class ClientsFromSetup(_Base):
     def _confirm_fleet(
         self, chosen: HostsPicked, jobs: tuple[JobSpec, ...], preset: str | None
     ) -> None:
-        from ...app.bench.service import BenchAsk
-
-        options = self.options
         parallel = chosen.how == PARALLEL
-        asks = {
-            s.name: BenchAsk(
-                target=s.path,
-                jobs=jobs,
-                preset=preset,
-                size=options.size_override(),
-                runtime=options.runtime_override(),
-                direct=options.direct_override(),
-                drop_caches=options.drop_caches,
-                name=f"{preset or 'job'} on {s.name}",
-            )
-            for s in chosen.spots
-        }
+        options, name = self.options, f"{preset or 'job'} on {{}}"
+        asks = {s.name: options.ask(s.path, jobs, preset, name=name.format(s.name))
+                for s in chosen.spots}  # fmt: skip
         spots = chosen.spots
         order = "all at once" if parallel else "one at a time"
         question = (

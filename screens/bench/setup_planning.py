@@ -13,12 +13,12 @@ from textual import work
 from ...app.tui.bench_messages import PlanReady, PlanRefused
 from ...app.tui.context import context
 from ...core.bench_models import BenchRefused, RefusalKind, RunRequest
-from ...core.jobspec import JobSpec
 from ..modals.confirm import ConfirmScreen, PromptScreen
 
 if TYPE_CHECKING:
     from textual.app import App
 
+    from ...app.bench.service import BenchAsk
     from ...backends.host import Host
     from ...core.models import Inventory
 
@@ -42,41 +42,18 @@ class PlanFlow:
         def _show_message(self, text: str, *, error: bool = False) -> None: ...
 
     @work(thread=True, exclusive=True, group="plan", exit_on_error=False)
-    def _plan(
-        self,
-        path: str,
-        jobs: tuple[JobSpec, ...],
-        *,
-        preset: str | None,
-        size: str | None,
-        runtime: int | None,
-        direct: bool | None,
-        drop_caches: bool,
-        raw_confirm: str | None,
-    ) -> None:
-        from ...app.bench.service import BenchAsk
-
+    def _plan(self, ask: BenchAsk) -> None:
         assert self.inventory is not None
-        ask = BenchAsk(
-            target=path,
-            jobs=jobs,
-            preset=preset,
-            size=size,
-            runtime=runtime,
-            direct=direct,
-            drop_caches=drop_caches,
-            raw_confirm=raw_confirm,
-        )
         try:
             request = context(self).bench.plan(self.inventory, ask)
         except BenchRefused as exc:
-            self.post_message(PlanRefused(exc, direct))
+            self.post_message(PlanRefused(exc, ask.direct))
             return
         except Exception as exc:  # noqa: BLE001 - a preflight bug is shown, not fatal
             from ...core.errors import one_line
 
             self.post_message(
-                PlanRefused(BenchRefused(f"preflight failed: {one_line(exc)}"), direct)
+                PlanRefused(BenchRefused(f"preflight failed: {one_line(exc)}"), ask.direct)
             )
             return
         self.post_message(PlanReady(request))

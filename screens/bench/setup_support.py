@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual import work
 from textual.widgets import Select, TextArea
 
@@ -18,7 +19,7 @@ from ...app.tui.bench_messages import JobfileSaved
 from ...backends.localfiles import write_atomically
 from ...core.bench_models import BenchTarget
 from ...core.jobspec import JobSpec
-from ...core.presets import Preset
+from ...core.presets import PRESETS, Preset
 from ..modals.confirm import ConfirmScreen, PromptScreen
 
 if TYPE_CHECKING:
@@ -48,6 +49,18 @@ iodepth=8
 def target_option(target: BenchTarget) -> tuple[str, str]:
     disks = ", ".join(target.disks) if target.disks else "no local disk"
     return f"{target.label} — {disks}", target.path
+
+
+def preset_choices() -> list[tuple[str, str]]:
+    """The preset menu: every preset by its title, then the custom job."""
+    return [(p.title, p.name) for p in PRESETS] + [("Custom job (edit the text below)", CUSTOM)]
+
+
+def target_note(note: str | None, *, raw: bool) -> Text | None:
+    """Why the dashboard proposed this target (or none): a warning ahead of raw mode."""
+    if not note:
+        return None
+    return Text(f"{'⚠' if raw else 'ℹ'} {note}", style="bold yellow" if raw else "yellow")
 
 
 def preset_text(preset: Preset, jobs: tuple[JobSpec, ...], target_dir: str | None) -> str:

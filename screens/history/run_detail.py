@@ -23,7 +23,8 @@ from ...app.tui.bench_messages import HistoryChanged, HistoryFailed, RunLoaded
 from ...core.bench_models import EnvFingerprint, RunHost, RunResult
 from ...core.errors import one_line
 from ...widgets.bench.device_panel import DevicePanel
-from ...widgets.bench.run_view import cache_warning_text, duration, result_renderable, status_text
+from ...widgets.bench.run_summary import show_cache_warnings
+from ...widgets.bench.run_view import duration, result_renderable, status_text
 from ...widgets.charts.run_charts import DiskRateChart, feed_charts, make_charts, plot_rows
 from ...widgets.charts.series_chart import SeriesChart
 from ...widgets.detail_pane import plain_row
@@ -164,9 +165,7 @@ class RunDetailScreen(RunEditing, Exporting, Screen[int | None]):
         self.query_one("#detail-head", Static).update(head_renderable(run))
         self.query_one("#run-summary", Static).update(result_renderable(run, cache_shown=True))
         cache = [w for w in run.warnings if w.kind.inflates_results]
-        box = self.query_one("#cache-warning", Static)
-        box.update(cache_warning_text(cache))
-        box.display = bool(cache)
+        show_cache_warnings(self.query_one("#cache-warning", Static), cache)
         if first:
             for chart in self.charts:
                 chart.span = len(run.series)

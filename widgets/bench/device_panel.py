@@ -128,6 +128,11 @@ class DevicePanel(Widget):
             # Once a second: a page layout only when a disk adds a row.
             self.refresh(layout=len(self.stats) != rows)
 
+    def add_intervals(self, intervals: Iterable[Iterable[DeviceSample]]) -> None:
+        """Several DevicesReady in a row (the screen's messages coalesce them)."""
+        for samples in intervals:
+            self.add_interval(samples)
+
     def load_series(self, samples: Iterable[DeviceSample]) -> None:
         """A whole stored device series (history): one redraw."""
         self._add(samples)

@@ -7,6 +7,8 @@ user touched it (until then every job keeps its own direct=). The check boxes sh
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -15,6 +17,9 @@ from textual.widgets import Input, Label
 
 from ...core.jobspec import JobSpec, JobSpecError, fio_size_bytes, with_overrides
 from ..state_checkbox import StateCheckbox
+
+if TYPE_CHECKING:  # the service (its runner, the preflight) loads when a run is asked
+    from ...app.bench.service import BenchAsk
 
 
 class RunOptions(Horizontal):
@@ -67,6 +72,32 @@ class RunOptions(Horizontal):
         drop = self.query_one("#drop", StateCheckbox)
         return drop.value and not drop.disabled
 
+    def ask(
+        self,
+        target: str,
+        jobs: tuple[JobSpec, ...],
+        preset: str | None,
+        *,
+        direct: bool | None = None,
+        raw_confirm: str | None = None,
+        name: str | None = None,
+    ) -> BenchAsk:
+        """The run asked for on ``target`` with these overrides (``direct``: an answer
+        to an O_DIRECT refusal, over the box). Raises JobSpecError on a bad field."""
+        from ...app.bench.service import BenchAsk
+
+        return BenchAsk(
+            target=target,
+            jobs=jobs,
+            preset=preset,
+            size=self.size_override(),
+            runtime=self.runtime_override(),
+            direct=direct if direct is not None else self.direct_override(),
+            drop_caches=self.drop_caches,
+            raw_confirm=raw_confirm,
+            name=name,
+        )
+
     def apply(self, jobs: tuple[JobSpec, ...]) -> tuple[tuple[JobSpec, ...], str | None]:
         """The jobs with the overrides, or the jobs unchanged and what is wrong."""
         try:
@@ -86,6 +117,11 @@ class RunOptions(Horizontal):
             drop_box.value = drop and self.can_drop
             drop_box.disabled = drop_locked or not self.can_drop
         self._label()
+
+    def reset_for(self, jobs: tuple[JobSpec, ...], *, drops_caches: bool = False) -> None:
+        """A preset's or a custom job's start: direct as its jobs say; a preset that
+        drops caches always does (as root): it is part of its method."""
+        self.reset(direct=any(j.direct for j in jobs), drop=drops_caches, drop_locked=drops_caches)
 
     # -- events -----------------------------------------------------------------------
 

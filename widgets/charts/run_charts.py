@@ -112,6 +112,13 @@ def plot_rows(height: int, charts: int, reserved: int) -> int:
     return max(DEFAULT_ROWS, min(MAX_ROWS, (height - reserved) // charts - 1))
 
 
+def live_run_rows(height: int, disks: int) -> int:
+    """Rows per plot of the live run screen: its four charts once the header, its head,
+    the footer and the disk table (title, a row per disk, border) are taken. At 80x24
+    the charts keep their smallest size and the page scrolls."""
+    return plot_rows(height, 4, 4 + max(1, disks) + 2)
+
+
 # -- compare: one line per run ----------------------------------------------------------------
 
 
