@@ -280,7 +280,7 @@ def test_a_clients_run_on_the_share_has_a_live_line_from_its_interface(
     env.pop("SSH_AUTH_SOCK", None)
     name = client.ns.name
     argv = [*CLI, "bench", "run", "--clients", name, "--target", f"{name}:{client.share}",
-            "--preset", "nas-seqwrite-1m-qd8x8", "--runtime", "5", "--size", "16M",
+            "--preset", "nas-seqwrite-1m-qd8x8", "--runtime", "5", "--size", "4M",
             "--direct", "0", "--json"]  # fmt: skip
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
