@@ -71,9 +71,7 @@ class ClientsPickScreen(ModalScreen[HostsPicked | None]):
             yield Label("How")
             yield Select(HOW, value=AT_ONCE, allow_blank=False, compact=True, id="clients-how")
             yield Static("", id="clients-error")
-            yield Static(
-                "space: tick · tab: next · enter in the folder or ctrl+r: go · escape: back"
-            )
+            yield Static("space: tick · tab: next · enter in the folder or ctrl+r: go · esc: back")
 
     @on(Input.Submitted)
     def action_go(self) -> None:

@@ -59,7 +59,7 @@ class BenchSetupScreen(PlanFlow, JobfileSaving, ClientsFromSetup, Screen[None]):
         Binding("ctrl+r", "start", "Start", tooltip="check the target, then start fio"),
         Binding("ctrl+o", "save_jobfile", "Save .fio", tooltip="save the job shown as a .fio file"),
         Binding(
-            "ctrl+l", "from_hosts", "From hosts", tooltip="run the job from fleet hosts at once"
+            "ctrl+l", "from_hosts", "From hosts", tooltip="the job on fleet hosts, or compare them"
         ),
         Binding("escape", "back", "Back", tooltip="back to the dashboard"),
     ]
