@@ -88,8 +88,7 @@ def folder_place(inventory: Inventory, path: str) -> FolderPlace | None:
     mount = mount_for_path(inventory.mounts, path)
     if mount is None:
         return None
-    shared = mount.fs_type in NETWORK_FS_TYPES or mount.fs_type in _NFS_TYPES
-    if not shared:
+    if mount.fs_type not in NETWORK_FS_TYPES:
         disks = disks_under(inventory, path)
         return FolderPlace(False, mount.fs_type, mount.source, mount.mountpoint, disks)
     if mount.fs_type in _NFS_TYPES:
