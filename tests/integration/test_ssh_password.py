@@ -3,7 +3,9 @@ password exists only for that sshd, which runs in a mount namespace of its own w
 copies of /etc/passwd and /etc/shadow bind-mounted over the machine's
 (tests/support/sshd.py ``binds``; this machine's files are never touched, and the mounts
 end with sshd). ``tierdeck --host`` asks the password at the terminal (a pty here),
-logs in with it and keeps it nowhere; a wrong one is refused, saying so."""
+logs in with it and keeps it nowhere; a wrong one is refused, saying so. The fleet
+screen's row of that host is in the login state, and enter signs in with the masked
+modal."""
 
 from __future__ import annotations
 
@@ -132,3 +134,40 @@ def test_without_a_terminal_it_says_a_password_is_needed(password_sshd: SshLab) 
                           text=True, timeout=120, stdin=subprocess.DEVNULL)  # fmt: skip
     assert done.returncode != 0 and not done.stdout
     assert "password" in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+async def test_the_fleet_screen_signs_in_with_the_password_in_the_masked_modal(
+    password_sshd: SshLab, _own_config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textual.widgets import Input
+    from tierdeck.app.fleet.collect import Fleet
+    from tierdeck.app.fleet.config import load_fleet
+    from tierdeck.app.tui.app import TierdeckApp
+    from tierdeck.screens.dashboard.dashboard import DashboardScreen
+    from tierdeck.screens.fleet.fleet import FleetScreen
+    from tierdeck.screens.modals.secret import SecretScreen
+
+    from tests.waiting import wait_until
+
+    monkeypatch.setenv("HOME", str(password_sshd.home))
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    (_own_config / "hosts.toml").write_text('[[host]]\nname = "vault"\nssh = "pw"\n')
+    fleet = Fleet(load_fleet(), timeout=10)
+    app = TierdeckApp(None, fleet=fleet, hotplug=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, FleetScreen), "the fleet")
+        screen = app.screen
+        assert isinstance(screen, FleetScreen)
+        await wait_until(pilot, lambda: screen.collected == 1, "the row", timeout=30)
+        assert screen.statuses["vault"].needs_secret == "a password"  # the login state
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, SecretScreen), "the question")
+        assert "Password for pw" in app.screen.question
+        secret = app.screen.query_one(Input)
+        assert secret.password  # masked
+        secret.value = PASSWORD
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, DashboardScreen),
+                         "the host's dashboard", timeout=60)  # fmt: skip
+        await wait_until(pilot, lambda: app.refreshes >= 1, "its inventory", timeout=60)
+        assert app.inventory is not None and app.inventory.hostname == os.uname().nodename
