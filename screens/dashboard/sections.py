@@ -31,6 +31,13 @@ if TYPE_CHECKING:
 # with those tabs' widgets, after the first paint (the dashboard's _mount_hidden_tabs).
 
 SECTIONS = ("disks", "pools", "mergerfs", "problems")
+# what each tab's key focuses: its list, so the arrows work at once
+SECTION_FOCUS = {
+    "disks": "#disk-table",
+    "pools": "#pool-tree",
+    "mergerfs": "#mergerfs-pools",
+    "problems": "#problem-list",
+}
 DETAIL_PANES = {
     "disks": "#disk-detail",
     "pools": "#pool-detail",
