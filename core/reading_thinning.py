@@ -1,0 +1,72 @@
+"""Which kept health readings to let go: an hourly timer adds ~8,760 rows a disk a year.
+
+Every reading of the last ``KEEP_ALL_DAYS`` stays; older, one a day (the first of each
+UTC day); older than ``DAILY_DAYS``, one a week. A reading whose counters moved (pending
+or reallocated sectors, the wear percentage) always stays, so a chart still
+shows when pending sectors rose and the wear forecast's rates keep their ends. The
+first and the newest reading always stay: the long trend keeps its start.
+
+Thinning twice gives the same rows as thinning once: a reading kept for a change still
+differs from the one kept before it, since every change between them was kept too.
+
+Nothing here does I/O: app/history/health_readings.py deletes what this picks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .cache_wear import DAY_S, HealthReading
+
+KEEP_ALL_DAYS = 30
+DAILY_DAYS = 365
+WEEK_DAYS = 7
+
+
+COUNTERS = ("pending_sectors", "reallocated_sectors", "percentage_used")
+
+
+def _moved(reading: HealthReading, last: dict[str, int]) -> bool:
+    """Whether a counter ``reading`` reports differs from the last one reported (and
+    note it). A disk asleep reports none: that is no change, or a parity disk that
+    sleeps between syncs would keep every reading."""
+    moved = False
+    for name in COUNTERS:
+        value = getattr(reading, name)
+        if value is None:
+            continue
+        if name in last and last[name] != value:
+            moved = True
+        last[name] = value
+    return moved
+
+
+def _bucket(t: float, now: float) -> tuple[str, int] | None:
+    """The day or week a reading shares with the others of its age; None: keep all."""
+    age_days = (now - t) / DAY_S
+    if age_days < KEEP_ALL_DAYS:
+        return None
+    day = int(t // DAY_S)
+    if age_days < DAILY_DAYS:
+        return ("day", day)
+    return ("week", day // WEEK_DAYS)
+
+
+def readings_to_drop(readings: Sequence[HealthReading], now: float) -> list[float]:
+    """The times of ``readings`` (one disk's) that thinning lets go, oldest first."""
+    ordered = sorted(readings, key=lambda r: r.t)
+    drop: list[float] = []
+    seen: set[tuple[str, int]] = set()
+    last: dict[str, int] = {}
+    for i, reading in enumerate(ordered):
+        changed = _moved(reading, last)
+        bucket = _bucket(reading.t, now)
+        if bucket is None or changed or i == len(ordered) - 1:
+            if bucket is not None:
+                seen.add(bucket)
+            continue
+        if bucket in seen:
+            drop.append(reading.t)
+        else:
+            seen.add(bucket)
+    return drop
