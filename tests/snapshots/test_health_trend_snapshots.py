@@ -41,6 +41,7 @@ async def on_disk(pilot: Pilot[None], name: str, *, scroll: bool) -> None:
         pane = app.screen.query_one("#disk-detail", DetailPane)
         pane.scroll_to_widget(trend, top=True, animate=False)
         await wait_until(pilot, lambda: pane.scroll_y > 0, "the pane scrolled to the chart")
+        await wait_until(pilot, lambda: trend.settled, "the chart drawn in view")
     await pilot.pause()
 
 

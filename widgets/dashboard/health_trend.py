@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
@@ -20,12 +21,12 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from ...core.cache_wear import DAY_S, HealthReading
-from ..charts.series_axes import LABEL_CHARS, AxisUnit, DateTicks
-from ..charts.series_chart import SeriesChart
-from ..charts.series_data import NamedSeries
 
-# Both figures are whole numbers from 0 to about 100: one scale, no unit steps.
-_DEGREES_AND_PERCENT = AxisUnit(((1.0, "°C, %".ljust(LABEL_CHARS)),), lambda v: f"{v:.0f}")
+if TYPE_CHECKING:  # textual-plot and numpy: ~160 ms, imported in the worker (_load)
+    from ..charts.series_chart import SeriesChart
+    from ..charts.series_data import NamedSeries
+
+UNIT_LABEL = "°C, %"  # both figures are whole numbers from 0 to about 100: one scale
 SMALL_ROWS = 5  # 80x24, where the pane has ~7 rows: two rows of data, sparkline-like
 LARGE_ROWS = 10
 LARGE_FROM_HEIGHT = 40  # terminal rows from which the chart is drawn taller
@@ -88,6 +89,8 @@ def drawable(readings: Sequence[HealthReading]) -> bool:
 def trend_series(readings: Sequence[HealthReading]) -> list[NamedSeries]:
     """Temperature and wear over days since the first reading (None: not reported, as
     when the disk was asleep)."""
+    from ..charts.series_data import NamedSeries
+
     t0 = readings[0].t
     days = [(r.t - t0) / DAY_S for r in readings]
     temps = [(d, _num(r.temperature_c)) for d, r in zip(days, readings, strict=True)]
@@ -123,24 +126,30 @@ class HealthTrend(Vertical):
 
     @property
     def settled(self) -> bool:
-        """What is drawn is the disk asked for (tests wait on it)."""
-        return self.wanted == self.shown
+        """What is drawn is the disk asked for, its chart (if any) drawn too: tests
+        wait on it."""
+        if self.wanted != self.shown:
+            return False
+        charts = [c for c in self.query("SeriesChart") if c.display]
+        return all(c.is_mounted and c.draws and not c.pending for c in charts)  # type: ignore[attr-defined]
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="trend-note")
-        chart = SeriesChart(
-            "",
-            unit=_DEGREES_AND_PERCENT,
-            rows=self._rows(),
-            x_ticks=DateTicks(0.0),
-            x_limits=(0.0, 1.0),
-            id="trend-chart",
-        )
-        chart.display = False
-        yield chart
 
-    def _rows(self) -> int:
-        return LARGE_ROWS if self.app.size.height >= LARGE_FROM_HEIGHT else SMALL_ROWS
+    def _chart(self) -> SeriesChart:
+        """The chart, mounted with the first readings to draw (its modules were
+        imported by the worker that read them)."""
+        from ..charts.series_axes import LABEL_CHARS, AxisUnit
+        from ..charts.series_chart import SeriesChart
+
+        found = self.query(SeriesChart)
+        if found:
+            return found.first()
+        unit = AxisUnit(((1.0, UNIT_LABEL.ljust(LABEL_CHARS)),), lambda v: f"{v:.0f}")
+        tall = self.app.size.height >= LARGE_FROM_HEIGHT
+        chart = SeriesChart("", unit=unit, rows=LARGE_ROWS if tall else SMALL_ROWS)
+        self.mount(chart)
+        return chart
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._start)  # is_mounted is True once this returns
@@ -173,6 +182,8 @@ class HealthTrend(Vertical):
 
         note = None
         try:
+            from ..charts import series_chart  # noqa: F401 - loaded here, not on the UI thread
+
             readings = kept(default_history_path(), key) if key is not None else []
         except TierdeckError as exc:
             readings, note = [], f"kept readings unread: {exc}"
@@ -188,9 +199,14 @@ class HealthTrend(Vertical):
         texts = [Text(note, style="yellow")] if note else [trend_note(readings)]
         texts.extend(counter_changes(readings))
         self.query_one(".trend-note", Static).update(_titled(Text("\n").join(texts)))
-        chart = self.query_one(SeriesChart)
-        chart.display = drawable(readings)
-        if chart.display:
-            span = (readings[-1].t - readings[0].t) / DAY_S
-            chart.set_x_axis(DateTicks(readings[0].t), (0.0, max(span, 1.0)))
-            chart.set_series(trend_series(readings))
+        if not drawable(readings):
+            for chart in self.query("SeriesChart"):
+                chart.display = False
+            return
+        from ..charts.series_axes import DateTicks
+
+        chart = self._chart()
+        chart.display = True
+        span = (readings[-1].t - readings[0].t) / DAY_S
+        chart.set_x_axis(DateTicks(readings[0].t), (0.0, max(span, 1.0)))
+        chart.set_series(trend_series(readings))
