@@ -1,13 +1,16 @@
 """Which kept health readings to let go: an hourly timer adds ~8,760 rows a disk a year.
 
-Every reading of the last ``KEEP_ALL_DAYS`` stays; older, one a day (the first of each
-UTC day); older than ``DAILY_DAYS``, one a week. A reading whose counters moved (pending
+Every reading of the last ``KEEP_ALL_DAYS`` (UTC) days stays; older, one a day (the
+first of each); older than ``DAILY_DAYS``, one a week. A reading whose counters moved (pending
 or reallocated sectors, the wear percentage) always stays, so a chart still
 shows when pending sectors rose and the wear forecast's rates keep their ends. The
 first and the newest reading always stay: the long trend keeps its start.
 
 Thinning twice gives the same rows as thinning once: a reading kept for a change still
-differs from the one kept before it, since every change between them was kept too.
+differs from the one kept before it, since every change between them was kept too. So
+a keeping need only thin the readings that crossed an age line since the disk's
+previous one (``crossed``): a few dozen rows a disk, where all of a year's old readings
+of 240 disks took ~0.6 s.
 
 Nothing here does I/O: app/history/health_readings.py deletes what this picks.
 """
@@ -42,18 +45,24 @@ def _moved(reading: HealthReading, last: dict[str, int]) -> bool:
 
 
 def _bucket(t: float, now: float) -> tuple[str, int] | None:
-    """The day or week a reading shares with the others of its age; None: keep all."""
-    age_days = (now - t) / DAY_S
+    """The day or week a reading shares with the others of its age, by whole UTC days
+    (a day changes zone at once, so thinning it later keeps what thinning it then
+    did); None: keep all."""
+    day = int(t // DAY_S)
+    age_days = int(now // DAY_S) - day
     if age_days < KEEP_ALL_DAYS:
         return None
-    day = int(t // DAY_S)
     if age_days < DAILY_DAYS:
         return ("day", day)
     return ("week", day // WEEK_DAYS)
 
 
-def readings_to_drop(readings: Sequence[HealthReading], now: float) -> list[float]:
-    """The times of ``readings`` (one disk's) that thinning lets go, oldest first."""
+def readings_to_drop(
+    readings: Sequence[HealthReading], now: float, *, keep_newest: bool = True
+) -> list[float]:
+    """The times of ``readings`` (one disk's) that thinning lets go, oldest first.
+    ``keep_newest``: the last of them is the disk's newest (not so for a span of its
+    old readings, ``crossed``); the first always stays (the context of a span)."""
     ordered = sorted(readings, key=lambda r: r.t)
     drop: list[float] = []
     seen: set[tuple[str, int]] = set()
@@ -61,7 +70,7 @@ def readings_to_drop(readings: Sequence[HealthReading], now: float) -> list[floa
     for i, reading in enumerate(ordered):
         changed = _moved(reading, last)
         bucket = _bucket(reading.t, now)
-        if bucket is None or changed or i == len(ordered) - 1:
+        if bucket is None or changed or (keep_newest and i == len(ordered) - 1):
             if bucket is not None:
                 seen.add(bucket)
             continue
@@ -70,3 +79,17 @@ def readings_to_drop(readings: Sequence[HealthReading], now: float) -> list[floa
         else:
             seen.add(bucket)
     return drop
+
+
+def crossed(before: float, now: float) -> list[tuple[float, float]]:
+    """The spans [from, to) of readings whose day crossed the 30-day or the one-year
+    line between the previous keeping (``before``) and this one (``now``), from a
+    whole day or week earlier (a day or week thinned before is thinned whole again:
+    the same rows stay)."""
+    spans = []
+    for days, bucket in ((KEEP_ALL_DAYS, 1), (DAILY_DAYS, WEEK_DAYS)):
+        last_day = int(now // DAY_S) - days  # the newest day at that age now
+        first_day = (int(before // DAY_S) - days) // bucket * bucket - bucket
+        if first_day <= last_day:
+            spans.append((first_day * DAY_S, (last_day + 1) * DAY_S))
+    return spans

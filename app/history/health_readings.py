@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 from ...core.cache_wear import DAY_S, HealthReading
 from ...core.disk_health import DiskHealth, HealthReport
-from ...core.reading_thinning import KEEP_ALL_DAYS, readings_to_drop
+from ...core.reading_thinning import crossed, readings_to_drop
 
 _COLUMNS = ("disk_id", "t", "name", "state", "temperature_c", "power_on_hours",
             "bytes_written", "percentage_used", "pending_sectors", "reallocated_sectors")  # fmt: skip
@@ -67,32 +67,41 @@ def insert(conn: sqlite3.Connection, readings: list[HealthReading], host_id: str
     return stored
 
 
-def _thinning_due(conn: sqlite3.Connection, readings: list[HealthReading]) -> list[str]:
-    """The disks of ``readings`` whose newest kept reading is of an earlier day: thinning
-    reads all of a disk's old readings, so it runs once a day, not with every keeping."""
+def _thinning_due(conn: sqlite3.Connection, readings: list[HealthReading]) -> dict[str, float]:
+    """The disks of ``readings`` whose newest kept reading is of an earlier day, with
+    that reading's time: thinning runs once a day, on what crossed a line since."""
     keys = sorted({r.disk_id for r in readings})
     if not keys:
-        return []
+        return {}
     newest = {r.disk_id: r.t for r in readings}
     marks = ", ".join("?" * len(keys))
     rows = conn.execute(
         f"SELECT disk_id, MAX(t) FROM health_readings WHERE disk_id IN ({marks}) GROUP BY disk_id",
         keys,
     ).fetchall()
-    return [key for key, t in rows if t is not None and t // DAY_S < newest[key] // DAY_S]
+    return {key: t for key, t in rows if t is not None and t // DAY_S < newest[key] // DAY_S}
 
 
-def thin(conn: sqlite3.Connection, keys: list[str], now: float) -> int:
-    """Let go of the readings of ``keys`` that core/reading_thinning picks (none of the
-    last KEEP_ALL_DAYS before ``now``); how many rows went."""
+def thin(conn: sqlite3.Connection, due: dict[str, float], now: float) -> int:
+    """Let go of the readings core/reading_thinning picks among those of each disk in
+    ``due`` that crossed an age line since its previous keeping (the time given); how
+    many rows went."""
     gone = 0
-    for key in keys:
-        old = select_before(conn, key, now - KEEP_ALL_DAYS * DAY_S)
-        drop = readings_to_drop(old, now)
-        conn.executemany(
-            "DELETE FROM health_readings WHERE disk_id = ? AND t = ?", ((key, t) for t in drop)
-        )
-        gone += len(drop)
+    for key, before in due.items():
+        for start, end in crossed(before, now):
+            # the reading before the span: the counters it had, to tell a move from
+            rows = conn.execute(
+                f"SELECT * FROM ({_SELECT} WHERE disk_id = ? AND t < ? ORDER BY t DESC LIMIT 1)"
+                f" UNION ALL {_SELECT} WHERE disk_id = ? AND t >= ? AND t < ? ORDER BY t",
+                (key, start, key, start, end),
+            ).fetchall()
+            span = [HealthReading(*tuple(row)) for row in rows]
+            drop = readings_to_drop(span, now, keep_newest=False)
+            conn.executemany(
+                "DELETE FROM health_readings WHERE disk_id = ? AND t = ?",
+                ((key, t) for t in drop),
+            )
+            gone += len(drop)
     return gone
 
 
@@ -103,9 +112,3 @@ def select(conn: sqlite3.Connection, key: str, since: float | None = None) -> li
         (key, -1.0 if since is None else since),
     ).fetchall()
     return [HealthReading(*tuple(row)) for row in rows]
-
-
-def select_before(conn: sqlite3.Connection, key: str, until: float) -> list[HealthReading]:
-    """The disk's readings older than ``until``, oldest first."""
-    rows = conn.execute(f"{_SELECT} WHERE disk_id = ? AND t < ? ORDER BY t", (key, until))
-    return [HealthReading(*tuple(row)) for row in rows.fetchall()]

@@ -35,12 +35,16 @@ def kept_times(readings: list[HealthReading]) -> list[float]:
 def test_the_last_30_days_stay_whole_then_one_a_day_then_one_a_week() -> None:
     readings = hourly(3 * 365)
     times = kept_times(readings)
-    recent = [t for t in times if NOW - t < 30 * DAY_S]
-    assert len(recent) == len([r for r in readings if NOW - r.t < 30 * DAY_S])
-    daily = [t for t in times if 30 * DAY_S <= NOW - t < 365 * DAY_S]
-    days = [int(t // DAY_S) for t in daily]
-    assert len(days) == len(set(days)) and 334 <= len(days) <= 336
-    weekly = [t for t in times if NOW - t >= 365 * DAY_S]
+    today = int(NOW // DAY_S)
+
+    def age(t: float) -> int:  # in whole UTC days
+        return today - int(t // DAY_S)
+
+    recent = [t for t in times if age(t) < 30]
+    assert len(recent) == len([r for r in readings if age(r.t) < 30])
+    days = [int(t // DAY_S) for t in times if 30 <= age(t) < 365]
+    assert days == sorted(set(days)) and len(days) == 335
+    weekly = [t for t in times if age(t) >= 365]
     weeks = [int(t // DAY_S) // 7 for t in weekly]
     assert len(weeks) == len(set(weeks)) and 103 <= len(weeks) <= 106
     assert times[0] == readings[0].t  # the long trend keeps its start
@@ -68,8 +72,8 @@ def test_a_disk_asleep_is_no_change() -> None:
                 percentage_used=None, temperature_c=None) if i % 2 else r
         for i, r in enumerate(hourly(100))
     ]  # fmt: skip
-    old = [t for t in kept_times(readings) if NOW - t >= 30 * DAY_S]
-    assert len(old) <= 71
+    old = [t for t in kept_times(readings) if NOW - t >= 31 * DAY_S]
+    assert len(old) <= 70
 
 
 def test_thinning_twice_keeps_what_thinning_once_kept() -> None:
@@ -81,19 +85,53 @@ def test_thinning_twice_keeps_what_thinning_once_kept() -> None:
     assert kept_times(once) == [r.t for r in once]
 
 
-def test_keeping_thins_once_a_day_through_either_path(tmp_path: Path) -> None:
-    readings = hourly(90)
-    old, today = readings[:-1], readings[-1]
-    for path, save in (
-        (tmp_path / "store.sqlite3", lambda p, rs: HistoryStore(p).save_health(rs, "h")),
-        (tmp_path / "light.sqlite3", lambda p, rs: keep(p, rs, "h")),
-    ):
-        HistoryStore(path)  # a file at this schema version: keep() takes its light path
-        save(path, old)  # the same day as the newest: not thinned yet
-        assert len(kept(path, KEY)) == len(old)
-        save(path, [replace(today, t=today.t + DAY_S)])  # the next day's first keeping
-        after = kept(path, KEY)
-        # 29 days whole before the new newest, one a day for the 61 days before them
-        assert 29 * 24 + 60 < len(after) < 29 * 24 + 66
-        assert after[0].t == readings[0].t and after[-1].t == today.t + DAY_S
-        assert [r.t for r in after] == sorted(r.t for r in after)
+def test_keeping_day_by_day_thins_as_thinning_all_at_once_does(tmp_path: Path) -> None:
+    """Each day's first keeping thins only what crossed a line since the day before
+    (the history file's light path): after 35 days of keepings four times a day, the
+    rows are those thinning the whole at once keeps."""
+    readings = hourly(35)[::6]
+    rising = NOW - 20 * DAY_S
+    readings = [replace(r, pending_sectors=3) if r.t >= rising else r for r in readings]
+    by_day: dict[int, list[HealthReading]] = {}
+    for reading in readings:
+        by_day.setdefault(int(reading.t // DAY_S), []).append(reading)
+    # the last thinning is at the last day's first keeping: its lines, then that day's
+    last_first = by_day[max(by_day)][0].t
+    dropped = set(readings_to_drop([r for r in readings if r.t <= last_first], last_first))
+    wanted = [r.t for r in readings if r.t not in dropped]
+    path = tmp_path / "history.sqlite3"
+    HistoryStore(path)  # a file at this schema version: keep() takes its light path
+    for day in sorted(by_day):
+        first, *rest = by_day[day]
+        keep(path, [first], "h")  # the day's first keeping thins
+        if rest:
+            keep(path, rest, "h")  # the rest of the day's: not again
+    assert [r.t for r in kept(path, KEY)] == wanted
+    assert len(wanted) < len(readings)
+
+
+def test_the_store_thins_what_crossed_the_line_too(tmp_path: Path) -> None:
+    store = HistoryStore(tmp_path / "history.sqlite3")
+    readings = hourly(31)
+    store.save_health(readings[:-24], "h")  # 30 days at once: nothing thinned
+    crossing = int(readings[0].t // DAY_S)  # the oldest day, 31 days old tomorrow
+    store.save_health(readings[-24:], "h")  # the next day's keeping
+    left = [r for r in store.health_readings(KEY) if int(r.t // DAY_S) == crossing]
+    assert left == [readings[0]]
+
+
+def test_keeping_every_few_days_thins_across_the_year_line(tmp_path: Path) -> None:
+    """Through the history file's light path, a keeping once a week for over a
+    year (each thins what crossed the 30-day and the one-year lines since the one
+    before) leaves what thinning the whole at once does."""
+    readings = hourly(380)[::6]
+    readings = [replace(r, percentage_used=4) if r.t >= NOW - 200 * DAY_S else r
+                for r in readings]  # fmt: skip
+    path = tmp_path / "history.sqlite3"
+    HistoryStore(path)  # a file at this schema version: keep() takes its light path
+    chunks: dict[int, list[HealthReading]] = {}
+    for reading in readings:
+        chunks.setdefault(int(reading.t // DAY_S) // 7, []).append(reading)
+    for chunk in sorted(chunks):
+        keep(path, chunks[chunk], "h")
+    assert [r.t for r in kept(path, KEY)] == kept_times(readings)
