@@ -176,16 +176,17 @@ class HealthTrend(Vertical):
     @work(thread=True, exclusive=True, group="health-trend", exit_on_error=False)
     def _load(self, key: str | None, stamp: float) -> None:
         """The disk's kept readings, off the UI thread (sqlite3 on the history file)."""
+        import sqlite3
+
         from ...app.history.paths import default_history_path
         from ...app.history.readings_file import kept
         from ...core.errors import TierdeckError
+        from ..charts import series_chart  # noqa: F401 - loaded here, not on the UI thread
 
         note = None
         try:
-            from ..charts import series_chart  # noqa: F401 - loaded here, not on the UI thread
-
             readings = kept(default_history_path(), key) if key is not None else []
-        except TierdeckError as exc:
+        except (TierdeckError, OSError, sqlite3.Error) as exc:  # said in the pane, never fatal
             readings, note = [], f"kept readings unread: {exc}"
         self.app.call_from_thread(self._draw, (key, stamp), readings, note)
 

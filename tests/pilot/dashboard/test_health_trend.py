@@ -78,3 +78,20 @@ async def test_the_chart_comes_after_the_first_paint_and_follows_the_disk(
     # one read per disk shown, each off the UI thread
     assert [key for key, _ in reads] == [HDD, ONCE, NVME]
     assert not any(on_main for _, on_main in reads)
+
+
+async def test_a_history_that_cannot_be_read_is_said_in_the_pane(tmp_path: Path) -> None:
+    from tierdeck.app.history.paths import default_history_path
+    from tierdeck.backends.host import RecordedHost
+
+    from tests.snapshots.apps.health_trend import TRENDED
+    from tests.support.smart_recording import smart_recording
+
+    default_history_path().write_bytes(b"not a database, " * 64)
+    app = TierdeckApp(RecordedHost(smart_recording(tmp_path / "nas", TRENDED)), hotplug=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_inventory(pilot, app)
+        await wait_for_health(pilot, app)
+        trend = app.screen.query_one(HealthTrend)
+        assert "kept readings unread" in shown_text(trend.query_one(".trend-note"))
+        assert not trend.query(SeriesChart)
