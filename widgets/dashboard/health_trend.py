@@ -26,7 +26,9 @@ if TYPE_CHECKING:  # textual-plot and numpy: ~160 ms, imported in the worker (_l
     from ..charts.series_chart import SeriesChart
     from ..charts.series_data import NamedSeries
 
-UNIT_LABEL = "°C, %"  # both figures are whole numbers from 0 to about 100: one scale
+# Both figures are whole numbers from 0 to about 100: one scale, from just under the
+# lowest drawn (a temperature moves a few degrees: from 0 it would be a flat line).
+UNIT_LABEL = "°C, %"
 SMALL_ROWS = 5  # 80x24, where the pane has ~7 rows: two rows of data, sparkline-like
 LARGE_ROWS = 10
 LARGE_FROM_HEIGHT = 40  # terminal rows from which the chart is drawn taller
@@ -147,7 +149,8 @@ class HealthTrend(Vertical):
             return found.first()
         unit = AxisUnit(((1.0, UNIT_LABEL.ljust(LABEL_CHARS)),), lambda v: f"{v:.0f}")
         tall = self.app.size.height >= LARGE_FROM_HEIGHT
-        chart = SeriesChart("", unit=unit, rows=LARGE_ROWS if tall else SMALL_ROWS)
+        rows = LARGE_ROWS if tall else SMALL_ROWS
+        chart = SeriesChart("", unit=unit, rows=rows, from_zero=False)
         self.mount(chart)
         return chart
 
