@@ -16,10 +16,15 @@ The ten servers are this machine: their sessions' login shells (root's ~/.bashrc
 on every session sshd starts) share the two cores with the client. The floor of that
 is timed too: as many login shells as hosts, started at once as sshd starts them.
 
+``--plain-bashrc``: as on NASes, whose root has no pyenv: each sshd runs in a mount
+namespace of its own with an empty file bind-mounted over root's ~/.bashrc
+(tests/support/sshd.py ``binds``; the machine's file is never touched), and the floor's
+login shells read an empty one too. The first line says which.
+
 Needs root (sshd) and openssh-server. Prints the lines and appends them, dated, to
 docs/performance.md (--no-append: not).
 
-Usage: .venv/bin/python bench/fleet.py [--runs N] [--hosts N] [--no-append]
+Usage: .venv/bin/python bench/fleet.py [--runs N] [--hosts N] [--plain-bashrc] [--no-append]
 """
 
 from __future__ import annotations
@@ -93,11 +98,12 @@ async def until_filled(entries: tuple[FleetHost, ...], *, whole: bool = False) -
     return took, up
 
 
-def login_shells(count: int) -> float:
+def login_shells(count: int, home: str | None = None) -> float:
     """Seconds for ``count`` login shells of this user started at once, as sshd starts
-    a session's (bash reads ~/.bashrc when SSH_CLIENT is set), each running sh."""
+    a session's (bash reads ~/.bashrc when SSH_CLIENT is set), each running sh.
+    ``home``: a HOME whose ~/.bashrc to read instead of the user's."""
     shell = pwd.getpwuid(os.getuid()).pw_shell or "/bin/sh"
-    env = {"HOME": pwd.getpwuid(os.getuid()).pw_dir, "PATH": "/usr/bin:/bin",
+    env = {"HOME": home or pwd.getpwuid(os.getuid()).pw_dir, "PATH": "/usr/bin:/bin",
            "SSH_CLIENT": "127.0.0.1 40000 22", "USER": "root"}  # fmt: skip
     started = time.perf_counter()
     procs = [subprocess.Popen([shell, "-c", "exec sh -c :"], env=env, stderr=subprocess.DEVNULL)
@@ -111,16 +117,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--hosts", type=int, default=10)
+    parser.add_argument("--plain-bashrc", action="store_true",
+                        help="the servers' root with an empty ~/.bashrc (a NAS's)")  # fmt: skip
     parser.add_argument("--no-append", action="store_true", help="print only")
     args = parser.parse_args()
     if os.geteuid() != 0 or sshd_missing():
         raise SystemExit(f"needs root and sshd: {sshd_missing() or 'run as root'}")
     with tempfile.TemporaryDirectory(prefix="tierdeck-fleet-bench-") as tmp:
         folder = Path(tmp)
+        plain_home = folder / "plain-home"
+        plain_home.mkdir()
+        (plain_home / ".bashrc").write_text("")
+        bashrc = Path(pwd.getpwuid(os.getuid()).pw_dir) / ".bashrc"
+        binds = {bashrc: plain_home / ".bashrc"} if args.plain_bashrc and bashrc.exists() else {}
+        floor_home = str(plain_home) if args.plain_bashrc else None
         labs: list[SshLab] = []
         try:
             for i in range(args.hosts):
-                labs.append(SshLab.start(folder / f"sshd{i}", alias=f"nas{i}"))
+                labs.append(SshLab.start(folder / f"sshd{i}", alias=f"nas{i}", binds=binds))
             os.environ["HOME"] = str(admin_home(folder, labs))
             os.environ.pop("SSH_AUTH_SOCK", None)
             os.environ["TIERDECK_CACHE_DIR"] = str(folder / "cache")
@@ -128,7 +142,7 @@ def main() -> None:
             asyncio.run(until_filled(fleet[:1]))  # warm-up: imports, first connection
             alone, many, whole, ratios, savings, shells = [], [], [], [], [], []
             for _ in range(args.runs):
-                shells.append(login_shells(args.hosts))
+                shells.append(login_shells(args.hosts, floor_home))
                 one, up_one = asyncio.run(until_filled(fleet[:1]))
                 all_, up_all = asyncio.run(until_filled(fleet))
                 read_whole, up_whole = asyncio.run(until_filled(fleet, whole=True))
@@ -143,8 +157,10 @@ def main() -> None:
             for lab in labs:
                 lab.stop()
     median = statistics.median(many)
+    shell = "a plain ~/.bashrc" if args.plain_bashrc else "this VM's ~/.bashrc (pyenv)"
     lines = [
-        f"fleet of {args.hosts} loopback hosts, every row filled (80x24, {args.runs} rounds):",
+        f"fleet of {args.hosts} loopback hosts, every row filled (80x24, {args.runs} rounds; "
+        f"the servers' root with {shell}):",
         f"  {args.hosts} hosts: median {median:.2f} s (min {min(many):.2f}, max {max(many):.2f})"
         f" [goal < {GOAL_S:g} s: {'met' if median < GOAL_S else 'NOT met'}]",
         f"  1 host alone: median {statistics.median(alone):.2f} s",

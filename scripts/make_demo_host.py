@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import shutil
 import subprocess
 import sys
@@ -371,6 +372,7 @@ def build(seed: str) -> None:
         "[raid10] \nunused devices: <none>\n",
     )
     rec.write()
+    write_health_readings()
 
 
 # ---------------------------------------------------------------------- SMART
@@ -422,6 +424,42 @@ def record_smart(rec: HostRecording, wd18_bytes: int) -> None:
     scan = json.loads((ROOT / "tests/fixtures/smart/vm-scan-open.json").read_text())
     scan["devices"] = scanned
     rec.add_command(["smartctl", "--json", "--scan-open"], json.dumps(scan, indent=2) + "\n")
+
+
+def _temperature_range(fixture: str) -> list[int] | None:
+    """The lifetime minimum and maximum an ATA drive gives with its temperature
+    (attribute 194's "32 (Min/Max 24/38)"); None where it gives none."""
+    doc = json.loads((ROOT / "tests/fixtures/smart" / fixture).read_text())
+    for attr in (doc.get("ata_smart_attributes") or {}).get("table", []):
+        match = re.search(r"Min/Max (\d+)/(\d+)", (attr.get("raw") or {}).get("string", ""))
+        if attr.get("id") == 194 and match:
+            return [int(match[1]), int(match[2])]
+    return None
+
+
+def write_health_readings() -> None:
+    """The demo disks' figures as the demo host answers them, read on the seed's night:
+    the last of the kept readings the demo history works back from
+    (app/history/demo_readings.py)."""
+    from dataclasses import asdict
+
+    from tierdeck.app.health.collect import collect
+    from tierdeck.app.history.demo import SEED_NIGHT
+    from tierdeck.app.history.demo_readings import READINGS_FILE
+    from tierdeck.app.history.health_readings import readings_of
+    from tierdeck.backends.host import RecordedHost
+
+    report, inv = collect(RecordedHost(DEMO), now=SEED_NIGHT)
+    disks = []
+    for reading in readings_of(report, {d.name: d.wwn for d in inv.disks if d.wwn}):
+        if reading.temperature_c is None and reading.percentage_used is None:
+            continue  # asleep or unreadable when read: nothing to draw
+        disk = asdict(reading)
+        del disk["t"]
+        disk["temperature_range"] = _temperature_range(SMART_DISKS[reading.name][0])
+        disks.append(disk)
+    data = {"end": SEED_NIGHT, "disks": disks}
+    READINGS_FILE.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
 # ---------------------------------------------------------------------- mergerfs capture

@@ -8,6 +8,7 @@ import os
 import shutil
 import signal
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -98,6 +99,16 @@ def _own_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     folder = tmp_path_factory.mktemp("config")
     monkeypatch.setenv("TIERDECK_CONFIG_DIR", str(folder))
     return folder
+
+
+@pytest.fixture
+def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Dates on screen and in text in UTC, whatever the machine's zone."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
 
 
 @pytest.fixture(autouse=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.segment import Segment
@@ -9,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Static
 
 
@@ -72,8 +75,26 @@ class DetailPane(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static("", classes="detail-body")
 
-    def show(self, *parts: RenderableType) -> None:
-        content = Group(*parts)
-        shown = _RenderedOnce(content) if _height_free(content) else content
-        self.query_one(".detail-body", Static).update(shown)
+    def show(self, *parts: RenderableType, tail: Sequence[RenderableType] = ()) -> None:
+        """``parts`` at the top; ``tail`` under the middle widget (``add_middle``) when
+        the pane has one, else right after ``parts``."""
+        tails = self.query(".detail-tail").results(Static)
+        below = next(tails, None)
+        if below is None:
+            parts = (*parts, *tail)
+        else:
+            below.update(_shown(Group(*tail)))
+            below.display = bool(tail)
+        self.query_one(".detail-body", Static).update(_shown(Group(*parts)))
         self.scroll_home(animate=False)
+
+    def add_middle(self, widget: Widget) -> None:
+        """A widget of its own between the shown parts and the tail (the disk pane's
+        health chart, which a renderable cannot hold), mounted once."""
+        below = Static("", classes="detail-tail")
+        below.display = False  # until a tail is shown
+        self.mount(widget, below, after=".detail-body")
+
+
+def _shown(content: Group) -> RenderableType:
+    return _RenderedOnce(content) if _height_free(content) else content

@@ -128,8 +128,9 @@ def terminal_prompt(question: str) -> str | None:
         return None
 
 
-def open_remote_host(name: str) -> SshHost:
-    """The host, connected (its key checked, logged in), or exit 1 saying why."""
+def open_remote_host(name: str, meanwhile: Callable[[], object] | None = None) -> SshHost:
+    """The host, connected (its key checked, logged in), or exit 1 saying why.
+    ``meanwhile``: the command's own work done while it connects (see ``make_host``)."""
     from ...backends.host.ssh import BadTarget, SshHost
     from ...core.errors import HostUnreachable
 
@@ -137,6 +138,9 @@ def open_remote_host(name: str) -> SshHost:
         host = SshHost(name, prompt=terminal_prompt)
     except BadTarget as exc:
         fail(str(exc), EXIT_REFUSED)
+    if meanwhile is not None:
+        host.connect_soon()
+        meanwhile()
     try:
         host.facts  # noqa: B018 - connect now: a refusal is said before any work starts
     except HostUnreachable as exc:
@@ -183,23 +187,33 @@ def once(*decls: str, **attrs: Any) -> Callable[[F], F]:
     return click.option(*decls, multiple=True, callback=only_one, **attrs)
 
 
-def make_host(demo: bool, recorded: Path | None) -> Host:
+def make_host(
+    demo: bool, recorded: Path | None, *, meanwhile: Callable[[], object] | None = None
+) -> Host:
     """The host a command works on: the demo NAS, a recording, the machine ``--host``
-    names (over SSH, connected), or this machine."""
+    names (over SSH, connected), or this machine. ``meanwhile`` (a command's imports) is
+    called before this returns, for every kind of host; for ``--host`` while the
+    connection is made (the host's sshd starts the session and its login shell as this
+    process imports), a refusal still said before any of the command's work."""
     from ...backends.host import LiveHost, RecordedHost
 
     remote = requested_host()
     if sum((demo, recorded is not None, remote is not None)) > 1:
         raise click.UsageError("--demo, --recorded and --host exclude each other")
+    if remote is not None:
+        return open_remote_host(remote, meanwhile)
+    host: Host
     if demo:
         from ..machine.demo import load_demo_host
 
-        return load_demo_host()
-    if recorded is not None:
-        return RecordedHost(recorded)
-    if remote is not None:
-        return open_remote_host(remote)
-    return LiveHost()
+        host = load_demo_host()
+    elif recorded is not None:
+        host = RecordedHost(recorded)
+    else:
+        host = LiveHost()
+    if meanwhile is not None:
+        meanwhile()
+    return host
 
 
 def command_host() -> Host:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -21,12 +22,14 @@ def inventory(demo: bool, recorded: Path | None, as_json: bool) -> None:
     The --json shape is stable and documented in docs/inventory-json.md
     (schema "tierdeck.inventory/1").
     """
+    # imported while a --host connection is made (make_host's meanwhile)
+    host = make_host(demo, recorded, meanwhile=_import_readers)
     from ...core.serialize import inventory_to_dict
     from ..machine.inventory import collect_inventory
     from ..machine.report import render_inventory_text
 
     try:
-        inv = collect_inventory(make_host(demo, recorded))
+        inv = collect_inventory(host)
     except TierdeckError as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
@@ -34,3 +37,9 @@ def inventory(demo: bool, recorded: Path | None, as_json: bool) -> None:
         sys.stdout.write("\n")
     else:
         click.echo(render_inventory_text(inv))
+
+
+def _import_readers() -> None:
+    """The modules that collect, serialise and render an inventory."""
+    for module in ("...core.serialize", "..machine.inventory", "..machine.report"):
+        importlib.import_module(module, __package__)

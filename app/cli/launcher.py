@@ -15,6 +15,9 @@ keeps (fast_list.py, with sqlite3 alone): click and the command's modules cost m
 than the bound that listing is held to. fast_list.py hands click every case it is not
 sure of.
 
+``tierdeck --version`` is answered here too (what every SSH connection to a host with
+tierdeck installed asks, backends/host/ssh).
+
 ``tierdeck mover run`` with a plain command line (the systemd timer's) runs without
 click too: mover_run.py reads it, or hands it to click when click would read it any
 differently."""
@@ -30,7 +33,7 @@ from .root_help import BODY, USAGE_ARGS, WIDTH
 def run() -> None:
     """The ``tierdeck`` command: exits with the command's status."""
     argv = sys.argv[1:]
-    answer: str | bytes | None = root_help(argv)
+    answer: str | bytes | None = root_help(argv) or version_line(argv)
     if answer is None and argv[:2] == ["history", "list"] and answers_without_click():
         from .fast_list import stored_list_json
 
@@ -69,6 +72,17 @@ def root_help(argv: list[str]) -> str | None:
     if len(usage) > WIDTH:  # click would wrap it
         return None
     return f"{usage}\n{BODY}"
+
+
+def version_line(argv: list[str]) -> str | None:
+    """click's ``tierdeck --version`` line (root.py's version_option), for that sole
+    argument. Every connection to a host reads it there (backends/host/ssh, the facts):
+    with click's import it cost the host ~0.1 s of CPU per connection and fleet row."""
+    if argv != ["--version"] or not answers_without_click():
+        return None
+    from ... import __version__
+
+    return f"tierdeck, version {__version__}\n"
 
 
 def answers_without_click() -> bool:

@@ -80,15 +80,22 @@ def main(ctx: click.Context, demo: bool, recorded: Path | None) -> None:
         use_demo_history()
     if ctx.invoked_subcommand is not None:
         return
-    from ..tui.app import TierdeckApp
-
     if not demo and recorded is None and requested_host() is None:
         fleet = _configured_fleet()
         if fleet is not None:
+            from ..tui.app import TierdeckApp
+
             TierdeckApp(None, fleet=fleet).run()
             return
-    host = make_host(demo, recorded)
+    # the TUI's import (Textual) runs while a --host connection is made
+    host = make_host(demo, recorded, meanwhile=_import_tui)
+    from ..tui.app import TierdeckApp
+
     TierdeckApp(host, demo=demo).run()
+
+
+def _import_tui() -> None:
+    from ..tui import app  # noqa: F401 - imported now, used by the caller
 
 
 def _configured_fleet() -> Fleet | None:

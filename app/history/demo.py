@@ -1,7 +1,8 @@
 """The history behind ``tierdeck --demo``: seed 000's own results, imported.
 
 The seed's fio reports (``demo_runs/``, verbatim cuts; ``demo_runs/SOURCES.md``) are
-imported, each named and placed on the target the seed says it measured, into a history
+imported, each named and placed on the target the seed says it measured, with a year of
+its disks' health readings (demo_readings.py), into a history
 file of the demo's own under the user's cache folder, never the user's history. The
 file is built when missing, in a folder named after the shipped snippets, so a tierdeck
 whose demo changed builds anew. ``use_demo_history`` points this process's history
@@ -23,6 +24,7 @@ from ...backends.fio.imports import imported_run, jobs_of_command
 from ...backends.localfiles import cache_folder
 from ...core.bench_models import BenchTarget, RunResult, TargetKind
 from ...core.errors import TierdeckError
+from .demo_readings import READINGS_FILE, demo_readings
 from .store import DB_NAME, ENV_DATA_DIR, HistoryStore
 
 RUNS_DIR = Path(__file__).resolve().parent / "demo_runs"
@@ -152,6 +154,8 @@ def _fingerprint() -> str:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     digest.update(repr((DEMO_RUNS, TAGS)).encode())  # a history tagged otherwise is rebuilt
     digest.update(f"reading {READING}".encode())
+    if READINGS_FILE.exists():  # the disks' kept health readings (demo_readings.py)
+        digest.update(READINGS_FILE.read_bytes())
     return digest.hexdigest()[:12]
 
 
@@ -192,6 +196,7 @@ def _fill(folder: Path) -> None:
     store = HistoryStore(folder / DB_NAME)
     for run in demo_runs():
         store.save(run)
+    store.save_health(demo_readings(), "demo")
 
 
 def use_demo_history(cache_dir: Path | None = None) -> Path:

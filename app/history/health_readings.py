@@ -5,7 +5,8 @@ per disk per ``tierdeck health`` collection, so trends show and the cache wear f
 A disk is filed under its serial (or, without one, its wwn): kernel names move between
 boots. A disk with neither is not kept: its readings could not be told from another's.
 The store keeps and reads them with this module's rows; `tierdeck health` does with
-readings_file.py.
+readings_file.py. Keeping thins the older readings (core/reading_thinning.py): an hourly
+timer would add ~8,760 rows a disk a year.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 
-from ...core.cache_wear import HealthReading
+from ...core.cache_wear import DAY_S, HealthReading
 from ...core.disk_health import DiskHealth, HealthReport
+from ...core.reading_thinning import crossed, readings_to_drop
 
 _COLUMNS = ("disk_id", "t", "name", "state", "temperature_c", "power_on_hours",
             "bytes_written", "percentage_used", "pending_sectors", "reallocated_sectors")  # fmt: skip
@@ -48,7 +50,9 @@ def readings_of(report: HealthReport, wwns: Mapping[str, str] | None = None) -> 
 
 
 def insert(conn: sqlite3.Connection, readings: list[HealthReading], host_id: str) -> int:
-    """Store ``readings``; a disk read twice at the same instant keeps the first."""
+    """Store ``readings``; a disk read twice at the same instant keeps the first. The
+    first keeping of a (UTC) day also thins each of those disks' older readings."""
+    due = _thinning_due(conn, readings)
     rows = [(r.disk_id, r.t, host_id, r.name, r.state, r.temperature_c, r.power_on_hours,
              r.bytes_written, r.percentage_used, r.pending_sectors, r.reallocated_sectors)
             for r in readings]  # fmt: skip
@@ -57,7 +61,48 @@ def insert(conn: sqlite3.Connection, readings: list[HealthReading], host_id: str
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
-    return cur.rowcount
+    stored = cur.rowcount
+    if due:
+        thin(conn, due, max(r.t for r in readings))
+    return stored
+
+
+def _thinning_due(conn: sqlite3.Connection, readings: list[HealthReading]) -> dict[str, float]:
+    """The disks of ``readings`` whose newest kept reading is of an earlier day, with
+    that reading's time: thinning runs once a day, on what crossed a line since."""
+    keys = sorted({r.disk_id for r in readings})
+    if not keys:
+        return {}
+    newest = {r.disk_id: r.t for r in readings}
+    marks = ", ".join("?" * len(keys))
+    rows = conn.execute(
+        f"SELECT disk_id, MAX(t) FROM health_readings WHERE disk_id IN ({marks}) GROUP BY disk_id",
+        keys,
+    ).fetchall()
+    return {key: t for key, t in rows if t is not None and t // DAY_S < newest[key] // DAY_S}
+
+
+def thin(conn: sqlite3.Connection, due: dict[str, float], now: float) -> int:
+    """Let go of the readings core/reading_thinning picks among those of each disk in
+    ``due`` that crossed an age line since its previous keeping (the time given); how
+    many rows went."""
+    gone = 0
+    for key, before in due.items():
+        for start, end in crossed(before, now):
+            # the reading before the span: the counters it had, to tell a move from
+            rows = conn.execute(
+                f"SELECT * FROM ({_SELECT} WHERE disk_id = ? AND t < ? ORDER BY t DESC LIMIT 1)"
+                f" UNION ALL {_SELECT} WHERE disk_id = ? AND t >= ? AND t < ? ORDER BY t",
+                (key, start, key, start, end),
+            ).fetchall()
+            span = [HealthReading(*tuple(row)) for row in rows]
+            drop = readings_to_drop(span, now, keep_newest=False)
+            conn.executemany(
+                "DELETE FROM health_readings WHERE disk_id = ? AND t = ?",
+                ((key, t) for t in drop),
+            )
+            gone += len(drop)
+    return gone
 
 
 def select(conn: sqlite3.Connection, key: str, since: float | None = None) -> list[HealthReading]:

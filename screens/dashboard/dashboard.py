@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane, Tree
@@ -37,19 +36,13 @@ from .bench_keys import BENCH_BINDINGS, BenchEntries
 if TYPE_CHECKING:  # loaded with the first health report, not before the first paint
     from ...core.disk_health import HealthReport
 from .sections import (
+    SECTION_FOCUS,
     SectionState,
     draw_section,
     update_disk_detail,
     update_mergerfs_detail,
     update_pool_detail,
 )
-
-SECTION_FOCUS = {
-    "disks": "#disk-table",
-    "pools": "#pool-tree",
-    "mergerfs": "#mergerfs-pools",
-    "problems": "#problem-list",
-}
 
 
 class DashboardScreen(BenchEntries, Screen[None]):
@@ -142,24 +135,10 @@ class DashboardScreen(BenchEntries, Screen[None]):
         yield CalmFooter()
 
     def _mount_hidden_tabs(self) -> None:
-        """The widgets of the tabs not shown at start, one column each. Mounted here
-        rather than wrapped in ``textual.lazy.Lazy``, which is a widget of its own per
-        tab to mount and style before the first frame (~2 ms of it for three tabs). Their
-        modules load here too (~2 ms of imports before the first frame)."""
-        from ...widgets.dashboard.mergerfs_tables import BranchTable, MergerfsPoolTable
-        from ...widgets.dashboard.pool_tree import PoolTree
+        """The widgets of the tabs not shown at start (widgets/dashboard/later_tabs)."""
+        from ...widgets.dashboard.later_tabs import later_tab_bodies
 
-        bodies = {
-            "pools": Vertical(PoolTree(id="pool-tree"), DetailPane(id="pool-detail")),
-            "mergerfs": Vertical(
-                MergerfsPoolTable(id="mergerfs-pools"),
-                BranchTable(id="mergerfs-branches"),
-                DetailPane(id="mergerfs-detail"),
-            ),
-            "problems": Vertical(DetailPane(id="problem-list")),
-        }
-        for pane, body in bodies.items():
-            body.add_class("pane-body")
+        for pane, body in later_tab_bodies().items():
             self.query_one(f"#{pane}", TabPane).mount(body)
 
     def on_mount(self) -> None:
@@ -280,34 +259,25 @@ class DashboardScreen(BenchEntries, Screen[None]):
 
     # -- detail panes -------------------------------------------------------------------
 
-    def _update_disk_detail(self) -> None:
-        if self.inventory is not None:  # else the skeleton's note stays
-            update_disk_detail(self, self.inventory)
-
-    def _update_pool_detail(self) -> None:
-        if self.inventory is not None:
-            update_pool_detail(self, self.inventory)
-
     def _update_mergerfs_detail(self, *, branch: bool) -> None:
         if self.inventory is not None:
             update_mergerfs_detail(self, self.inventory, branch=branch)
 
     @on(DataTable.RowHighlighted, "#disk-table")
     def _disk_highlighted(self) -> None:
-        self._update_disk_detail()
+        if self.inventory is not None:  # else the skeleton's note stays
+            update_disk_detail(self, self.inventory)
 
     @on(Tree.NodeHighlighted, "#pool-tree")
     def _pool_highlighted(self) -> None:
-        self._update_pool_detail()
+        if self.inventory is not None:
+            update_pool_detail(self, self.inventory)
 
     @on(DataTable.RowHighlighted, "#mergerfs-pools")
     def _mergerfs_pool_highlighted(self) -> None:
         from ...widgets.dashboard.mergerfs_tables import BranchTable, MergerfsPoolTable
 
-        branches = self.query_one(BranchTable)
-        pool = self.query_one(MergerfsPoolTable).selected_pool
-        if branches.pool is not pool:
-            branches.show_pool(pool)
+        self.query_one(BranchTable).follow(self.query_one(MergerfsPoolTable).selected_pool)
         self._update_mergerfs_detail(branch=False)
 
     @on(DataTable.RowHighlighted, "#mergerfs-branches")

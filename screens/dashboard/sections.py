@@ -16,8 +16,8 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 
 from ...core.inventory_changes import NO_CHANGES, InventoryChanges
-from ...core.models import Inventory, Problem
-from ...widgets.dashboard.disk_table import DiskTable, disk_detail
+from ...core.models import Disk, Inventory, Problem
+from ...widgets.dashboard.disk_table import DiskTable, disk_detail_parts
 from ...widgets.dashboard.disks_under import disks_under_text
 from ...widgets.dashboard.problem_list import problems_renderable
 from ...widgets.dashboard.skeleton import SKELETON_NOTE
@@ -31,6 +31,13 @@ if TYPE_CHECKING:
 # with those tabs' widgets, after the first paint (the dashboard's _mount_hidden_tabs).
 
 SECTIONS = ("disks", "pools", "mergerfs", "problems")
+# what each tab's key focuses: its list, so the arrows work at once
+SECTION_FOCUS = {
+    "disks": "#disk-table",
+    "pools": "#pool-tree",
+    "mergerfs": "#mergerfs-pools",
+    "problems": "#problem-list",
+}
 DETAIL_PANES = {
     "disks": "#disk-detail",
     "pools": "#pool-detail",
@@ -128,10 +135,35 @@ def update_disk_detail(screen: Screen[None], inv: Inventory) -> None:
     table = screen.query_one(DiskTable)
     disk = table.selected_disk
     if disk is None:
+        show_trend(pane, None, table)
         pane.show(Text("No disks found.", style="dim"))
         return
     health = (table.health.get(disk.name), table.health_read)
-    pane.show(disk_detail(inv, disk, table.users, health))
+    head, tail = disk_detail_parts(inv, disk, table.users, health)
+    show_trend(pane, disk, table)  # first: a new chart's place is then ready for the tail
+    pane.show(*head, tail=tail)
+
+
+def show_trend(pane: DetailPane, disk: Disk | None, table: DiskTable) -> None:
+    """The disk's health over time between its SMART figures and its partitions, once
+    health is read: the chart's module (textual-plot) and the kept readings load then,
+    never before the first paint. Not for a virtual device, which has no SMART."""
+    trend = next(iter(pane.query("#health-trend")), None)
+    stamp = table.health_collected_at
+    if disk is None or disk.virtual or stamp is None:
+        if trend is not None:
+            trend.display = False
+        return
+    from ...app.history.health_readings import disk_id
+    from ...widgets.dashboard.health_trend import HealthTrend
+
+    if not isinstance(trend, HealthTrend):
+        trend = HealthTrend(id="health-trend")
+        pane.add_middle(trend)
+    trend.display = True
+    health = table.health.get(disk.name)
+    serial = health.serial if health is not None and health.serial else disk.serial
+    trend.show_disk(disk_id(serial, disk.wwn), stamp)
 
 
 def update_pool_detail(screen: Screen[None], inv: Inventory) -> None:

@@ -93,6 +93,33 @@ def test_a_host_that_never_answers_times_out() -> None:
         link.close()
 
 
+def test_connecting_soon_hands_its_connection_or_its_error_to_the_first_use(
+    ssh_lab: Any,
+) -> None:
+    host = SshHost(ssh_lab.alias)
+    try:
+        host.connect_soon()
+        host.connect_soon()  # one connection, however often it is asked
+        assert host.facts.hostname == os.uname().nodename
+        assert host.link.round_trips == 2  # the connection and the facts' line, once
+    finally:
+        host.close()
+    # A refusal made in the background is raised to the first use, once; the next use
+    # connects again (as after any failure), here to the same refusal.
+    ssh_lab.forget_host_key()
+    host = SshHost(ssh_lab.alias)
+    try:
+        host.connect_soon()
+        with pytest.raises(HostKeyRefused):
+            host.facts  # noqa: B018
+        trips = host.link.round_trips
+        with pytest.raises(HostKeyRefused):
+            host.facts  # noqa: B018
+        assert host.link.round_trips == trips + 1
+    finally:
+        host.close()
+
+
 _NAMES = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="/\x00"),
     min_size=1, max_size=40,

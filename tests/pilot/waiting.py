@@ -23,8 +23,20 @@ async def wait_for_inventory(pilot: Pilot[None], app: TierdeckApp, *, after: int
 
 async def wait_for_health(pilot: Pilot[None], app: TierdeckApp, *, after: int = 0) -> None:
     """Wait until more than ``after`` health reports (SMART, read after the inventory)
-    have reached the dashboard."""
+    have reached the dashboard, and the disk pane's chart of kept readings (read in a
+    worker once health is in) shows the highlighted disk's."""
     await wait_until(pilot, lambda: app.health_reads > after, f"health report #{after + 1}")
+    await wait_for_trend(pilot, app)
+
+
+async def wait_for_trend(pilot: Pilot[None], app: TierdeckApp) -> None:
+    """Wait until the disk pane's chart (if there is one) has drawn the disk asked for."""
+    from tierdeck.widgets.dashboard.health_trend import HealthTrend
+
+    def settled() -> bool:
+        return all(trend.settled for trend in app.screen.query(HealthTrend))
+
+    await wait_until(pilot, settled, "the disk's kept readings drawn")
 
 
 async def paste_text(pilot: Pilot[None], text: str) -> None:

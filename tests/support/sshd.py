@@ -3,7 +3,10 @@ throwaway host key and user key, and a client side (~/.ssh/config, known_hosts, 
 key) in a HOME of its own, as an admin's machine would have them.
 
 ``SshLab.start(folder)`` starts it; ``stop()`` ends it and every session it had.
-Nothing listens outside 127.0.0.1.
+Nothing listens outside 127.0.0.1. ``binds`` puts files of the test's over the machine's
+own (a plain ~/.bashrc, an /etc/passwd and /etc/shadow with a throwaway user) for sshd
+and its sessions only: sshd runs in a mount namespace of its own, which ends with it,
+so the machine's files are never touched.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +45,21 @@ def _keygen(path: Path) -> None:
                     "-f", str(path)], check=True, timeout=30)  # fmt: skip
 
 
+def _bound(binds: Mapping[Path, Path]) -> list[str]:
+    """The command's prefix that runs it in a mount namespace of its own with ``binds``
+    mounted (each file of the test's over the machine's): the mounts are private to that
+    namespace and end with its last process, sshd's sessions included. unshare and sh
+    both exec, so the command keeps the pid the caller holds."""
+    if not binds:
+        return []
+    mounts = "".join(
+        f'mount --bind -- "${{{2 * i + 2}}}" "${{{2 * i + 1}}}"; ' for i in range(len(binds))
+    )
+    pairs = [str(path) for pair in binds.items() for path in pair]
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-ec",
+            f'{mounts}shift {len(pairs)}; exec "$@"', "sh", *pairs]  # fmt: skip
+
+
 @dataclass
 class SshLab:
     folder: Path
@@ -54,10 +73,13 @@ class SshLab:
     @classmethod
     def start(cls, folder: Path, *, alias: str = "nas", port: int | None = None,
               listen: str = "127.0.0.1", session_env: dict[str, str] | None = None,
-              netns: str | None = None) -> SshLab:  # fmt: skip
+              netns: str | None = None, binds: Mapping[Path, Path] | None = None,
+              passwords: bool = False) -> SshLab:  # fmt: skip
         """``session_env``: what every session on the server has (sshd's SetEnv), e.g.
         a PATH with this checkout's tierdeck, and its data folders in the test's.
-        ``netns``: the network namespace sshd runs in (tests/support/netns.py)."""
+        ``netns``: the network namespace sshd runs in (tests/support/netns.py).
+        ``binds``: {the machine's file: the test's file seen in its place} by sshd and
+        its sessions. ``passwords``: sshd also takes a password (from /etc/shadow)."""
         folder.mkdir(parents=True, exist_ok=True)
         os.chmod(folder, 0o700)
         host_key, user_key = folder / "host_key", folder / "user_key"
@@ -71,7 +93,8 @@ class SshLab:
         config.write_text(
             f"ListenAddress {listen}\nPort {port}\nHostKey {host_key}\n"
             f"AuthorizedKeysFile {folder}/authorized_keys\n"
-            "PermitRootLogin prohibit-password\nPasswordAuthentication no\n"
+            "PermitRootLogin prohibit-password\n"
+            f"PasswordAuthentication {'yes' if passwords else 'no'}\n"
             "KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"
             f"PidFile {folder}/sshd.pid\nLogLevel ERROR\nMaxSessions 64\nMaxStartups 64\n"
             # SFTP in sshd itself: a client's sshfs mount of a share (the ladder's network rung)
@@ -86,8 +109,8 @@ class SshLab:
         lab.trust_host_key()
         # -D: stays in the foreground as our child, so stop() ends it for sure
         inside = ["ip", "netns", "exec", netns] if netns else []
-        lab.process = subprocess.Popen([*inside, SSHD, "-D", "-e", "-f", str(config)],
-                                       stderr=subprocess.DEVNULL)  # fmt: skip
+        lab.process = subprocess.Popen([*inside, *_bound(binds or {}), SSHD, "-D", "-e",
+                                        "-f", str(config)], stderr=subprocess.DEVNULL)  # fmt: skip
         lab.wait_listening(listen)
         return lab
 

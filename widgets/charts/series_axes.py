@@ -125,3 +125,32 @@ class CategoryTicks(AxisFormatter):
             name = self.names[int(t)] if 0 <= int(t) < len(self.names) else ""
             labels.append(name if len(name) <= self.width else name[: self.width - 1] + "…")
         return labels
+
+
+class DateTicks(AxisFormatter):
+    """Days since ``origin`` (epoch seconds), labelled by their date in local time: a
+    disk's kept readings over weeks or years. Ticks a round number of days apart, few
+    enough for "12 Nov" (or "Nov 2025" over long spans) to fit side by side."""
+
+    STEPS_DAYS = (1, 2, 7, 14, 30, 61, 91, 182, 365, 730, 1461)
+
+    def __init__(self, origin: float, most: int = 4) -> None:
+        self.origin = origin
+        self.most = most
+        self._long = False
+
+    def get_ticks(self, min_: float, max_: float, max_ticks: int = 8) -> list[float]:
+        most = max(2, min(self.most, max_ticks))
+        span = max_ - min_
+        self._long = span > 180
+        step = next((s for s in self.STEPS_DAYS if span / s < most), self.STEPS_DAYS[-1])
+        first = math.ceil(min_ / step)
+        ticks = [float(k * step) for k in range(first, math.floor(max_ / step) + 1)]
+        # a label centred on the right edge is cut off: none in the last tenth
+        return [t for t in ticks if t <= max_ - span / 10] or ticks[:1]
+
+    def get_labels_for_ticks(self, ticks: Sequence[float]) -> list[str]:
+        import time
+
+        pattern = "%b %Y" if self._long else "%-d %b"
+        return [time.strftime(pattern, time.localtime(self.origin + t * 86400)) for t in ticks]

@@ -109,6 +109,7 @@ class SeriesChart(Widget):
         x_ticks: AxisFormatter | None = None,
         x_limits: tuple[float, float] | None = None,
         avg_format: Callable[[float], str] | None = None,
+        from_zero: bool = True,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -120,8 +121,11 @@ class SeriesChart(Widget):
         ``x_ticks`` and ``x_limits``: an x axis other than seconds since the start (the
         sweep view's axis values, see ``CategoryTicks``). ``avg_format``: how the
         legend writes an average (the compare view: as its table does), else in
-        the axis unit."""
+        the axis unit. ``from_zero``: the value axis starts at 0 (a rate); else just
+        under the lowest value drawn (a disk's temperature over months moves a few
+        degrees around 35)."""
         super().__init__(name=name, id=id, classes=classes)
+        self.from_zero = from_zero
         self.title = title
         self.unit = unit
         self.capacity = capacity
@@ -493,4 +497,20 @@ class SeriesChart(Widget):
             )
         else:
             plot.set_y_formatter(ValueTicks(rows=self.rows - 1))
-            plot.set_ylimits(0.0, top / divisor * 1.05 if top > 0 else 1.0)
+            high = top / divisor * 1.05 if top > 0 else 1.0
+            plot.set_ylimits(self._bottom(divisor, high), high)
+
+    def _bottom(self, divisor: float, high: float) -> float:
+        """0, or (``from_zero`` False) a whole number just under the lowest value."""
+        if self.from_zero:
+            return 0.0
+        lowest = self._memo(
+            "lowest",
+            lambda: min(
+                (v for key in self.visible_keys for _, v in self._lines[key].points
+                 if v is not None),
+                default=0.0,
+            ),
+        )  # fmt: skip
+        bottom = float(math.floor(lowest / divisor - (high - lowest / divisor) * 0.05))
+        return bottom if bottom < high else 0.0

@@ -108,6 +108,7 @@ class DiskTable(DataTable[Text]):
         self.users: dict[str, tuple[str, ...]] = {}  # core.relations.disk_users of it
         self.health: dict[str, DiskHealth] = {}  # by disk name, once SMART was read
         self.health_read = False  # a health report has arrived (else "reading")
+        self.health_collected_at: float | None = None  # that report's time
 
     @property
     def compact(self) -> bool:
@@ -128,6 +129,7 @@ class DiskTable(DataTable[Text]):
         """The health the next rebuild shows (show_inventory draws it)."""
         self.health = {d.name: d for d in report.disks}
         self.health_read = True
+        self.health_collected_at = report.collected_at
 
     def show_health(self, report: HealthReport) -> None:
         """Each disk's health state and temperature in the Health column, now."""
@@ -316,6 +318,18 @@ def disk_detail(
     paths. ``users``: core.relations.disk_users of ``inv``, when the caller has it;
     ``health``: the disk's health and whether SMART has been read yet (None: no health
     rows, as where no collection runs)."""
+    head, tail = disk_detail_parts(inv, disk, users, health)
+    return Group(*head, *tail)
+
+
+def disk_detail_parts(
+    inv: Inventory,
+    disk: Disk,
+    users: dict[str, tuple[str, ...]] | None = None,
+    health: tuple[DiskHealth | None, bool] | None = None,
+) -> tuple[list[RenderableType], list[RenderableType]]:
+    """``disk_detail`` in two: the title, identity and SMART figures, then the
+    partitions, mounts and by-id paths (the health chart goes between them)."""
     grid = Table.grid(padding=(0, 1))
     grid.add_column(no_wrap=True)
     grid.add_column()
@@ -347,10 +361,11 @@ def disk_detail(
         fs = disk.fs_type + (f' "{disk.fs_label}"' if disk.fs_label else "")
         _kv(grid, "Filesystem", fs)
     _kv(grid, "Holders", ", ".join(disk.holders))
-    parts: list[RenderableType] = [title, grid]
+    head: list[RenderableType] = [title, grid]
     figures = smart_grid(health[0]) if health is not None and not disk.virtual else None
     if figures is not None:
-        parts.append(figures)
+        head.append(figures)
+    parts: list[RenderableType] = []
     if disk.partitions:
         ptable = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
         for col in ("Partition", "Size", "FS", "Label", "Holders"):
@@ -383,4 +398,4 @@ def disk_detail(
         parts.extend(Text("  " + b, no_wrap=True, overflow="ellipsis") for b in disk.by_id)
     for note in disk.notes:
         parts.append(Text(f"not read: {note}", style="yellow"))
-    return Group(*parts)
+    return head, parts

@@ -139,6 +139,12 @@ class BranchTable(DataTable[Text | str]):
         if self.pool is not None and self.size.width != self._built_width:
             self.show_pool(self.pool)
 
+    def follow(self, pool: MergerfsPool | None) -> None:
+        """Show ``pool``'s branches unless they are shown already (the pool table's
+        highlight moved, or came back to the same pool)."""
+        if self.pool is not pool:
+            self.show_pool(pool)
+
     def show_pool(self, pool: MergerfsPool | None) -> None:
         keep = self.cursor_row
         self.pool = pool

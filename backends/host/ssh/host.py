@@ -15,6 +15,7 @@ import errno as errno_codes
 import os
 import threading
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -60,6 +61,7 @@ class SshHost:
         self.link = link or SshLink(self.target, prompt=prompt)
         self._facts: RemoteFacts | None = None
         self._facts_lock = threading.Lock()
+        self._early: Future[RemoteFacts] | None = None  # connect_soon's, until used
         self._gathered: gather.Gathered | None = None
         self._gathering_depth = 0
         self._tools: dict[str, bool] = {}
@@ -86,8 +88,37 @@ class SshHost:
             code = errno_codes.EIO
         return OSError(code, text, path)
 
+    def connect_soon(self) -> None:
+        """Connect and read the host's facts in the background, and return at once: the
+        caller does its own work meanwhile (a command's imports) while the host's sshd
+        starts the session and its login shell. ``facts`` then waits for that and
+        raises its error, once (the next use connects again, as after any failure).
+        A password prompt is asked from the link's threads, as it always is."""
+        with self._facts_lock:
+            if self._facts is not None or self._early is not None:
+                return
+            early: Future[RemoteFacts] = Future()
+            self._early = early
+
+        def read() -> None:
+            try:
+                early.set_result(self._read_facts())
+            except BaseException as exc:  # noqa: BLE001 - raised to the caller of facts
+                early.set_exception(exc)
+
+        threading.Thread(target=read, name=f"connect {self.target}", daemon=True).start()
+
     @property
     def facts(self) -> RemoteFacts:
+        early = self._early
+        if early is not None:
+            try:
+                return early.result()
+            finally:
+                self._early = None
+        return self._read_facts()
+
+    def _read_facts(self) -> RemoteFacts:
         with self._facts_lock:
             if self._facts is None:
                 result = self.link.shell(remote_sh.FACTS_LINE, timeout=READ_TIMEOUT)

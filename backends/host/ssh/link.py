@@ -57,9 +57,19 @@ class _Client(asyncssh.SSHClient):
 
     def __init__(self, link: SshLink) -> None:
         self._link = link
+        # questions answered on this connection: one asked again was refused, and its
+        # answer is not sent again (asyncssh would resend it until the server's
+        # MaxAuthTries, each a failed login on the host: fail2ban's count, a lockout)
+        self._answered: set[str] = set()
+
+    def _answer(self, question: str) -> str | None:
+        if question in self._answered:
+            return None
+        self._answered.add(question)
+        return self._link._ask(question, "a password")
 
     def password_auth_requested(self) -> str | None:
-        return self._link._ask(f"Password for {self._link.target}: ", "a password")
+        return self._answer(f"Password for {self._link.target}: ")
 
     def kbdint_auth_requested(self) -> str:
         return ""  # answer its questions one by one below
@@ -69,7 +79,7 @@ class _Client(asyncssh.SSHClient):
     ) -> list[str] | None:
         answers = []
         for text, _echo in prompts:
-            answer = self._link._ask(text or f"Password for {self._link.target}: ", "a password")
+            answer = self._answer(text or f"Password for {self._link.target}: ")
             if answer is None:
                 return None
             answers.append(answer)

@@ -1,7 +1,8 @@
 """A fleet of three with fixed data, for the fleet screen's snapshot and Pilot tests:
 "nas" (up: a ZFS pool, a tiered mergerfs pool whose cache is above the mover's high
 watermark, one warning), "backup" (up: a degraded md array) and "attic" (down: no
-answer). ``FixedFleet`` stands in for app/fleet/collect.Fleet: each host answers when
+answer); with ``login=True`` a fourth, "vault", that wants a password (the row in its
+``login`` state). ``FixedFleet`` stands in for app/fleet/collect.Fleet: each host answers when
 the test says (``answer``), or all at once; an opened host is the demo NAS.
 """
 
@@ -11,7 +12,7 @@ import threading
 from collections.abc import Callable
 
 from tierdeck.app.fleet.config import FleetHost
-from tierdeck.app.fleet.status import CacheState, HostStatus, PoolState
+from tierdeck.app.fleet.status import CacheState, HostStatus, PoolState, needs_secret
 from tierdeck.backends.host import Host
 from tierdeck.core.models import Problem, Severity
 
@@ -20,6 +21,7 @@ ENTRIES = (
     FleetHost("backup", "root@10.0.0.7"),
     FleetHost("attic", "admin@10.0.0.9:2222"),
 )
+VAULT = FleetHost("vault", "admin@10.0.0.12")
 
 STATUSES = {
     "nas": HostStatus(
@@ -41,6 +43,7 @@ STATUSES = {
         "attic", "admin@10.0.0.9:2222", False,
         error="admin@10.0.0.9:2222: no answer within 10 s", seconds=10.0,
     ),
+    "vault": needs_secret(VAULT, "a password", seconds=0.3),
 }  # fmt: skip
 
 
@@ -48,15 +51,17 @@ class FixedFleet:
     """A FleetSource of ``STATUSES``. ``held``: each host answers only once
     ``answer(name)`` is called (rows filling in one by one); otherwise all at once."""
 
-    def __init__(self, *, held: bool = False, opened: Callable[[], Host] | None = None) -> None:
+    def __init__(self, *, held: bool = False, opened: Callable[[], Host] | None = None,
+                 login: bool = False) -> None:  # fmt: skip
+        self._entries = (*ENTRIES, VAULT) if login else ENTRIES
         self.held = held
         self.opened = opened
         self.rounds = 0
-        self._go: dict[str, threading.Event] = {e.name: threading.Event() for e in ENTRIES}
+        self._go: dict[str, threading.Event] = {e.name: threading.Event() for e in self._entries}
 
     @property
     def entries(self) -> tuple[FleetHost, ...]:
-        return ENTRIES
+        return self._entries
 
     def answer(self, name: str) -> None:
         self._go[name].set()
@@ -64,7 +69,7 @@ class FixedFleet:
     def collect(self, on_status: Callable[[HostStatus], None] | None = None) -> list[HostStatus]:
         self.rounds += 1
         out = []
-        for entry in ENTRIES:
+        for entry in self._entries:
             if self.held:
                 self._go[entry.name].wait(30)
             status = STATUSES[entry.name]

@@ -136,3 +136,16 @@ if __name__ == "__main__" and sys.argv[1:] == ["--update"]:
     os.environ["COLUMNS"] = "80"
     STORED.write_text(stored_module_text(), encoding="utf-8")
     print(f"wrote {STORED}")
+
+
+def test_the_version_line_is_clicks_and_imports_no_click() -> None:
+    from click.testing import CliRunner
+
+    clicks = CliRunner().invoke(main, ["--version"]).output
+    script = ("import sys\nfrom tierdeck.app.cli import launcher\n"
+              "sys.argv = ['tierdeck', '--version']\nlauncher.run()\n"
+              "assert 'click' not in sys.modules, 'click imported'\n")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True)  # fmt: skip
+    assert done.stdout == clicks and clicks.startswith("tierdeck, version ")
+    assert launcher.version_line(["--version", "--help"]) is None  # click's to answer
