@@ -85,8 +85,9 @@ def health(
     report, inv = _collect(host, limits, EXIT_FAILED)
     wears = _cache_wear(host, report, inv, save=not (no_save or demo))
     if as_json:
-        json.dump(health_to_dict(report, wears), sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
+        # one write: json.dump would write each of its ~30,000 pieces on its own
+        sys.stdout.write(json.dumps(health_to_dict(report, wears), indent=2,
+                                    ensure_ascii=False) + "\n")  # fmt: skip
     else:
         click.echo(render_health_text(report, wears))
 

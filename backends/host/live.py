@@ -49,6 +49,7 @@ class LiveHost:
             run_benchmarks=True,
             watch_devices=udev_database_current(),
             move_files=True,
+            cheap_reads=True,
         )
 
     @property
