@@ -292,5 +292,10 @@ def plan_apply(
     actions.append(ApplyAction(ActionKind.ENABLE_TIMER, f"start the mover's timer {outputs.mover_timer}",
                                argv=("systemctl", "enable", "--now", outputs.mover_timer),
                                skipped=systemctl_skip))  # fmt: skip
+    if outputs.health_timer is not None:
+        actions.append(ApplyAction(
+            ActionKind.ENABLE_TIMER, f"start the health check's timer {outputs.health_timer}",
+            argv=("systemctl", "enable", "--now", outputs.health_timer),
+            skipped=systemctl_skip))  # fmt: skip
     return ApplyPlan(name, root, tuple(actions), fstab_path, state.fstab, new, backup, units,
                      posixpath.join(posixpath.dirname(fstab_path), STATE_NAME))  # fmt: skip
