@@ -352,8 +352,8 @@ def apply_cmd(file: Path, root: Path | None, dry_run: bool, no_remount: bool, ye
 def undo_cmd(root: Path | None, dry_run: bool, yes: bool) -> None:
     """Undo the newest `layout apply` still on record: the options it set on a running
     pool set back, the pools it mounted unmounted (no other: a pool it remounted
-    stays), fstab back from its backup, the unit files it wrote removed (or put back as
-    they were), the mountpoints it created removed when empty. Applies stack: after
+    stays), fstab back from its backup, the timers it added stopped and disabled, the
+    unit files it wrote removed (or put back as they were), the mountpoints it created removed when empty. Applies stack: after
     apply v1 and apply v2, undo returns to v1 and a second undo to the machine before
     v1. Refused, changing nothing, when fstab is no longer what the apply wrote (a
     line added by hand since would be lost). Shows what it will do and the applies

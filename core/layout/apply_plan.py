@@ -70,6 +70,7 @@ class ActionKind(StrEnum):
     SET_OPTION = "set-option"  # a running pool's option through its xattrs
     ENABLE_TIMER = "enable-timer"
     # undo's
+    DISABLE_TIMER = "disable-timer"  # a timer apply wrote new, stopped before its file goes
     RESTORE_FSTAB = "restore-fstab"
     REMOVE_FILE = "remove-file"
     RESTORE_UNIT = "restore-unit"

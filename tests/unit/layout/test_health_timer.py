@@ -14,6 +14,7 @@ from typing import cast
 
 import pytest
 from tierdeck.app.layout.applied import read_applied_tiers
+from tierdeck.app.layout.apply import current_state, execute
 from tierdeck.app.layout.draft import Draft, draft_from_pool, evaluate
 from tierdeck.app.layout.output_files import output_files
 from tierdeck.app.machine.demo import load_demo_host
@@ -33,6 +34,7 @@ from ..cli.test_cli_layout_apply import FSTAB, UNITS, tree
 from ..cli_support import run
 from ..core.layout.test_layout_toml import seed_layout
 from .test_draft_applied import SLOW, FileHost, applied_files, pool
+from .test_layout_apply_run import LAYOUT, MemoryHost, undo_all
 
 HEALTH_UNITS = ["tierdeck-health-mnt-tiered.service", "tierdeck-health-mnt-tiered.timer"]
 
@@ -216,3 +218,33 @@ def test_a_pool_tierdeck_applied_keeps_its_health_timer() -> None:
     found = read_applied_tiers(cast(Host, FileHost(files)), live)
     assert found is not None and found.health is None
     assert draft_from_pool(live, found).layout().health is None
+
+
+def test_undo_stops_the_timers_apply_enabled_and_only_those() -> None:
+    """On the machine itself (a host in memory): apply enables the mover's and the
+    health check's timers; a second apply replaces them (nothing to disable when it is
+    undone: the first apply's timers are put back); the last undo stops and disables
+    both before their files go."""
+    layout = dataclasses.replace(LAYOUT, health=HealthTimer())
+    outputs = layout_outputs(layout)
+    host = MemoryHost({"/proc/self/mountinfo": "", "/etc/fstab": "a\n"})
+
+    def apply_once() -> None:
+        state = current_state(host, layout, outputs, None)
+        plan = plan_apply(layout, outputs, (), state, root=None, stamp="S")
+        execute(host, plan, lambda action: None)
+
+    apply_once()
+    timers = [outputs.mover_timer, outputs.health_timer]
+    assert [c[-1] for c in host.commands if c[1:3] == ("enable", "--now")] == timers
+    apply_once()
+    before = len(host.commands)
+    undo_all(host)
+    assert not [c for c in host.commands[before:] if c[1:2] == ("disable",)]
+    assert f"/etc/systemd/system/{outputs.health_timer}" in host.files
+    before = len(host.commands)
+    undo_all(host)
+    disabled = [c for c in host.commands[before:] if c[1:2] == ("disable",)]
+    assert disabled == [("systemctl", "disable", "--now", t) for t in timers]
+    assert host.commands[-1] == ("systemctl", "daemon-reload")
+    assert not [p for p in host.files if p.startswith("/etc/systemd/system/")]
