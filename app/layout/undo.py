@@ -123,6 +123,9 @@ def plan_undo(host: Host, root: str | None) -> UndoPlan | None:
                                        f"put back the earlier {path}", path))  # fmt: skip
     actions.append(ApplyAction(ActionKind.DAEMON_RELOAD, "reload systemd's units",
                                argv=("systemctl", "daemon-reload"), skipped=skip))  # fmt: skip
+    for name in state["disabled"]:  # a timer the apply stopped, its file now back
+        actions.append(ApplyAction(ActionKind.ENABLE_TIMER, f"start the timer {name} again",
+                                   argv=("systemctl", "enable", "--now", name), skipped=skip))  # fmt: skip
     for path in reversed(state["created"]):
         actions.append(ApplyAction(ActionKind.REMOVE_DIR,
                                    f"remove the mountpoint {path} apply created, if empty", path))  # fmt: skip

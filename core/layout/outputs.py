@@ -25,6 +25,7 @@ __all__ = [
     "branches_text",
     "escape_path",
     "fstab_line",
+    "health_unit_names",
     "layout_outputs",
     "mergerfs_size",
     "mount_unit_name",
@@ -99,9 +100,13 @@ def _mover_stem(layout: Layout) -> str:
     return f"tierdeck-mover-{escape_path(layout.tiered_pool.mountpoint)}"
 
 
-def _health_stem(layout: Layout) -> str:
-    # one per layout, as the mover's: its check reads that layout's cache fill and mover
-    return f"tierdeck-health-{escape_path(layout.tiered_pool.mountpoint)}"
+def health_unit_names(layout: Layout) -> tuple[str, str]:
+    """The health check's service and timer names for ``layout``'s pool, whether it has
+    a health timer or not (apply removes those an earlier apply left when it has none).
+    One per layout, as the mover's: its check reads that layout's cache fill and mover."""
+    stem = f"tierdeck-health-{escape_path(layout.tiered_pool.mountpoint)}"
+    mountpoint = layout.tiered_pool.mountpoint
+    return _unit_name(stem, "service", mountpoint), _unit_name(stem, "timer", mountpoint)
 
 
 # -- mergerfs options ------------------------------------------------------------------
@@ -324,9 +329,7 @@ def layout_outputs(
     health = layout.health
     if health is None:
         return LayoutOutputs(tuple(fstab), units, service, timer)
-    stem = _health_stem(layout)
-    health_service = _unit_name(stem, "service", layout.tiered_pool.mountpoint)
-    health_timer = _unit_name(stem, "timer", layout.tiered_pool.mountpoint)
+    health_service, health_timer = health_unit_names(layout)
     units[health_service] = _health_service(layout, health, words, layout_path)
     units[health_timer] = _health_timer(layout, health)
     return LayoutOutputs(tuple(fstab), units, service, timer, health_service, health_timer)

@@ -20,10 +20,11 @@ from tierdeck.app.layout.output_files import output_files
 from tierdeck.app.machine.demo import load_demo_host
 from tierdeck.app.machine.inventory import collect_inventory
 from tierdeck.backends.host import Host
-from tierdeck.core.layout.apply_plan import ActionKind, CurrentState, plan_apply
+from tierdeck.core.layout.apply_plan import ActionKind, ApplyAction, CurrentState, plan_apply
 from tierdeck.core.layout.model import (
     DEFAULT_PROMETHEUS_FILE,
     HealthTimer,
+    Layout,
     LayoutError,
     default_layout,
 )
@@ -248,3 +249,44 @@ def test_undo_stops_the_timers_apply_enabled_and_only_those() -> None:
     assert disabled == [("systemctl", "disable", "--now", t) for t in timers]
     assert host.commands[-1] == ("systemctl", "daemon-reload")
     assert not [p for p in host.files if p.startswith("/etc/systemd/system/")]
+
+
+def test_a_layout_without_its_health_timer_takes_the_earlier_one_away() -> None:
+    """Apply with a health timer, then the same layout without: the second apply stops
+    and disables that timer and removes both files (the machine runs what the layout
+    says); undoing it puts them back and starts the timer again."""
+    with_health = dataclasses.replace(LAYOUT, health=HealthTimer())
+    host = MemoryHost({"/proc/self/mountinfo": "", "/etc/fstab": "a\n"})
+
+    def apply_once(layout: Layout) -> tuple[ApplyAction, ...]:
+        outputs = layout_outputs(layout)
+        state = current_state(host, layout, outputs, None)
+        plan = plan_apply(layout, outputs, (), state, root=None, stamp="S")
+        execute(host, plan, lambda action: None)
+        return plan.actions
+
+    apply_once(with_health)
+    service, timer = (f"/etc/systemd/system/{n}" for n in HEALTH_UNITS)
+    texts = {service: host.files[service], timer: host.files[timer]}
+    actions = apply_once(LAYOUT)
+    dropped = [(a.kind, a.argv or a.path) for a in actions
+               if a.kind in (ActionKind.DISABLE_TIMER, ActionKind.REMOVE_FILE)]  # fmt: skip
+    assert dropped == [
+        (ActionKind.DISABLE_TIMER, ("systemctl", "disable", "--now", HEALTH_UNITS[1])),
+        (ActionKind.REMOVE_FILE, service),
+        (ActionKind.REMOVE_FILE, timer),
+    ]
+    assert service not in host.files and timer not in host.files
+    assert ("systemctl", "disable", "--now", HEALTH_UNITS[1]) in host.commands
+    before = len(host.commands)
+    undo_all(host)
+    assert {service: host.files[service], timer: host.files[timer]} == texts
+    assert host.commands[before:][-1] == ("systemctl", "enable", "--now",
+                                          HEALTH_UNITS[1])  # fmt: skip
+    # nothing of the kind without an earlier health timer
+    fresh = MemoryHost({"/proc/self/mountinfo": "", "/etc/fstab": "a\n"})
+    outputs = layout_outputs(LAYOUT)
+    plan = plan_apply(LAYOUT, outputs, (), current_state(fresh, LAYOUT, outputs, None),
+                      root=None, stamp="S")  # fmt: skip
+    assert not plan.removed
+    assert not [a for a in plan.actions if a.kind is ActionKind.DISABLE_TIMER]
