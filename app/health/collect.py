@@ -155,7 +155,9 @@ def _first_answers(
     call the plan makes (same name, device and type), a call of its own for the rest,
     made once the early ones are done (so MAX_PARALLEL bounds every call at once)."""
     if not host.is_root or scan_failure is not None:
-        return []  # the early answers too: smartctl is too old, or the scan failed
+        # the early answers too: smartctl is too old (no --json: each early call only
+        # printed its usage), or the scan failed; the report says why for every disk
+        return []
     ready: dict[tuple[str, str, str | None], SmartAnswer] = {}
     for answer in early.result() if early is not None else ():
         t = answer.target
