@@ -116,13 +116,13 @@ def collect(
     limits = limits or Thresholds()
     now = time.time() if now is None else now
     with ThreadPoolExecutor(max_workers=3, thread_name_prefix="health") as pool:
+        # the devices whose -d type is certain are read while the scan runs: found
+        # before the inventory starts, whose thread would compete for the interpreter
+        early = _read_certain(host, pool) if host.is_root else None
         inventory = pool.submit(collect_inventory, host)
         scanned: list[tuple[str, str | None, str | None]] = []
         scan_failure = None
-        early: Future[list[SmartAnswer]] | None = None
         if host.is_root:
-            # the devices whose -d type is certain are read while the scan runs
-            early = _read_certain(host, pool)
             scanned, scan_failure = scan(host)
         first = plan_targets(host, scanned, ())
         # the scanned devices are read while the inventory is still being collected
