@@ -17,15 +17,21 @@ Measured, as medians of N paired rounds:
    inventory, 240 smartctl calls, the JSON), wall time: the acceptance is < 1 s.
 2. The same as a ratio to the floor of its smartctl part: the same 241 shim calls
    (the scan, then the disks by ``xargs -P`` at tierdeck's bound), run by the shell.
+   And to the floor with the scan beside the calls (``&``), as tierdeck now runs
+   the disks whose type sysfs makes certain: the shell's best with the same calls.
 3. tierdeck's own CPU time (its process alone, from the harness): on a busy machine
    the wall time grows with the load, this does not.
+
+With ``--against REV`` the same harness also runs that revision's tree (``git
+archive`` first on PYTHONPATH, its readings kept apart), in the same rounds, order
+alternating: this tree's wall and CPU over the revision's.
 
 Then checks that every device call carried ``-n standby`` and a ``-d`` type, and that
 no disk in standby was called otherwise (fails loudly if one was).
 
 Prints the lines and appends them, dated, to docs/performance.md (--no-append: not).
 
-Usage: .venv/bin/python bench/health.py [--runs N] [--delay S] [--no-append]
+Usage: .venv/bin/python bench/health.py [--runs N] [--delay S] [--against REV] [--no-append]
 """
 
 from __future__ import annotations
@@ -46,7 +52,7 @@ sys.path.insert(0, str(HERE.parent))
 from tierdeck.backends.smart.collect import MAX_PARALLEL  # noqa: E402
 
 from bench._report import append_run  # noqa: E402
-from bench.cli_start import compile_bytecode  # noqa: E402
+from bench.cli_start import compile_bytecode, extract  # noqa: E402
 from tests.support.large_host import (  # noqa: E402
     build_large_host,
     large_host_asleep,
@@ -106,35 +112,64 @@ def timed(argv: list[str], env: dict[str, str]) -> tuple[float, str, str]:
     return elapsed, proc.stdout, proc.stderr
 
 
+def _cpu(stderr: str) -> float:
+    """The harness's last line: ``cpu SECONDS`` of its own process."""
+    return float(stderr.strip().splitlines()[-1].split()[1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--delay", type=float, default=0.1)
     parser.add_argument("--scan-delay", type=float, default=0.24)
     parser.add_argument("--no-append", action="store_true")
+    parser.add_argument("--against", help="a git revision run in the same rounds, paired")
     args = parser.parse_args()
     compile_bytecode(HERE.parent)
     with tempfile.TemporaryDirectory(prefix="tierdeck-health-bench-") as tmp:
         work = Path(tmp)
         recording, env = prepare(work, args.delay, args.scan_delay)
+        before_env = None
+        if args.against:
+            before = extract(args.against, work / "before")
+            compile_bytecode(before)
+            before_env = {**env, "PYTHONPATH": str(before),
+                          "TIERDECK_DATA_DIR": str(work / "data-before")}  # fmt: skip
         calls = work / "smart" / "calls"
         health = [sys.executable, str(HERE / "_health_harness.py"), str(recording)]
         names = " ".join(sorted(p.stem for p in (work / "smart" / "disks").iterdir()))
         floor = ["sh", "-c", "smartctl --json --scan-open >/dev/null; printf '%s\\n' " + names
                  + f" | xargs -P {MAX_PARALLEL} -I@ smartctl --json -n standby -a -d sat /dev/@"
                  " >/dev/null; true"]  # fmt: skip
+        # the scan beside the calls (every disk here is SATA: tierdeck reads them early)
+        beside = ["sh", "-c", floor[2].replace("--scan-open >/dev/null;", "--scan-open >/dev/null &")
+                  .replace("; true", "; wait; true")]  # fmt: skip
+        assert beside[2].count("&") == 1 and "; wait; true" in beside[2], beside[2]
         walls, floors, ratios, cpus = [], [], [], []
+        beside_ratios: list[float] = []
+        pair_walls, pair_cpus = [], []
         report = ""
         timed(health, env)  # untimed: the page cache and the recording's first read
-        for _ in range(args.runs):
+        if before_env is not None:
+            timed(health, before_env)
+        for round_ in range(args.runs):
+            if before_env is not None and round_ % 2:
+                then, _, then_err = timed(health, before_env)
             calls.unlink(missing_ok=True)
             wall, report, err = timed(health, env)
             seen = calls.read_text().splitlines()
+            if before_env is not None and not round_ % 2:
+                then, _, then_err = timed(health, before_env)
+            if before_env is not None:
+                pair_walls.append(wall / then)
+                pair_cpus.append(_cpu(err) / _cpu(then_err))
             base, _, _ = timed(floor, env)
+            overlapped, _, _ = timed(beside, env)
+            beside_ratios.append(wall / overlapped)
             walls.append(wall)
             floors.append(base)
             ratios.append(wall / base)
-            cpus.append(float(err.strip().splitlines()[-1].split()[1]))
+            cpus.append(_cpu(err))
         doc = json.loads(report)
         woken = [line for line in seen if line.startswith("WOKEN")]
         device_calls = [
@@ -153,10 +188,18 @@ def main() -> None:
         f"  / the same smartctl calls by sh and xargs -P {MAX_PARALLEL}: "
         f"{statistics.median(ratios):.2f}x (spread {min(ratios):.2f}-{max(ratios):.2f}; "
         f"floor {statistics.median(floors):.2f} s)",
+        f"  / the same with the scan beside the calls: {statistics.median(beside_ratios):.2f}x "
+        f"(spread {min(beside_ratios):.2f}-{max(beside_ratios):.2f})",
         f"  tierdeck's own CPU (its process, not smartctl's): {statistics.median(cpus):.2f} s median",
         f"  standby: {asleep} disks asleep, none woken; all {len(device_calls)} device calls "
         "with -n standby and -d",
     ]
+    if args.against:
+        lines.append(
+            f"  this tree / {args.against}, paired: wall {statistics.median(pair_walls):.2f}x "
+            f"(spread {min(pair_walls):.2f}-{max(pair_walls):.2f}), own CPU "
+            f"{statistics.median(pair_cpus):.2f}x (spread {min(pair_cpus):.2f}-{max(pair_cpus):.2f})"
+        )
     print("\n".join(lines))
     if not args.no_append:
         append_run("Disk health: `bench/health.py`", "Measured", lines, load=load)

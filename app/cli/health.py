@@ -85,8 +85,9 @@ def health(
     report, inv = _collect(host, limits, EXIT_FAILED)
     wears = _cache_wear(host, report, inv, save=not (no_save or demo))
     if as_json:
-        json.dump(health_to_dict(report, wears), sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
+        # one write: json.dump would write each of its ~30,000 pieces on its own
+        sys.stdout.write(json.dumps(health_to_dict(report, wears), indent=2,
+                                    ensure_ascii=False) + "\n")  # fmt: skip
     else:
         click.echo(render_health_text(report, wears))
 
@@ -144,10 +145,14 @@ class _PluginCommand(click.Command):
            "mover's last run (default: the layouts tierdeck applied on the machine).")  # fmt: skip
 @once("--prometheus", "prometheus", type=click.Path(dir_okay=False, path_type=Path),
       help="Also write the figures in node_exporter's textfile format to FILE (atomically).")  # fmt: skip
+@click.option("--keep-readings", is_flag=True,
+              help="Keep this collection's readings in the history file, as `tierdeck health` "
+                   "does (a timer running check alone keeps the trends and the wear forecast "
+                   "going).")  # fmt: skip
 @_THRESHOLDS
 def check(
     demo: bool, recorded: Path | None, layout_path: Path | None, prometheus: Path | None,
-    thresholds: Path | None,
+    keep_readings: bool, thresholds: Path | None,
 ) -> None:  # fmt: skip
     """Check disks, pools, the cache fill and the mover: one line, exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
 
@@ -156,6 +161,8 @@ def check(
     UNKNOWN (unless something is worse). With --prometheus FILE the figures are also
     written for node_exporter's textfile collector, replaced atomically. A check that
     cannot run at all (bad options, an unreadable thresholds or layout file) exits 3.
+    It reads the kept readings (the cache wear forecast) and keeps none, unless
+    --keep-readings (a layout's health timer runs it so: one collection an hour).
     """
     import time
 
@@ -200,7 +207,7 @@ def check(
     else:
         items += applied_items(host, inv, history, time.time())
     cache = layout.cache if layout is not None else None
-    wears = _cache_wear(host, report, inv, save=False, layout_cache=cache)
+    wears = _cache_wear(host, report, inv, save=keep_readings and not demo, layout_cache=cache)
     items += wear_items(wears, limits)
     state = overall(items)
     if prometheus is not None:

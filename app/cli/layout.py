@@ -140,19 +140,27 @@ def _refuse(exc: Exception) -> NoReturn:
     metavar="FILE.toml",
     help="Write the layout (tierdeck.layout/1) there, atomically.",
 )
+@click.option(
+    "--health-timer",
+    is_flag=True,
+    help="Add the health check's service and timer: `tierdeck check` hourly, keeping the "
+    "readings and writing node_exporter's textfile (the [health] table of the file sets "
+    "the schedule and the path).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print docs/layout-json.md's object.")
 @host_options
 def plan_cmd(cache: tuple[str, ...], slow: tuple[str, ...], pool: str | None,
              slow_pool: str | None, create: str | None, minfreespace: str | None,
              options: tuple[str, ...], from_pool: str | None, save: Path | None,
-             as_json: bool, demo: bool, recorded: Path | None,
+             health_timer: bool, as_json: bool, demo: bool, recorded: Path | None,
              slow_minfreespace: str | None) -> None:  # fmt: skip
     """Build a layout from branches and options; print its rule results, fstab lines,
-    systemd mount units and the mover's service and timer.
+    systemd mount units, the mover's service and timer (and the health check's, with
+    --health-timer).
 
     Exits 2 after printing the plan when a rule says error (nothing is saved then)."""
     request = PlanRequest(cache, slow, pool, slow_pool, create, minfreespace, options, from_pool,
-                          slow_minfreespace)  # fmt: skip
+                          slow_minfreespace, health_timer)  # fmt: skip
     inv, host = _inventory(demo, recorded)
     try:
         lay = build_layout(request, inv)
@@ -293,8 +301,8 @@ _ROOT = click.option(
 def apply_cmd(file: Path, root: Path | None, dry_run: bool, no_remount: bool, yes: bool) -> None:
     """Apply a saved layout: print every action first (mountpoints, the fstab backup, a
     '# BEGIN tierdeck layout NAME' block added to fstab or replacing the old one, the
-    units, daemon-reload, mount, the mover's timer), then ask you to type the tiered
-    pool's mountpoint.
+    units, daemon-reload, mount, the mover's timer and the health check's when the
+    layout has one), then ask you to type the tiered pool's mountpoint.
 
     A mergerfs pool already running at a mountpoint is changed in place: the options
     mergerfs takes at runtime (create policy, minfreespace, branches ...) are set through
@@ -344,8 +352,8 @@ def apply_cmd(file: Path, root: Path | None, dry_run: bool, no_remount: bool, ye
 def undo_cmd(root: Path | None, dry_run: bool, yes: bool) -> None:
     """Undo the newest `layout apply` still on record: the options it set on a running
     pool set back, the pools it mounted unmounted (no other: a pool it remounted
-    stays), fstab back from its backup, the unit files it wrote removed (or put back as
-    they were), the mountpoints it created removed when empty. Applies stack: after
+    stays), fstab back from its backup, the timers it added stopped and disabled, the
+    unit files it wrote removed (or put back as they were), the mountpoints it created removed when empty. Applies stack: after
     apply v1 and apply v2, undo returns to v1 and a second undo to the machine before
     v1. Refused, changing nothing, when fstab is no longer what the apply wrote (a
     line added by hand since would be lost). Shows what it will do and the applies

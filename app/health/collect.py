@@ -1,19 +1,28 @@
 """``collect_health(host)``: every disk's SMART health and every pool's, at once.
 
-The inventory (disks, pools) and smartctl's scan start together; the scanned devices
-are read as soon as the scan answers, the disks only the inventory knows of once it is
+The inventory (disks, pools) and smartctl's scan start together; on a live host whose
+files read without a round trip, the devices whose ``-d`` type sysfs makes certain (SATA
+disks, NVMe controllers) are read beside the scan already; the rest of the scanned
+devices as soon as the scan answers, the disks only the inventory knows of once it is
 read, so the slowest part (one smartctl call per disk) overlaps the rest.
 """
 
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 
 from ...backends.host import Host
 from ...backends.pool_health import btrfs_device_errors, md_mismatch, scrub_info
-from ...backends.smart.collect import SmartAnswer, hwmon_temperature, read_devices, scan
-from ...backends.smart.scan import SmartTarget, plan_targets
+from ...backends.smart.collect import (
+    SMARTCTL,
+    SmartAnswer,
+    hwmon_temperature,
+    read_devices,
+    scan,
+)
+from ...backends.smart.scan import SmartTarget, certain_targets, plan_targets
 from ...core.disk_health import DiskHealth, HealthReport, HealthState, PoolHealth
 from ...core.health import find_problems
 from ...core.health_rules import (
@@ -106,22 +115,60 @@ def collect(
     cache fill from it)."""
     limits = limits or Thresholds()
     now = time.time() if now is None else now
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="health") as pool:
+    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="health") as pool:
+        # the devices whose -d type is certain are read while the scan runs: found
+        # before the inventory starts, whose thread would compete for the interpreter
+        early = _read_certain(host, pool) if host.is_root else None
         inventory = pool.submit(collect_inventory, host)
         scanned: list[tuple[str, str | None, str | None]] = []
         scan_failure = None
         if host.is_root:
             scanned, scan_failure = scan(host)
-        # the scanned devices are read while the inventory is still being collected
         first = plan_targets(host, scanned, ())
-        early = pool.submit(_answers, host, first, scan_failure)
+        # the scanned devices are read while the inventory is still being collected
+        rest = pool.submit(_first_answers, host, first, early, scan_failure)
         inv = inventory.result()
         disks = {d.name: d for d in inv.disks}
         known = {t.name for t in first}
         later = [t for t in plan_targets(host, scanned, inv.disks) if t.name not in known]
-        answers = early.result() + _answers(host, later, scan_failure)
+        answers = rest.result() + _answers(host, later, scan_failure)
         health = _judged(host, first + later, answers, disks, limits, scan_failure)
     return _report(host, inv, health, limits, now), inv
+
+
+def _read_certain(host: Host, pool: ThreadPoolExecutor) -> Future[list[SmartAnswer]] | None:
+    """The certain devices' reads (backends/smart/scan.certain_targets), started now;
+    None where finding them costs round trips (a host over SSH) or smartctl is missing."""
+    if not (host.capabilities.live and host.capabilities.cheap_reads):
+        return None
+    if not host.has_tool(SMARTCTL):
+        return None
+    targets = certain_targets(host)
+    return pool.submit(read_devices, host, targets) if targets else None
+
+
+def _first_answers(
+    host: Host, targets: list[SmartTarget], early: Future[list[SmartAnswer]] | None,
+    scan_failure: str | None,
+) -> list[SmartAnswer]:  # fmt: skip
+    """The answers for the scan's targets: an early answer where it answered the very
+    call the plan makes (same name, device and type), a call of its own for the rest,
+    made once the early ones are done (so MAX_PARALLEL bounds every call at once)."""
+    if not host.is_root or scan_failure is not None:
+        # the early answers too: smartctl is too old (no --json: each early call only
+        # printed its usage), or the scan failed; the report says why for every disk
+        return []
+    ready: dict[tuple[str, str, str | None], SmartAnswer] = {}
+    for answer in early.result() if early is not None else ():
+        t = answer.target
+        ready[(t.name, t.device, t.device_type)] = answer
+    missing = [t for t in targets if (t.name, t.device, t.device_type) not in ready]
+    fresh = iter(_answers(host, missing, scan_failure))
+    return [
+        replace(ready[key], target=t) if (key := (t.name, t.device, t.device_type)) in ready
+        else next(fresh)
+        for t in targets
+    ]  # fmt: skip
 
 
 def health_of(host: Host, inv: Inventory, limits: Thresholds | None = None,

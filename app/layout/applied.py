@@ -10,7 +10,8 @@ by hand since) is not trusted: the compose screen then starts as from any pool.
 
 The mover's settings come from the layout file its service runs (``ExecStart=... mover
 run --layout FILE``, the unit apply wrote in /etc/systemd/system) when that file is
-still the layout of this pool; else the mover starts from the defaults.
+still the layout of this pool; else the mover starts from the defaults. The health
+check's timer (or none) comes from the same file.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from ...backends.host import Host
 from ...backends.mergerfs import parse_branches
 from ...core.errors import HostError, ParseError
 from ...core.layout.apply_plan import FSTAB, UNIT_DIR
-from ...core.layout.model import Branch, LayoutError, MoverPolicy
+from ...core.layout.model import Branch, HealthTimer, Layout, LayoutError, MoverPolicy
 from ...core.layout.outputs import escape_path
 from ...core.layout.toml_format import layout_from_toml
 from ...core.models import MergerfsPool
@@ -43,6 +44,7 @@ class AppliedTiers:
     slow: tuple[Branch, ...]  # in pool order, with their modes in the tiered pool
     slow_pool: str | None  # its mountpoint; None: the layout had none
     mover: MoverPolicy | None = None  # from the layout file the mover's service runs
+    health: HealthTimer | None = None  # from that file too
 
 
 def _field(text: str) -> str:
@@ -118,7 +120,7 @@ def mover_layout_path(host: Host, pool: MergerfsPool) -> str | None:
         return None
 
 
-def _mover(host: Host, pool: MergerfsPool) -> MoverPolicy | None:
+def _service_layout(host: Host, pool: MergerfsPool) -> Layout | None:
     path = mover_layout_path(host, pool)
     try:
         layout = layout_from_toml(host.read_text(path)) if path else None
@@ -126,7 +128,7 @@ def _mover(host: Host, pool: MergerfsPool) -> MoverPolicy | None:
         return None
     if layout is None or layout.tiered_pool.mountpoint != pool.mountpoint:
         return None  # the file now holds another layout
-    return layout.mover
+    return layout
 
 
 def read_applied_tiers(host: Host, pool: MergerfsPool) -> AppliedTiers | None:
@@ -136,4 +138,9 @@ def read_applied_tiers(host: Host, pool: MergerfsPool) -> AppliedTiers | None:
         tiers = applied_tiers(host.read_text(FSTAB), pool)
     except (OSError, HostError):
         return None
-    return None if tiers is None else dataclasses.replace(tiers, mover=_mover(host, pool))
+    if tiers is None:
+        return None
+    layout = _service_layout(host, pool)
+    if layout is None:
+        return tiers
+    return dataclasses.replace(tiers, mover=layout.mover, health=layout.health)

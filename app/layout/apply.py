@@ -33,7 +33,7 @@ from ...core.layout.apply_plan import (
     rooted,
 )
 from ...core.layout.model import Layout
-from ...core.layout.outputs import LayoutOutputs
+from ...core.layout.outputs import LayoutOutputs, health_unit_names
 from ...core.layout.runtime import COMPARED_KEYS, XATTR_PREFIX, control_path
 from .state import STATE_FORMAT, BadState, Record, parse_stack, stack_text, text_digest
 
@@ -123,7 +123,9 @@ def current_state(
     pools go, a running pool's options and whether systemd runs, as
     core/layout/apply_plan.plan_apply wants them."""
     mountpoints = [pool.mountpoint for pool, _ in layout.pools()]
-    targets = [*mountpoints, *(posixpath.join(UNIT_DIR, u) for u in outputs.units)]
+    # the health check's units too when the layout has none: an earlier apply's go
+    units = {*outputs.units, *health_unit_names(layout)}
+    targets = [*mountpoints, *(posixpath.join(UNIT_DIR, u) for u in sorted(units))]
     existing = frozenset(p for p in targets if host.exists(rooted(root, p)))
     fstab = read_optional(host, rooted(root, FSTAB))
     if root is not None:
@@ -150,11 +152,13 @@ class _Record:
     created: list[str] = field(default_factory=list)  # mountpoint folders, under the root
     mounted: list[str] = field(default_factory=list)  # pools mounted where nothing was
     runtime: dict[str, dict[str, str | None]] = field(default_factory=dict)  # ctrl -> key -> before
+    disabled: list[str] = field(default_factory=list)  # timers it stopped (undo starts them)
 
     def save(self, host: Host, plan: ApplyPlan) -> None:
         state = {"format": STATE_FORMAT, "layout": plan.name, "fstab": plan.fstab_path,
                  "backup": plan.backup, "units": self.units, "created": self.created,
                  "mounted": self.mounted, "runtime": self.runtime, "applied": self.applied,
+                 "disabled": self.disabled,
                  "fstab_written": text_digest(plan.fstab_text)}  # fmt: skip
         host.write_atomically(plan.state_path, stack_text([*self.earlier, state]))
 
@@ -190,6 +194,12 @@ def _do(host: Host, plan: ApplyPlan, action: ApplyAction, record: _Record) -> No
         host.setxattr(path, XATTR_PREFIX + action.change.key, action.change.value)
         record.runtime.setdefault(path, {})[action.change.key] = action.change.before
         record.save(host, plan)
+    elif action.kind is ActionKind.REMOVE_FILE:
+        host.remove(path)
+    elif action.kind is ActionKind.DISABLE_TIMER:
+        host.run(action.argv, timeout=COMMAND_TIMEOUT).check()
+        record.disabled.append(action.argv[-1])
+        record.save(host, plan)
     else:
         host.run(action.argv, timeout=COMMAND_TIMEOUT).check()
 
@@ -201,7 +211,8 @@ def execute(host: Host, plan: ApplyPlan, on_step: Callable[[ApplyAction], None])
         refuse_busy(host, plan.actions)
         # What each unit held before, read before anything is written.
         earlier = earlier_applies(host, plan.state_path)
-        record = _Record({path: read_optional(host, path) for path in plan.units}, earlier)
+        record = _Record({path: read_optional(host, path)
+                          for path in (*plan.units, *plan.removed)}, earlier)  # fmt: skip
         unmounted: set[str] = set()
         for action in plan.actions:
             if not action.skipped:

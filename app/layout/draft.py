@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from ...backends.host import Host
 from ...core.errors import ParseError
 from ...core.layout.model import (
+    DEFAULT_PROMETHEUS_FILE,
     AgeBasis,
     Branch,
     BranchMode,
     CreatePolicy,
+    HealthTimer,
     Layout,
     LayoutError,
     LayoutErrorKind,
@@ -49,7 +51,8 @@ _SYSTEM_TREES = ("/run", "/dev", "/sys", "/proc")
 _MODES = (BranchMode.RW, BranchMode.NC, BranchMode.RO)
 # The Draft's text fields, as the screen's Inputs are named (opt-NAME).
 TEXT_FIELDS = ("pool", "slow_pool", "minfreespace", "slow_minfreespace", "file_size", "min_age",
-               "fill_high", "fill_low", "exclude", "schedule")  # fmt: skip
+               "fill_high", "fill_low", "exclude", "schedule", "health_schedule",
+               "prometheus")  # fmt: skip
 # The field to show a LayoutError under, by its key (LayoutError.key).
 FIELD_OF_KEY = {
     "tiered_pool.mountpoint": "pool",
@@ -61,6 +64,8 @@ FIELD_OF_KEY = {
     "fill_high_pct": "fill_high",
     "fill_low_pct": "fill_low",
     "schedule": "schedule",
+    "health.schedule": "health_schedule",
+    "health.prometheus": "prometheus",
 }
 
 
@@ -93,6 +98,10 @@ class Draft:
     fill_low: str = "60"
     exclude: str = ""  # globs separated by spaces
     schedule: str = "hourly"
+    # The health check's timer (core/layout/model.HealthTimer): its OnCalendar= value,
+    # empty for none (a layout has none unless asked), and its textfile (empty: none).
+    health_schedule: str = ""
+    prometheus: str = DEFAULT_PROMETHEUS_FILE
     # The options the screen does not edit (moveonenospc, cache.files ...), kept from
     # the pool the draft started from.
     base: PoolOptions = field(default_factory=lambda: PoolOptions(fsname="tiered"))
@@ -149,6 +158,16 @@ class Draft:
             schedule=self.schedule.strip(),
         )
 
+    def health(self) -> HealthTimer | None:
+        """The health check's timer as typed; None with no schedule. LayoutError keyed
+        ``health.KEY`` (the mover has a schedule too)."""
+        if not self.health_schedule.strip():
+            return None
+        try:
+            return HealthTimer(self.health_schedule.strip(), self.prometheus.strip() or None)
+        except LayoutError as exc:
+            raise LayoutError(exc.kind, f"health.{exc.key}", exc.detail) from None
+
     def layout(self) -> Layout:
         """The Layout this draft stands for. LayoutError (or ParseError for a size)
         says what is missing or wrong."""
@@ -160,6 +179,7 @@ class Draft:
             base,
             tiered_pool=PoolSpec(base.tiered_pool.mountpoint, options),
             mover=self.mover(base.mover.destination),
+            health=self.health(),
         )
         if layout.slow_pool is None:
             return layout  # the field applies to no pool then
@@ -188,6 +208,7 @@ def draft_from_pool(pool: MergerfsPool, applied: AppliedTiers | None = None) -> 
     if applied is not None:
         slow_pool = applied.slow_pool or ""
     mover = applied.mover if applied and applied.mover else MoverPolicy((), "")
+    health = applied.health if applied else None
     return Draft(
         cache=applied.cache if applied else (),
         slow=applied.slow if applied else tuple(Branch(b.path, b.mode) for b in pool.branches),
@@ -201,6 +222,8 @@ def draft_from_pool(pool: MergerfsPool, applied: AppliedTiers | None = None) -> 
         fill_low=str(mover.fill_low_pct),
         exclude=" ".join(mover.exclude),
         schedule=mover.schedule,
+        health_schedule=health.schedule if health else "",
+        prometheus=(health.prometheus or "") if health else DEFAULT_PROMETHEUS_FILE,
         base=options,
     )
 

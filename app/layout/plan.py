@@ -14,6 +14,7 @@ from typing import Any
 from ...core.layout.model import (
     Branch,
     BranchMode,
+    HealthTimer,
     Layout,
     LayoutError,
     LayoutErrorKind,
@@ -48,6 +49,7 @@ class PlanRequest:
     options: tuple[str, ...]  # K=V
     from_pool: str | None
     slow_minfreespace: str | None = None  # the slow pool's (the others are the tiered's)
+    health_timer: bool = False  # the health check's timer, with its defaults
 
 
 def parse_slow(text: str) -> Branch:
@@ -112,8 +114,9 @@ def build_layout(request: PlanRequest, inv: Inventory | None) -> Layout:
     layout = default_layout(cache, slow, pool, request.slow_pool)
     options = _with_overrides(base or layout.tiered_pool.options, request)
     tiered = dataclasses.replace(layout.tiered_pool, options=options)
+    health = HealthTimer() if request.health_timer else None
     return with_slow_minfreespace(
-        dataclasses.replace(layout, tiered_pool=tiered), request.slow_minfreespace
+        dataclasses.replace(layout, tiered_pool=tiered, health=health), request.slow_minfreespace
     )
 
 
@@ -150,6 +153,11 @@ def plan_to_dict(
             "fstab": list(outputs.fstab),
             "units": dict(outputs.units),
             "mover": {"service": outputs.mover_service, "timer": outputs.mover_timer},
+            "health": (
+                None
+                if outputs.health_timer is None
+                else {"service": outputs.health_service, "timer": outputs.health_timer}
+            ),
         },
     }
 

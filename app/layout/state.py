@@ -2,7 +2,8 @@
 (``fstab.tierdeck-state.json``): a stack, newest on top.
 
 The newest apply's record is the document itself (as it always was: ``backup``,
-``units``, ``created``, ``mounted``, ``runtime``, and ``applied``, its time stamp); the
+``units``, ``created``, ``mounted``, ``runtime``, ``disabled`` (the timers it stopped),
+and ``applied``, its time stamp); the
 applies before it, still undoable once it is undone, are its ``earlier`` list, oldest
 first, each a record of the same shape. Undo takes the top one off; the next undo puts
 back what the one before it changed, down to the machine before the first apply.
@@ -39,10 +40,10 @@ def _checked(record: Any) -> Record:
     for key in ("backup", "applied", "layout", "fstab", "fstab_written"):
         if not _text_or_none(record.setdefault(key, None)):
             raise ValueError(f"{key}: not a text")
-    for key in ("created", "mounted"):
+    for key in ("created", "mounted", "disabled"):
         found = record.setdefault(key, [])
         if not isinstance(found, list) or not all(isinstance(p, str) for p in found):
-            raise ValueError(f"{key}: not a list of paths")
+            raise ValueError(f"{key}: not a list of paths or names")
     runtime = record.setdefault("runtime", {})
     if not isinstance(runtime, dict) or not all(
         isinstance(v, dict) and all(map(_text_or_none, v.values())) for v in runtime.values()

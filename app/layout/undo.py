@@ -105,17 +105,27 @@ def plan_undo(host: Host, root: str | None) -> UndoPlan | None:
         _refuse_changed_fstab(host, fstab_path, state, backup)
         actions.append(ApplyAction(ActionKind.RESTORE_FSTAB,
                                    f"restore {fstab_path} from {backup}", fstab_path))  # fmt: skip
+    skip = "skipped: --root applies files only" if root is not None else None
+    if skip is None and not host.exists(SYSTEMD_RUNNING):
+        skip = f"skipped: systemd is not running here ({SYSTEMD_RUNNING} is absent)"
+    # A timer apply enabled stays loaded and its timers.target link stays behind when
+    # only its file goes: stop and disable it first, while systemctl can still find it.
+    for path, before in units.items():
+        name = posixpath.basename(path)
+        if before is None and name.endswith(".timer"):
+            actions.append(ApplyAction(ActionKind.DISABLE_TIMER, f"stop and disable the timer {name}",
+                                       argv=("systemctl", "disable", "--now", name), skipped=skip))  # fmt: skip
     for path, before in units.items():
         if before is None:
             actions.append(ApplyAction(ActionKind.REMOVE_FILE, f"remove {path}", path))
         else:
             actions.append(ApplyAction(ActionKind.RESTORE_UNIT,
                                        f"put back the earlier {path}", path))  # fmt: skip
-    skip = "skipped: --root applies files only" if root is not None else None
-    if skip is None and not host.exists(SYSTEMD_RUNNING):
-        skip = f"skipped: systemd is not running here ({SYSTEMD_RUNNING} is absent)"
     actions.append(ApplyAction(ActionKind.DAEMON_RELOAD, "reload systemd's units",
                                argv=("systemctl", "daemon-reload"), skipped=skip))  # fmt: skip
+    for name in state["disabled"]:  # a timer the apply stopped, its file now back
+        actions.append(ApplyAction(ActionKind.ENABLE_TIMER, f"start the timer {name} again",
+                                   argv=("systemctl", "enable", "--now", name), skipped=skip))  # fmt: skip
     for path in reversed(state["created"]):
         actions.append(ApplyAction(ActionKind.REMOVE_DIR,
                                    f"remove the mountpoint {path} apply created, if empty", path))  # fmt: skip

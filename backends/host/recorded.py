@@ -107,7 +107,7 @@ class RecordedHost:
     def capabilities(self) -> HostCapabilities:
         # A recording is another machine's past: nothing may run or change here.
         return HostCapabilities(live=False, run_benchmarks=False, watch_devices=False,
-                                no_move_reason="a recording is a past state: files move "
+                                cheap_reads=True, no_move_reason="a recording is a past state: files move "
                                 "only on a live machine")  # fmt: skip
 
     def _refuse(self, what: str) -> NotSupported:

@@ -66,6 +66,9 @@ class HostCapabilities:
     # files move there by the host's own tierdeck, started over the connection
     # (``SshHost.start_tierdeck``): the mover view runs that one instead
     moves_on_host: bool = False
+    # a file read costs no round trip (this machine, a recording; not a host over SSH):
+    # a caller may read many small sysfs files to save waiting on a slower command
+    cheap_reads: bool = False
 
 
 class HostProcess(Protocol):

@@ -8,6 +8,12 @@ the disk: no command reaches the medium, so a sleeping disk stays asleep. Readin
 device afterwards with that ``-d`` type and ``-n standby`` then never wakes it: without
 a type, smartctl's own detection could (smartctl(8), ``-n``).
 
+Some types are certain before the scan answers (``certain_targets``): smartctl's own
+detection makes a SCSI disk whose INQUIRY vendor is ``ATA`` (libata, or a SATA disk
+behind a SAS HBA) a ``sat`` device unless it hangs off USB, and an NVMe controller an
+``nvme`` one. Those can be read while the scan still runs; the caller keeps such an
+answer only when the scan then plans that very call (same device, same type).
+
 Disks the inventory sees but the scan does not list (a virtio disk, a device smartctl
 could not open) are still asked, without a type, so that each is reported with
 smartctl's own reason instead of silently missing.
@@ -29,6 +35,7 @@ from ..host import Host
 _CONTROLLER_RE = re.compile(r"(?:^|\+)((?:megaraid|cciss|areca|3ware|aacraid|hpt|sssraid),\S+)$")
 _NVME_CTRL_RE = re.compile(r"^nvme[0-9]+$")
 _NVME_NS_RE = re.compile(r"^nvme[0-9]+n[0-9]+$")
+_SD_RE = re.compile(r"^sd[a-z]+$")
 
 
 @dataclass(frozen=True)
@@ -78,6 +85,43 @@ def target_name(host: Host, device: str, device_type: str | None) -> str:
     if _NVME_CTRL_RE.match(base):
         return _nvme_namespace(host, base)
     return base
+
+
+def _read_or_none(host: Host, path: str) -> str | None:
+    try:
+        return host.read_text(path)
+    except (OSError, HostError):
+        return None
+
+
+def certain_targets(host: Host) -> list[SmartTarget]:
+    """The devices whose ``-d`` type the scan is sure to give, from sysfs alone (see the
+    module's text): each ``sdX`` whose vendor is ``ATA`` and that is not on USB (a USB
+    bridge's type depends on the bridge), and each NVMe controller. A read sysfs
+    cannot answer leaves the device out: the scan's plan reads it."""
+    targets: list[SmartTarget] = []
+    try:
+        blocks = host.listdir("/sys/block")
+    except (OSError, HostError):
+        blocks = []
+    for name in blocks:
+        if not _SD_RE.match(name):
+            continue
+        vendor = _read_or_none(host, f"/sys/block/{name}/device/vendor")
+        if vendor is None or vendor.strip() != "ATA":
+            continue
+        if "/usb" in host.realpath(f"/sys/block/{name}"):
+            continue
+        targets.append(SmartTarget(name, f"/dev/{name}", "sat"))
+    try:
+        controllers = host.listdir("/sys/class/nvme")
+    except (OSError, HostError):
+        controllers = []
+    for controller in controllers:
+        if _NVME_CTRL_RE.match(controller):
+            targets.append(SmartTarget(_nvme_namespace(host, controller), f"/dev/{controller}",
+                                       "nvme"))  # fmt: skip
+    return targets
 
 
 def plan_targets(

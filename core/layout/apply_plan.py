@@ -27,7 +27,7 @@ from enum import StrEnum
 
 from ..errors import TierdeckError
 from .model import Branch, Layout, PoolSpec
-from .outputs import LayoutOutputs, escape_path
+from .outputs import LayoutOutputs, escape_path, health_unit_names
 from .rules import RuleResult, RuleSeverity
 from .runtime import RuntimeChange, control_path, runtime_diff
 
@@ -69,9 +69,10 @@ class ActionKind(StrEnum):
     MOUNT = "mount"
     SET_OPTION = "set-option"  # a running pool's option through its xattrs
     ENABLE_TIMER = "enable-timer"
+    DISABLE_TIMER = "disable-timer"  # a timer stopped before its file goes (and undo's)
+    REMOVE_FILE = "remove-file"  # a unit file the layout no longer has (and undo's)
     # undo's
     RESTORE_FSTAB = "restore-fstab"
-    REMOVE_FILE = "remove-file"
     RESTORE_UNIT = "restore-unit"
     REMOVE_DIR = "remove-dir"
 
@@ -132,6 +133,9 @@ class ApplyPlan:
     backup: str | None  # None: there was no fstab to back up
     units: Mapping[str, str]  # path (under the root) -> text
     state_path: str
+    # unit files an earlier apply wrote that this layout no longer has (its health
+    # check's, when its [health] table is gone): path (under the root), removed
+    removed: tuple[str, ...] = ()
 
 
 def rooted(root: str | None, path: str) -> str:
@@ -281,6 +285,7 @@ def plan_apply(
         units[path] = text
         verb = "replace" if posixpath.join(UNIT_DIR, unit) in state.existing else "write"
         actions.append(ApplyAction(ActionKind.WRITE_UNIT, f"{verb} {path}", path=path))
+    removed = _dropped_health(layout, outputs, state, root, systemctl_skip, actions)
     actions.append(ApplyAction(ActionKind.DAEMON_RELOAD, "reload systemd's units",
                                argv=("systemctl", "daemon-reload"), skipped=systemctl_skip))  # fmt: skip
     for pool, branches in layout.pools():
@@ -292,5 +297,34 @@ def plan_apply(
     actions.append(ApplyAction(ActionKind.ENABLE_TIMER, f"start the mover's timer {outputs.mover_timer}",
                                argv=("systemctl", "enable", "--now", outputs.mover_timer),
                                skipped=systemctl_skip))  # fmt: skip
+    if outputs.health_timer is not None:
+        actions.append(ApplyAction(
+            ActionKind.ENABLE_TIMER, f"start the health check's timer {outputs.health_timer}",
+            argv=("systemctl", "enable", "--now", outputs.health_timer),
+            skipped=systemctl_skip))  # fmt: skip
     return ApplyPlan(name, root, tuple(actions), fstab_path, state.fstab, new, backup, units,
-                     posixpath.join(posixpath.dirname(fstab_path), STATE_NAME))  # fmt: skip
+                     posixpath.join(posixpath.dirname(fstab_path), STATE_NAME), removed)  # fmt: skip
+
+
+def _dropped_health(
+    layout: Layout, outputs: LayoutOutputs, state: CurrentState, root: str | None,
+    systemctl_skip: str | None, actions: list[ApplyAction],
+) -> tuple[str, ...]:  # fmt: skip
+    """A layout without a health timer whose pool has one from an earlier apply: the
+    timer stopped and disabled, both files removed (undo puts them back and enables the
+    timer again). The layout is what the machine runs after an apply."""
+    if outputs.health_timer is not None:
+        return ()
+    service, timer = (posixpath.join(UNIT_DIR, n) for n in health_unit_names(layout))
+    found = [p for p in (service, timer) if p in state.existing]
+    if timer in found:
+        name = posixpath.basename(timer)
+        actions.append(ApplyAction(ActionKind.DISABLE_TIMER, f"stop and disable the timer {name} "
+                                   "(the layout has no health check timer now)",
+                                   argv=("systemctl", "disable", "--now", name),
+                                   skipped=systemctl_skip))  # fmt: skip
+    removed = tuple(rooted(root, p) for p in found)
+    for path in removed:
+        actions.append(ApplyAction(ActionKind.REMOVE_FILE, f"remove {path} (the layout has no "
+                                   "health check timer now; undo puts it back)", path=path))  # fmt: skip
+    return removed

@@ -9,7 +9,10 @@ patterns): two pools and a mover.
   leave the cache and never come back through the tiered pool;
 - the **mover** empties the cache *branches* (never a pool: moving from a pool that also
   shows the destination's files can delete the only copy) into the slow pool, by age and
-  by how full the cache is, on a systemd timer.
+  by how full the cache is, on a systemd timer;
+- optionally a **health check** on a timer of its own (``HealthTimer``): `tierdeck check`
+  keeping each collection's readings (the cache SSD's wear forecast needs them over
+  time) and writing node_exporter's textfile.
 
 Pure data: no I/O, no Textual. Files go through core/layout/toml_format.py, checks through
 core/layout/rules.py.
@@ -31,6 +34,8 @@ __all__ = [
     "BranchMode",
     "CacheFiles",
     "CreatePolicy",
+    "DEFAULT_PROMETHEUS_FILE",
+    "HealthTimer",
     "Layout",
     "LayoutError",
     "LayoutErrorKind",
@@ -179,9 +184,40 @@ class MoverPolicy:
             raise LayoutError(LayoutErrorKind.BAD_VALUE, "schedule", "one OnCalendar= line")
 
 
+# node_exporter's textfile folder as Debian's and Ubuntu's prometheus-node-exporter
+# package starts it (--collector.textfile.directory in /etc/default/prometheus-node-exporter);
+# the collector reads the *.prom files there
+DEFAULT_PROMETHEUS_FILE = "/var/lib/prometheus/node-exporter/tierdeck.prom"
+
+
+@dataclass(frozen=True)
+class HealthTimer:
+    """The health check's timer: on ``schedule`` (a systemd OnCalendar= value), `tierdeck
+    check` over the layout, keeping the readings as `tierdeck health` does, and writing
+    the figures to ``prometheus`` for node_exporter's textfile collector (None: no file).
+    """
+
+    schedule: str = "hourly"
+    prometheus: str | None = DEFAULT_PROMETHEUS_FILE
+
+    def __post_init__(self) -> None:
+        if not self.schedule.strip() or "\n" in self.schedule:
+            raise LayoutError(LayoutErrorKind.BAD_VALUE, "schedule", "one OnCalendar= line")
+        path = self.prometheus
+        if path is None:
+            return
+        if not path.startswith("/") or any(ord(c) < 0x20 for c in path):
+            raise LayoutError(LayoutErrorKind.BAD_VALUE, "prometheus",
+                              f"{path!r} is not an absolute path")  # fmt: skip
+        if not path.endswith(".prom") or path.endswith("/.prom"):
+            raise LayoutError(LayoutErrorKind.BAD_VALUE, "prometheus",
+                              "node_exporter's textfile collector reads only *.prom files")  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Layout:
-    """A cache tier, a slow tier, their two pools and the mover.
+    """A cache tier, a slow tier, their two pools and the mover (and, if asked, a health
+    check timer: ``health``, None without one).
 
     The slow branches' modes are their modes in the tiered pool: NC there keeps new
     files off the slow tier entirely (the recipe's option). In the slow pool NC becomes
@@ -193,6 +229,7 @@ class Layout:
     tiered_pool: PoolSpec
     slow_pool: PoolSpec | None
     mover: MoverPolicy
+    health: HealthTimer | None = None
 
     def __post_init__(self) -> None:
         if not self.cache:

@@ -1,4 +1,5 @@
-"""What a layout becomes on the machine: fstab lines, systemd units, the mover's timer.
+"""What a layout becomes on the machine: fstab lines, systemd units, the mover's timer
+and, when the layout asks for one, the health check's timer.
 
 Pure text from a Layout; apply (a later step) writes it. The mergerfs options are
 spelled as mergerfs 2.33 reads them (``category.create=``, ``minfreespace=300G`` ...),
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 
 from ..errors import TierdeckError
 from .destination import destination_of
-from .model import Branch, Layout, PoolOptions, PoolSpec
+from .model import Branch, HealthTimer, Layout, PoolOptions, PoolSpec
 
 __all__ = [
     "DEFAULT_LAYOUT_PATH",
@@ -24,6 +25,7 @@ __all__ = [
     "branches_text",
     "escape_path",
     "fstab_line",
+    "health_unit_names",
     "layout_outputs",
     "mergerfs_size",
     "mount_unit_name",
@@ -96,6 +98,15 @@ def mount_unit_name(mountpoint: str) -> str:
 
 def _mover_stem(layout: Layout) -> str:
     return f"tierdeck-mover-{escape_path(layout.tiered_pool.mountpoint)}"
+
+
+def health_unit_names(layout: Layout) -> tuple[str, str]:
+    """The health check's service and timer names for ``layout``'s pool, whether it has
+    a health timer or not (apply removes those an earlier apply left when it has none).
+    One per layout, as the mover's: its check reads that layout's cache fill and mover."""
+    stem = f"tierdeck-health-{escape_path(layout.tiered_pool.mountpoint)}"
+    mountpoint = layout.tiered_pool.mountpoint
+    return _unit_name(stem, "service", mountpoint), _unit_name(stem, "timer", mountpoint)
 
 
 # -- mergerfs options ------------------------------------------------------------------
@@ -234,16 +245,62 @@ def _mover_timer(layout: Layout) -> str:
     )
 
 
+def _health_service(
+    layout: Layout, health: HealthTimer, command: tuple[str, ...], layout_path: str
+) -> str:
+    words = [*command, "check", "--layout", layout_path, "--keep-readings"]
+    if health.prometheus is not None:
+        words += ["--prometheus", health.prometheus]
+    textfile = (f"; the figures to {_unit_value(health.prometheus)}"
+                if health.prometheus is not None else "")  # fmt: skip
+    return (
+        f"{_HEADER}"
+        "[Unit]\n"
+        "Description=tierdeck health check: disks, pools, the cache and mover of "
+        f"{_unit_value(layout.tiered_pool.mountpoint)}{textfile}\n"
+        # No RequiresMountsFor=: a branch that failed to mount is what the check must report.
+        "\n"
+        "[Service]\n"
+        "Type=oneshot\n"
+        f"ExecStart={' '.join(_unit_word(w) for w in words)}\n"
+        # check's WARNING (1) and CRITICAL (2) are its verdict, in the journal and the
+        # textfile; only UNKNOWN (3: it could not check) fails the unit.
+        "SuccessExitStatus=1 2\n"
+        "Nice=10\n"
+    )
+
+
+def _health_timer(layout: Layout, health: HealthTimer) -> str:
+    return (
+        f"{_HEADER}"
+        "[Unit]\n"
+        "Description=tierdeck health check with the cache and mover of "
+        f"{_unit_value(layout.tiered_pool.mountpoint)}, {_unit_value(health.schedule)}\n"
+        "\n"
+        "[Timer]\n"
+        f"OnCalendar={_unit_value(health.schedule)}\n"
+        # a check missed while the machine was off runs at the next boot: the readings
+        # of the wear forecast keep their pace
+        "Persistent=true\n"
+        "\n"
+        "[Install]\n"
+        "WantedBy=timers.target\n"
+    )
+
+
 @dataclass(frozen=True)
 class LayoutOutputs:
     """Everything apply writes. ``units`` maps a unit file name to its text: the pools'
     ``.mount`` units, then the mover's service and timer (named again in
-    ``mover_service``/``mover_timer``)."""
+    ``mover_service``/``mover_timer``), then the health check's service and timer when
+    the layout has one (``health_service``/``health_timer``, None without)."""
 
     fstab: tuple[str, ...]
     units: dict[str, str]
     mover_service: str
     mover_timer: str
+    health_service: str | None = None
+    health_timer: str | None = None
 
 
 def layout_outputs(
@@ -255,7 +312,8 @@ def layout_outputs(
     """The fstab lines and unit files of ``layout``. ``command`` is how the mover's
     service starts tierdeck (one path, or the words of a command: systemd needs the
     first to be absolute), ``layout_path`` the file it reads. OutputError when a path
-    cannot be written (see the class)."""
+    cannot be written (see the class). The health check's service starts tierdeck
+    alike, reading the same layout file."""
     what = ("tiered pool", "slow pool")
     units: dict[str, str] = {}
     fstab: list[str] = []
@@ -268,4 +326,10 @@ def layout_outputs(
     words = (command,) if isinstance(command, str) else command
     units[service] = _mover_service(layout, words, layout_path)
     units[timer] = _mover_timer(layout)
-    return LayoutOutputs(tuple(fstab), units, service, timer)
+    health = layout.health
+    if health is None:
+        return LayoutOutputs(tuple(fstab), units, service, timer)
+    health_service, health_timer = health_unit_names(layout)
+    units[health_service] = _health_service(layout, health, words, layout_path)
+    units[health_timer] = _health_timer(layout, health)
+    return LayoutOutputs(tuple(fstab), units, service, timer, health_service, health_timer)

@@ -36,6 +36,10 @@ The file, with the defaults a hand-written one may leave out::
     fill_low_pct = 60
     exclude = []
     schedule = "hourly"                     # systemd OnCalendar=
+
+    [health]                                # optional: a health check timer
+    schedule = "hourly"                     # systemd OnCalendar=
+    prometheus = "/var/lib/prometheus/node-exporter/tierdeck.prom"  # "": no textfile
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ from .model import (
     BranchMode,
     CacheFiles,
     CreatePolicy,
+    HealthTimer,
     Layout,
     LayoutError,
     LayoutErrorKind,
@@ -66,7 +71,8 @@ FORMAT = "tierdeck.layout/1"
 _E = TypeVar("_E", bound=StrEnum)
 _T = TypeVar("_T")
 
-_TOP_KEYS = {"format", "cache", "slow", "tiered_pool", "slow_pool", "mover"}
+_TOP_KEYS = {"format", "cache", "slow", "tiered_pool", "slow_pool", "mover", "health"}
+_HEALTH_KEYS = {"schedule", "prometheus"}
 _POOL_KEYS = {"mountpoint", "options"}
 _OPTION_KEYS = {
     "create",
@@ -133,6 +139,10 @@ def layout_to_toml(layout: Layout) -> str:
         "exclude": list(mover.exclude),
         "schedule": mover.schedule,
     }
+    if layout.health is not None:
+        # TOML has no null: an empty path is "no textfile"
+        doc["health"] = {"schedule": layout.health.schedule,
+                         "prometheus": layout.health.prometheus or ""}  # fmt: skip
     import tomli_w  # here: reading a layout (every mover run) never writes one
 
     return tomli_w.dumps(doc)
@@ -304,4 +314,17 @@ def layout_from_toml(text: str) -> Layout:
             schedule=_get(mover_table, "schedule", "mover", str, base.schedule),
         ),
     )
-    return Layout(cache=cache, slow=slow, tiered_pool=tiered, slow_pool=slow_pool, mover=mover)
+    return Layout(cache=cache, slow=slow, tiered_pool=tiered, slow_pool=slow_pool, mover=mover,
+                  health=_health(doc))  # fmt: skip
+
+
+def _health(doc: Mapping[str, Any]) -> HealthTimer | None:
+    """The [health] table's timer; None when the file has none."""
+    if "health" not in doc:
+        return None
+    table = _table(doc, "health", "health", _HEALTH_KEYS)
+    base = HealthTimer()
+    return _guarded("health", lambda: HealthTimer(
+        schedule=_get(table, "schedule", "health", str, base.schedule),
+        prometheus=_get(table, "prometheus", "health", str, base.prometheus) or None,
+    ))  # fmt: skip

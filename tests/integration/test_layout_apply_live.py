@@ -17,6 +17,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shlex
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -225,3 +226,45 @@ def test_undo_of_a_busy_pool_names_who_holds_it_and_refuses_at_once(
     (tiered / "busy.bin").unlink()
     _cli("layout", "undo", "--yes")
     assert not _mounted(tiered)
+
+
+def test_the_health_timer_is_applied_runs_and_is_undone(
+    machine: Path, lab_nas: Path, tmp_path: Path
+) -> None:
+    """A layout with a health timer: apply writes its service and timer with the rest
+    (systemctl enables it, or says it is skipped), the service's own command line checks
+    this machine and writes a textfile Prometheus's parser reads, and undo removes the
+    units again."""
+    from prometheus_client.parser import text_string_to_metric_families
+    from tierdeck.core.layout.model import DEFAULT_PROMETHEUS_FILE
+
+    units_before = set(os.listdir(UNIT_DIR))
+    layout = tmp_path / "layout.toml"
+    plan = _plan(lab_nas, machine, layout, "--health-timer")
+    health = plan["outputs"]["health"]
+    assert health is not None
+    textfile = tmp_path / "textfile" / "tierdeck.prom"
+    textfile.parent.mkdir()
+    layout.write_text(layout.read_text().replace(DEFAULT_PROMETHEUS_FILE, str(textfile)))
+    done = _cli("layout", "apply", str(layout), "--yes")
+    service = (UNIT_DIR / health["service"]).read_text()
+    assert (UNIT_DIR / health["timer"]).read_text() == plan["outputs"]["units"][health["timer"]]
+    step = f"start the health check's timer {health['timer']}"
+    assert step in done.stdout
+    if not SYSTEMD:
+        assert done.stdout.split(step)[1].splitlines()[1].strip().startswith("(skipped: systemd")
+
+    # what systemd would run, run here (its readings into a history of the test's own)
+    line = next(x for x in service.splitlines() if x.startswith("ExecStart="))
+    words = shlex.split(line.removeprefix("ExecStart="))
+    assert words[1:] == ["check", "--layout", str(layout), "--keep-readings",
+                         "--prometheus", str(textfile)]  # fmt: skip
+    env = {**os.environ, "TIERDECK_DATA_DIR": str(tmp_path / "data")}
+    run = subprocess.run(words, capture_output=True, text=True, timeout=300, env=env)
+    assert run.returncode in (0, 1, 2), run.stdout + run.stderr  # SuccessExitStatus=1 2
+    assert run.stdout.startswith("TIERDECK ")
+    families = {f.name for f in text_string_to_metric_families(textfile.read_text())}
+    assert "tierdeck_check_status" in families
+
+    _cli("layout", "undo", "--yes")
+    assert set(os.listdir(UNIT_DIR)) == units_before

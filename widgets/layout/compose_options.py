@@ -2,7 +2,7 @@
 simulator's file size, each field under its one-line explanation (which doubles as its
 label) and over an inline error line.
 
-The fields are built when the view is first shown (``build``): a Select and nine Inputs
+The fields are built when the view is first shown (``build``): two Selects and twelve Inputs
 cost first paint time a user on the mounts view does not need. Edits reach the screen as
 the fields' own Input.Changed / Select.Changed messages; the screen hands back what to
 show with ``show``.
@@ -22,6 +22,7 @@ from .compose_views import EXPLAIN, age_basis_explanation, create_explanation, f
 SECTIONS = (
     ("Pools", ("pool", "slow_pool", "create", "minfreespace", "slow_minfreespace")),
     ("Mover", ("min_age", "age_basis", "fill_high", "fill_low", "exclude", "schedule")),
+    ("Health check", ("health_schedule", "prometheus")),
     ("Simulator", ("file_size",)),
 )
 SELECTS = {"create": CreatePolicy, "age_basis": AgeBasis}

@@ -43,6 +43,10 @@ EXPLAIN = {
     "exclude": "Never moved: globs relative to a cache branch, separated by spaces "
     "(*.partial incoming/*).",
     "schedule": "When the mover runs: a systemd OnCalendar= value (hourly, daily, *:0/15).",
+    "health_schedule": "Health check timer: `tierdeck check` keeping SMART readings, "
+    "an OnCalendar= value (hourly). Empty: no health timer.",
+    "prometheus": "Health check's node_exporter textfile (*.prom in its textfile folder). "
+    "Empty: none.",
 }
 
 

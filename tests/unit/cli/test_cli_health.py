@@ -4,6 +4,7 @@ smartctl documents."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,30 @@ def test_check_of_an_unreachable_host_is_unknown(
     assert result.exit_code == 3, result.output
     assert result.output.splitlines()[-1] == "TIERDECK UNKNOWN - the host could not be reached"
     assert run("check", "--demo", "--recorded", str(tmp_path)).exit_code == 3  # exclusive
+
+
+def _kept_rows() -> int:
+    from tierdeck.app.history.paths import default_history_path
+
+    path = default_history_path()
+    if not path.exists():
+        return 0
+    with sqlite3.connect(path) as db:
+        return int(db.execute("SELECT count(*) FROM health_readings").fetchone()[0])
+
+
+def test_check_keeps_readings_only_when_asked(tmp_path: Path) -> None:
+    """The layout's health timer runs check alone: --keep-readings keeps what `health`
+    keeps, so the trends and the wear forecast go on; a plain check keeps nothing."""
+    folder = smart_recording(tmp_path / "nas", {"sda": "ata-st16000nm001g-healthy.json",
+                                                "sdb": "nvme-intel-p4510-worn75.json"})  # fmt: skip
+    assert run("check", "--recorded", str(folder)).exit_code == 0
+    assert _kept_rows() == 0
+    result = run("check", "--recorded", str(folder), "--keep-readings")
+    assert result.exit_code == 0, result.output
+    kept = _kept_rows()
+    assert kept > 0
+    assert run("health", "--recorded", str(folder)).exit_code == 0
+    assert _kept_rows() == 2 * kept  # the rows `health` keeps, no other
+    assert run("check", "--demo", "--keep-readings").exit_code in (0, 1, 2, 3)
+    assert _kept_rows() == 2 * kept  # the demo keeps none, as `health --demo`

@@ -97,13 +97,19 @@ def test_the_mover_service_names_its_layout_file() -> None:
     assert service_layout_path('ExecStart=tierdeck mover run --layout "/x') is None
 
 
+def applied_files(layout: Layout) -> dict[str, str]:
+    """What apply leaves that read_applied_tiers reads: fstab's block, the mover's
+    service and the layout file (/srv/nas/tiers.toml) it runs."""
+    outputs = layout_outputs(layout, layout_path="/srv/nas/tiers.toml")
+    return {FSTAB: fstab_of(layout), "/srv/nas/tiers.toml": layout_to_toml(layout),
+            f"{UNIT_DIR}/{outputs.mover_service}": outputs.units[outputs.mover_service]}  # fmt: skip
+
+
 def test_the_mover_comes_from_the_layout_file_its_service_runs() -> None:
     layout = default_layout(("/cache",), SLOW, "/mnt/tiered", "/mnt/slow")
     layout = dataclasses.replace(layout, mover=dataclasses.replace(
         layout.mover, fill_high_pct=90, fill_low_pct=70, schedule="daily"))  # fmt: skip
-    outputs = layout_outputs(layout, layout_path="/srv/nas/tiers.toml")
-    files = {FSTAB: fstab_of(layout), "/srv/nas/tiers.toml": layout_to_toml(layout),
-             f"{UNIT_DIR}/{outputs.mover_service}": outputs.units[outputs.mover_service]}  # fmt: skip
+    files = applied_files(layout)
     live = pool("/mnt/tiered", "/cache", "/mnt/disk 1", "/mnt/disk2")
     found = read_applied_tiers(cast(Host, FileHost(files)), live)
     assert found is not None and found.mover == layout.mover

@@ -149,7 +149,10 @@ def test_undo_unmounts_what_apply_mounted_and_removes_its_empty_mountpoints() ->
     assert ("mount", "/mnt/tiered") in host.commands and "/mnt/tiered" in host.dirs
     before = len(host.commands)
     done = undo_all(host)
-    assert host.commands[before:] == [("umount", "/mnt/tiered"), ("systemctl", "daemon-reload")]
+    # the timer apply enabled is stopped and disabled before its file goes
+    assert host.commands[before:] == [("umount", "/mnt/tiered"),
+                                      ("systemctl", "disable", "--now", OUTPUTS.mover_timer),
+                                      ("systemctl", "daemon-reload")]  # fmt: skip
     assert "/mnt/tiered" not in host.dirs and host.files["/etc/fstab"] == "a\n"
     assert [a.kind for a in done][-1] is ActionKind.REMOVE_DIR
 
@@ -159,7 +162,8 @@ def test_undo_leaves_a_pool_apply_only_remounted() -> None:
     apply(host)  # unmounts the user's pool and mounts the layout's in its place
     before = len(host.commands)
     undo_all(host)
-    assert host.commands[before:] == [("systemctl", "daemon-reload")]
+    assert host.commands[before:] == [("systemctl", "disable", "--now", OUTPUTS.mover_timer),
+                                      ("systemctl", "daemon-reload")]  # fmt: skip
 
 
 def test_without_systemd_no_systemctl_runs_and_units_are_still_written() -> None:
