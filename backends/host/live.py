@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from ..mover.engine import FileMover
     from ..mover.scan import BranchScan, OpenFiles
 
+# Every exit status is the caller's to judge; a signal (negative) stays an error.
+_ANY_EXIT = list(range(256))
+
 
 class LiveHost:
     """This machine."""
@@ -161,56 +164,60 @@ class LiveHost:
         return shutil.which(tool) is not None
 
     def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
-        # subprocess, imported here (~4 ms): the sh library this used before cost ~45 ms
-        # of CPU to import (asyncio with it), paid by every command that runs one
-        import subprocess
+        import sh  # here, not at the top: it costs ~45 ms and many commands never run one
 
         args = list(argv)
         try:
-            proc = subprocess.Popen(
-                args,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                # a session of its own: a timeout kills the command's whole group (a hung
-                # zpool's children too), and the terminal's ^C reaches tierdeck alone
-                start_new_session=True,
-                env={**os.environ, "LC_ALL": "C"},  # parsers read the C locale's numbers
-            )
-        except (FileNotFoundError, PermissionError) as exc:  # no executable one on PATH
+            command = sh.Command(args[0])
+        except sh.CommandNotFound as exc:
             raise ToolMissing(args[0]) from exc
+        try:
+            # sh's own _timeout polls: it added ~65 ms to every command (fio --version
+            # 110 ms against 45 ms). A watchdog thread kills the command's whole session
+            # instead (a hung zpool's children too), and costs nothing when not needed.
+            proc = command(
+                *args[1:],
+                _ok_code=_ANY_EXIT,
+                _bg=True,
+                _bg_exc=False,
+                _new_session=True,
+                _return_cmd=True,
+                _tty_out=False,
+                # sh reads by lines unless told otherwise, a Python step per line: 3 MB
+                # of smartctl JSON from a 240-disk NAS cost ~2 s of CPU; in 64 KiB
+                # blocks, 0.02 s. The output is used whole, once the command ends.
+                _out_bufsize=65536,
+                _err_bufsize=65536,
+                _env={**os.environ, "LC_ALL": "C"},
+            )
         except OSError as exc:
             raise HostError(f"{' '.join(args)}: {exc}") from exc
         timed_out = threading.Event()
 
         def expire() -> None:
             timed_out.set()
-            with contextlib.suppress(OSError):
-                os.killpg(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(OSError, sh.ErrorReturnCode):
+                proc.kill_group()
 
-        # A watchdog thread kills the command's group at the timeout; it costs nothing
-        # when not needed (sh's own timeout polled: ~65 ms on every command).
         watchdog = threading.Timer(timeout, expire)
         watchdog.daemon = True
         watchdog.start()
         try:
-            stdout, stderr = _output_until_exit(proc)
+            proc.wait()
+        except sh.SignalException as exc:
+            if not timed_out.is_set():
+                # sh's message repeats the command and its output over several lines
+                name = signal.Signals(-exc.exit_code).name if exc.exit_code < 0 else "a signal"
+                raise HostError(f"{' '.join(args)}: killed by {name}") from exc
         finally:
             watchdog.cancel()
         if timed_out.is_set():
             raise ToolTimeout(args, timeout)
-        # every exit status is the caller's to judge; a signal (negative) is an error
-        if proc.returncode < 0:
-            try:
-                name = signal.Signals(-proc.returncode).name
-            except ValueError:  # a real-time signal has no name of its own
-                name = f"signal {-proc.returncode}"
-            raise HostError(f"{' '.join(args)}: killed by {name}")
         return CommandResult(
             argv=tuple(args),
-            returncode=proc.returncode,
-            stdout=_decode(stdout),
-            stderr=_decode(stderr),
+            returncode=int(proc.exit_code),
+            stdout=_decode(proc.stdout),
+            stderr=_decode(proc.stderr),
         )
 
     async def spawn(self, argv: Sequence[str], env: Mapping[str, str] | None = None) -> HostProcess:
@@ -303,61 +310,6 @@ class LiveHost:
         from .. import locks
 
         return locks.exclusive(key)
-
-
-def _output_until_exit(proc: Any) -> tuple[bytes, bytes]:
-    """A command's stdout and stderr, read until it exits, not until the pipes close: a
-    daemon it starts (a FUSE filesystem mount starts) may keep them open as long as it
-    runs. Read in
-    large blocks as they come, never a Python step per line (3 MB of smartctl JSON from
-    a 240-disk NAS: 0.02 s of CPU); what is left in the pipes once the command has
-    exited is read without waiting."""
-    import selectors
-
-    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
-    chunks: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
-    # the exit as an event the selector sees: a thread waits for it and closes a pipe
-    exit_read, exit_write = os.pipe()
-
-    def wait_exit() -> None:
-        proc.wait()
-        os.close(exit_write)
-
-    waiter = threading.Thread(target=wait_exit, daemon=True)
-    try:
-        with selectors.DefaultSelector() as selector:
-            for fd in chunks:
-                os.set_blocking(fd, False)
-                selector.register(fd, selectors.EVENT_READ)
-            selector.register(exit_read, selectors.EVENT_READ)
-            waiter.start()
-            exited = False
-            while not exited:
-                for key, _ in selector.select():
-                    if key.fd == exit_read:
-                        exited = True
-                    elif not _read_ready(key.fd, chunks[key.fd]):
-                        selector.unregister(key.fd)
-        waiter.join()
-        for fd, parts in chunks.items():
-            _read_ready(fd, parts)
-    finally:
-        os.close(exit_read)
-        proc.stdout.close()
-        proc.stderr.close()
-    return b"".join(chunks[out_fd]), b"".join(chunks[err_fd])
-
-
-def _read_ready(fd: int, parts: list[bytes]) -> bool:
-    """Append what ``fd`` holds now, without waiting; False once it is closed."""
-    while True:
-        try:
-            block = os.read(fd, 65536)
-        except BlockingIOError:
-            return True
-        if not block:
-            return False
-        parts.append(block)
 
 
 def _decode(data: bytes | str | None) -> str:

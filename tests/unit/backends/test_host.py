@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 from pathlib import Path
 
 import pytest
@@ -151,16 +150,3 @@ def test_live_run_timeout_stops_the_whole_command_and_a_signal_is_one_line() -> 
         time.sleep(0.05)
     with pytest.raises(HostError, match=r"^sh -c kill -9 \$\$: killed by SIGKILL$"):
         LiveHost().run(["sh", "-c", "kill -9 $$"])
-
-
-def test_live_run_returns_when_the_command_exits_not_when_its_daemon_does() -> None:
-    """mount starts mergerfs, which may keep the command's output pipes: run() returns
-    what the command wrote once it exits, never waiting for the pipes to close."""
-    import time
-
-    start = time.monotonic()
-    result = LiveHost().run(["sh", "-c", "sleep 20 & echo $!; echo warn >&2"], timeout=60)
-    elapsed = time.monotonic() - start
-    os.kill(int(result.stdout), signal.SIGKILL)  # the child it left, by its pid
-    assert (result.returncode, result.stderr) == (0, "warn\n")
-    assert elapsed < 15  # not the 20 s its child keeps the pipes open
