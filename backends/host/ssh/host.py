@@ -66,6 +66,7 @@ class SshHost:
         self._link = link
         self._link_lock = threading.Lock()
         self._keep_idle_s = keep_idle_s
+        self._kept_lock = threading.Lock()  # its own: a keeper's start never holds link
         self._kept: KeptLink | None = None
         self._kept_asked = False
         self._facts: RemoteFacts | None = None
@@ -91,7 +92,7 @@ class SshHost:
     def kept(self) -> KeptLink | None:
         """The keeper serving this host's plain commands, or None (this process then
         uses its own connection): asked for once, when ``keep_idle_s`` says so."""
-        with self._link_lock:
+        with self._kept_lock:
             if not self._kept_asked and self._keep_idle_s is not None:
                 self._kept_asked = True
                 self._kept = open_kept(str(self.target), self._keep_idle_s)

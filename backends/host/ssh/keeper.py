@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import fcntl
 import json
+import math
 import os
 import signal
 import socket
@@ -95,8 +96,9 @@ class Keeper:
             left = self.idle_limit - (time.monotonic() - self.last_used)
             if self.active == 0 and left <= 0:
                 return
+            wait = None if math.isinf(left) else max(left, 1.0)  # inf: no idle limit
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.stopping.wait(), max(left, 1.0))
+                await asyncio.wait_for(self.stopping.wait(), wait)
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -119,7 +121,7 @@ class Keeper:
                       writer: asyncio.StreamWriter) -> None:  # fmt: skip
         op = header.get("op")
         if op == "info":
-            limit = None if self.idle_limit == float("inf") else self.idle_limit
+            limit = None if math.isinf(self.idle_limit) else self.idle_limit
             self._reply(writer, {"state": "ok", "target": str(self.link.target), "pid": os.getpid(),
                                  "idle_limit": limit, "started": self.started,
                                  "idle": time.monotonic() - self.last_used,
