@@ -134,6 +134,15 @@ def test_a_dropped_connection_ends_the_keeper_and_commands_connect_again(lab: An
     assert len(keeper_pids()) == 1 and len(lab.session_pids()) == 1
 
 
+def test_a_command_right_after_the_drop_reads_on_its_own_connection(lab: Any) -> None:
+    inventory()
+    lab.kill_sessions()
+    # no wait for the keeper to notice: whatever it says (down, lost, gone), the reads
+    # are made again on the command's own connection and the command succeeds
+    proc = inventory()
+    assert proc.stderr == ""
+
+
 def test_a_stale_socket_falls_back_to_a_direct_connection(lab: Any) -> None:
     inventory()
     [kept] = keepers()

@@ -99,22 +99,23 @@ class SshHost:
             return self._kept
 
     def _plain(self, line: str, *, stdin: bytes | None = None,
-               timeout: float | None = READ_TIMEOUT) -> RemoteResult:  # fmt: skip
+               timeout: float | None = READ_TIMEOUT, read: bool = True) -> RemoteResult:  # fmt: skip
         """A plain command run: over the keeper when there is one, else (or once it is
-        gone) over this process's own connection."""
+        gone) over this process's own connection. ``read``: running the line twice is
+        harmless (a keeper lost while it ran, it is run again here)."""
         kept = self.kept
         if kept is not None:
-            result = kept.shell(line, stdin=stdin, timeout=timeout)
+            result = kept.shell(line, stdin=stdin, timeout=timeout, again_safe=read)
             if result is not None:
                 return result
             self._kept = None  # gone before it ran the line: connect ourselves from now on
         return self.link.shell(line, stdin=stdin, timeout=timeout)
 
     def _sh(self, line: str, *, stdin: bytes | None = None,
-            timeout: float = READ_TIMEOUT) -> RemoteResult:  # fmt: skip
+            timeout: float = READ_TIMEOUT, read: bool = True) -> RemoteResult:  # fmt: skip
         """A read or a command's run (the keeper's when there is one)."""
         self.facts  # noqa: B018 - connect first: the leftovers of a lost link go first
-        return self._plain(line, stdin=stdin, timeout=timeout)
+        return self._plain(line, stdin=stdin, timeout=timeout, read=read)
 
     def _direct(self, line: str, *, stdin: bytes | None = None,
                 timeout: float = READ_TIMEOUT) -> RemoteResult:  # fmt: skip
@@ -402,7 +403,7 @@ class SshHost:
     def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
         args = list(argv)
         try:
-            result = self._sh(remote_sh.run_line(args, timeout), timeout=timeout + 5)
+            result = self._sh(remote_sh.run_line(args, timeout), timeout=timeout + 5, read=False)
         except TimeoutError as exc:
             raise ToolTimeout(args, timeout) from exc
         stderr = result.stderr.decode("utf-8", errors="replace")

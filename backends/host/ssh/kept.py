@@ -6,8 +6,9 @@ Only what ``SshHost`` runs as one request (a shell line, its input, timeout, out
 exit status) goes this way; spawns, writes and locks keep their own connection.
 ``shell`` returns None when the keeper is gone or its connection is down before the
 request ran: the caller then connects itself, silently. A keeper lost while running a
-request is a lost connection (``HostUnreachable``), as it would be on a direct one: the
-request is never sent twice.
+request is a lost connection (``HostUnreachable``), as it would be on a direct one: a
+command is never sent twice; a read (``again_safe``) is read again on the caller's
+own connection.
 
 One request a socket connection, each a JSON header line then raw bytes (sizes in the
 header), both ways.
@@ -97,8 +98,11 @@ class KeptLink:
             except (OSError, ValueError):
                 return None
 
-    def shell(self, body: str, *, stdin: bytes | None = None,
-              timeout: float | None = None) -> RemoteResult | None:  # fmt: skip
+    def shell(self, body: str, *, stdin: bytes | None = None, timeout: float | None = None,
+              again_safe: bool = False) -> RemoteResult | None:  # fmt: skip
+        """The line's result; None when it was not run (no keeper, or its connection
+        down), or when it may have been and ``again_safe`` says running it again is
+        harmless (a read): the caller then runs it on its own connection."""
         wait = None if timeout is None else timeout + ANSWER_GRACE_S
         sock = self._connect(wait)
         if sock is None:
@@ -117,14 +121,18 @@ class KeptLink:
             except TimeoutError:
                 raise
             except (OSError, ValueError, EOFError) as exc:
+                if again_safe:
+                    return None
                 raise HostUnreachable(self.target, f"the kept connection was lost: {exc}") from exc
-        if answer is None:
-            raise HostUnreachable(self.target, "the kept connection was lost")
-        state = answer.get("state")
-        if state == "down":
+        if answer is not None and answer.get("state") == "down":
             return None  # nothing ran: the caller connects itself
-        if state != "ok":
-            raise HostUnreachable(self.target, str(answer.get("reason", "connection lost")))
+        if answer is None or answer.get("state") != "ok":
+            # lost while it ran (a NAS rebooted under the keeper): a read is read again
+            # on the caller's connection; a command is not run twice
+            if again_safe:
+                return None
+            reason = "connection lost" if answer is None else answer.get("reason")
+            raise HostUnreachable(self.target, f"the kept connection was lost: {reason}")
         self.round_trips += 1
         signal = answer.get("signal")
         status = answer.get("status")
