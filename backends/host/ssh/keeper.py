@@ -5,9 +5,9 @@ host for later commands, as OpenSSH's ControlMaster with ControlPersist does.
 
 Started by the first command that wants it (``kept.start_keeper``): it forks away from
 that command, connects with ``SshLink`` (ssh's config, keys, agent and known_hosts, no
-prompt: a host that wants a password or passphrase gets no keeper, and nothing secret
-is ever written), listens on SOCKET (0600 in a 0700 folder) and says "ready" on its
-stdout. It serves one kind of request, a plain command run (``kept.py``), to peers of
+prompt: a host that wants a password or passphrase gets no keeper, and an empty marker
+beside the socket says so for a while; nothing secret is ever written), listens on
+SOCKET (0600 in a 0700 folder) and says "ready" on its stdout. It serves one kind of request, a plain command run (``kept.py``), to peers of
 the same uid only (SO_PEERCRED). It ends when idle for IDLE_S seconds ("inf": never),
 when its connection drops (it never reconnects: the next command connects itself and
 starts a new keeper), on SIGTERM/SIGHUP, or when asked (``tierdeck fleet keepers
