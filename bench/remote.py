@@ -11,7 +11,9 @@ SSH. Two pairs, round after round, each round one ratio:
    requests each remote collection sent (round trips);
 2. whole commands as a user types them: ``tierdeck --host nas inventory --json`` against
    ``tierdeck inventory --json`` (Python's start, asyncssh's import, the connection and
-   its key exchange included), and OpenSSH's ``ssh nas true`` against the local command:
+   its key exchange included), then the same with a kept connection (``ControlPersist
+   10m`` for nas: a keeper holds the connection, the command sends its requests over
+   the keeper's socket and imports no asyncssh), and OpenSSH's ``ssh nas true`` against the local command:
    the floor of any remote command, with OpenSSH's default key exchange and with the
    one asyncssh agrees on (OpenSSH 9.2's default, sntrup761x25519, is not asyncssh's
    without liboqs, and costs this VM's client about half a local inventory).
@@ -33,12 +35,14 @@ Run as root (sshd). No bare times: the machine is shared; medians of ratios are 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -86,6 +90,9 @@ def in_process(lab: SshLab, rounds: int) -> list[str]:
 def whole_commands(lab: SshLab, rounds: int, shell: str) -> list[str]:
     env = {**os.environ, "HOME": str(lab.home)}
     env.pop("SSH_AUTH_SOCK", None)
+    # keepers (if any) in a runtime folder of this run's, as a login's /run/user/UID
+    env["XDG_RUNTIME_DIR"] = str(lab.folder / "run")
+    (lab.folder / "run").mkdir(mode=0o700, exist_ok=True)
     cli = [sys.executable, "-m", "tierdeck.app.cli"]
 
     def timed(argv: list[str]) -> float:
@@ -114,6 +121,7 @@ def whole_commands(lab: SshLab, rounds: int, shell: str) -> list[str]:
         over_floor.append(a / (b + g))
         floors.append(f / b)
         same_floors.append(g / b)
+    kept = kept_commands(lab, rounds, shell, env, timed, (local, remote))
     return [
         f"{shell}: ssh nas true / tierdeck inventory --json: {_spread(floors)}; with "
         f"asyncssh's key exchange ({kex}): {_spread(same_floors)}: OpenSSH's own "
@@ -124,7 +132,41 @@ def whole_commands(lab: SshLab, rounds: int, shell: str) -> list[str]:
         f"{shell}: the same / (tierdeck inventory --json + ssh -o KexAlgorithms={kex} nas "
         f"true): {_spread(over_floor)}: what tierdeck adds beyond the local run and "
         "OpenSSH's own connection and login shell",
+        kept,
     ]
+
+
+def kept_commands(lab: SshLab, rounds: int, shell: str, env: dict[str, str],
+                  timed: Callable[[list[str]], float],
+                  pair: tuple[list[str], list[str]]) -> str:  # fmt: skip
+    """The same pair with ``ControlPersist 10m`` for nas in ~/.ssh/config: the first
+    command leaves a keeper holding the connection, the timed ones send their commands
+    over its socket (no asyncssh import, no key exchange, no login shell)."""
+    local, remote = pair
+    lab.write_client_config("  ControlPersist 10m\n")
+    keepers = [*local[:-2], "fleet", "keepers"]
+    try:
+        for _ in range(2):
+            timed(remote)
+            timed(local)
+        ratios = []
+        for _ in range(rounds):
+            a, b = timed(remote), timed(local)
+            ratios.append(a / b)
+        listed = subprocess.run([*keepers, "--json"], env=env,
+                                capture_output=True, text=True, check=True)  # fmt: skip
+        served = json.loads(listed.stdout)["keepers"]
+        if len(served) != 1:
+            raise RuntimeError(f"expected one keeper, found {len(served)}")
+    finally:
+        subprocess.run([*keepers, "--stop"], env=env,
+                       capture_output=True, check=False)  # fmt: skip
+        lab.write_client_config()
+    return (
+        f"{shell}: tierdeck --host nas inventory --json / tierdeck inventory --json with a "
+        f"kept connection (ControlPersist 10m): {_spread(ratios)}, {rounds} rounds "
+        f"({served[0]['requests']} requests served by one keeper, its connection made once)"
+    )
 
 
 def _spread(ratios: list[float]) -> str:

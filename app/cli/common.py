@@ -128,6 +128,25 @@ def terminal_prompt(question: str) -> str | None:
         return None
 
 
+def keep_idle_s(name: str) -> float | None:
+    """How long ``--host NAME``'s keeper may stay idle, None: no keeper. hosts.toml's
+    ``persist`` for the host named or reached so, else ssh's ControlPersist for it."""
+    from ...backends.host.ssh import BadTarget, SshTarget
+    from ...backends.host.ssh.persist import idle_limit
+    from ..fleet.config import FleetConfigError, load_fleet
+
+    try:
+        alias = SshTarget.parse(name).host
+    except BadTarget:
+        return None
+    try:
+        fleet = load_fleet()
+    except FleetConfigError:
+        fleet = ()
+    entry = next((h for h in fleet if name in (h.name, h.ssh)), None)
+    return idle_limit(alias, entry.persist if entry is not None else None)
+
+
 def open_remote_host(name: str, meanwhile: Callable[[], object] | None = None) -> SshHost:
     """The host, connected (its key checked, logged in), or exit 1 saying why.
     ``meanwhile``: the command's own work done while it connects (see ``make_host``)."""
@@ -135,7 +154,7 @@ def open_remote_host(name: str, meanwhile: Callable[[], object] | None = None) -
     from ...core.errors import HostUnreachable
 
     try:
-        host = SshHost(name, prompt=terminal_prompt)
+        host = SshHost(name, prompt=terminal_prompt, keep_idle_s=keep_idle_s(name))
     except BadTarget as exc:
         fail(str(exc), EXIT_REFUSED)
     if meanwhile is not None:

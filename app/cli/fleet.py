@@ -1,5 +1,6 @@
 """``tierdeck fleet``: the hosts of hosts.toml, each one's state at a glance; ``fleet
-add`` and ``fleet remove`` edit the file."""
+add`` and ``fleet remove`` edit the file; ``fleet keepers`` lists (and stops) the kept
+SSH connections."""
 
 from __future__ import annotations
 
@@ -108,5 +109,47 @@ def remove(name: str) -> None:
     click.echo(f"removed {name} from {hosts_path()}")
 
 
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "no limit"
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"
+
+
+@click.command("keepers")
+@click.argument("targets", nargs=-1, metavar="[SSH]...")
+@click.option("--stop", is_flag=True, help="Close their connections and end them.")
+@click.option("--json", "as_json", is_flag=True, help="Print them as JSON (tierdeck.keepers/1).")
+def keepers(targets: tuple[str, ...], stop: bool, as_json: bool) -> None:
+    """List the kept SSH connections of this user: one background process per host
+    (pid, idle time and limit, requests served); --stop ends them (only those to the
+    ssh targets named, if any). A keeper also ends when idle for its limit (hosts.toml's
+    persist, or ssh's ControlPersist) or when its connection drops."""
+    import time
+
+    from ...backends.host.ssh.kept import keepers as live_keepers
+    from ...backends.host.ssh.kept import stop_keeper
+
+    found = [k for k in live_keepers() if not targets or k.target in targets]
+    stopped = [k for k in found if stop and stop_keeper(k)]
+    if as_json:
+        rows = [{"target": k.target, "pid": k.pid, "idle_limit_s": k.idle_limit_s,
+                 "idle_s": round(k.idle_s, 1), "started": k.started, "requests": k.requests,
+                 "socket": k.socket, "stopped": k in stopped} for k in found]  # fmt: skip
+        json.dump({"schema": "tierdeck.keepers/1", "keepers": rows}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return
+    if not found:
+        click.echo("No kept SSH connections.")
+        return
+    for k in found:
+        state = "stopped" if k in stopped else "stop failed" if stop else "kept"
+        click.echo(f"{k.target}: {state}, pid {k.pid}, idle {_duration(k.idle_s)} of "
+                   f"{_duration(k.idle_limit_s)}, up {_duration(time.time() - k.started)}, "
+                   f"{k.requests} requests, {k.socket}")  # fmt: skip
+
+
 fleet.add_command(add)
 fleet.add_command(remove)
+fleet.add_command(keepers)

@@ -6,6 +6,7 @@
     name = "nas"
     ssh = "nas"                  # an ssh config alias, or user@host[:port]
     tags = ["home", "media"]
+    persist = "10m"              # optional: keep its connection between commands ("no")
 
 Every way a file can be wrong is a ``FleetConfigError`` naming the line and what is
 wrong there: a hand-edited file is read by people, and "KeyError" helps none of them.
@@ -26,7 +27,7 @@ HOSTS_FILE = "hosts.toml"
 # A name is typed on the command line (`fleet remove NAME`) and shown in an 80-column
 # table: a word, not a sentence.
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
-_KEYS = frozenset({"name", "ssh", "tags"})
+_KEYS = frozenset({"name", "ssh", "tags", "persist"})
 
 
 class FleetConfigError(ValueError):
@@ -38,6 +39,9 @@ class FleetHost:
     name: str
     ssh: str  # as the user wrote it: an alias of ~/.ssh/config or user@host[:port]
     tags: tuple[str, ...] = ()
+    # how long a kept connection may stay idle ("10m", "no"; backends/host/ssh/persist.py);
+    # None: not said here (ssh's ControlPersist for it, else off)
+    persist: str | None = None
 
 
 def config_folder() -> Path:
@@ -113,7 +117,7 @@ def _host(table: Any, where: str) -> FleetHost:
         raise FleetConfigError(f"{where}: a host is a table with name and ssh")
     unknown = sorted(set(table) - _KEYS)
     if unknown:
-        raise FleetConfigError(f"{where}: unknown key {unknown[0]!r} (name, ssh, tags)")
+        raise FleetConfigError(f"{where}: unknown key {unknown[0]!r} (name, ssh, tags, persist)")
     for key in ("name", "ssh"):
         if key not in table:
             raise FleetConfigError(f"{where}: no {key!r}")
@@ -125,7 +129,17 @@ def _host(table: Any, where: str) -> FleetHost:
     why = check_name(table["name"]) or check_ssh(table["ssh"])
     if why:
         raise FleetConfigError(f"{where}: {why}")
-    return FleetHost(table["name"], table["ssh"], tuple(tags))
+    persist = table.get("persist")
+    if persist is not None:
+        from ...backends.host.ssh.persist import BadPersist, parse_persist
+
+        if not isinstance(persist, str):
+            raise FleetConfigError(f'{where}: \'persist\' must be a string ("10m", "no")')
+        try:
+            parse_persist(persist)
+        except BadPersist as exc:
+            raise FleetConfigError(f"{where}: {exc}") from None
+    return FleetHost(table["name"], table["ssh"], tuple(tags), persist)
 
 
 def load_fleet(path: Path | None = None) -> tuple[FleetHost, ...]:
@@ -152,6 +166,8 @@ def fleet_toml(hosts: tuple[FleetHost, ...]) -> str:
         table: dict[str, Any] = {"name": host.name, "ssh": host.ssh}
         if host.tags:
             table["tags"] = list(host.tags)
+        if host.persist is not None:
+            table["persist"] = host.persist
         tables.append(table)
     head = "# The hosts of `tierdeck fleet`: a [[host]] table each (name, ssh, tags).\n\n"
     return head + tomli_w.dumps({"host": tables})

@@ -1,6 +1,8 @@
-"""A remote host over SSH (asyncssh): ``SshHost``. See ``host.py``."""
+"""A remote host over SSH (asyncssh): ``SshHost``. See ``host.py``.
 
-from . import asyncssh_import  # noqa: F401 - first: asyncssh's import, quicker (see there)
+asyncssh is imported by ``link.py`` (through ``asyncssh_import``), only when a command
+connects itself: one served by a keeper (``kept.py``) never imports it."""
+
 from .host import SshHost
 from .target import BadTarget, SshTarget
 

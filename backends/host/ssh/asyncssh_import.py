@@ -8,7 +8,8 @@ import on a quiet run. During the import the search is ldconfig's cache (asked o
 when its file names the library at all: no ``ldconfig -p`` run otherwise) and the
 folders of LD_LIBRARY_PATH: where the dynamic loader itself looks for a library it is
 given by name, so liboqs is found whenever asyncssh could load it.
-Imported first by the package (``__init__``), so every module of it finds asyncssh ready.
+Imported by ``link.py`` before asyncssh, so every module of it finds asyncssh ready
+(``shells.py`` and ``process.py`` are imported only through it).
 """
 
 from __future__ import annotations

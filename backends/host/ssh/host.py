@@ -30,13 +30,15 @@ from ..seam import (
     NotSupported,
 )
 from . import gather, leftovers, remote_sh
-from .link import Prompt, RemoteResult, SshLink
+from .kept import KeptLink, open_kept
+from .result import Prompt, RemoteResult
 from .target import SshTarget
 
 if TYPE_CHECKING:
     from ...mount_users import MountUsers
     from ...mover.engine import FileMover
     from ...mover.scan import BranchScan, OpenFiles
+    from .link import SshLink
     from .process import RemoteProcess
 
 # Reads and tests are quick; a hung remote (an NFS mount) must not hang the inventory.
@@ -56,9 +58,17 @@ class SshHost:
     """A machine reached over SSH (``nas2``, ``root@10.0.0.5:2222``)."""
 
     def __init__(self, target: SshTarget | str, *, prompt: Prompt | None = None,
-                 link: SshLink | None = None) -> None:  # fmt: skip
+                 link: SshLink | None = None, keep_idle_s: float | None = None) -> None:  # fmt: skip
+        """``keep_idle_s``: plain command runs go through the host's keeper (started
+        when there is none, idle that long before it ends; ``kept.py``), None: never."""
         self.target = target if isinstance(target, SshTarget) else SshTarget.parse(target)
-        self.link = link or SshLink(self.target, prompt=prompt)
+        self._prompt = prompt
+        self._link = link
+        self._link_lock = threading.Lock()
+        self._keep_idle_s = keep_idle_s
+        self._kept_lock = threading.Lock()  # its own: a keeper's start never holds link
+        self._kept: KeptLink | None = None
+        self._kept_asked = False
         self._facts: RemoteFacts | None = None
         self._facts_lock = threading.Lock()
         self._early: Future[RemoteFacts] | None = None  # connect_soon's, until used
@@ -68,9 +78,50 @@ class SshHost:
 
     # ------------------------------------------------------------------ plumbing
 
+    @property
+    def link(self) -> SshLink:
+        """This process's own connection, made (and asyncssh imported) on first use."""
+        with self._link_lock:
+            if self._link is None:
+                from .link import SshLink
+
+                self._link = SshLink(self.target, prompt=self._prompt)
+            return self._link
+
+    @property
+    def kept(self) -> KeptLink | None:
+        """The keeper serving this host's plain commands, or None (this process then
+        uses its own connection): asked for once, when ``keep_idle_s`` says so."""
+        with self._kept_lock:
+            if not self._kept_asked and self._keep_idle_s is not None:
+                self._kept_asked = True
+                self._kept = open_kept(str(self.target), self._keep_idle_s)
+            return self._kept
+
+    def _plain(self, line: str, *, stdin: bytes | None = None,
+               timeout: float | None = READ_TIMEOUT, read: bool = True) -> RemoteResult:  # fmt: skip
+        """A plain command run: over the keeper when there is one, else (or once it is
+        gone) over this process's own connection. ``read``: running the line twice is
+        harmless (a keeper lost while it ran, it is run again here)."""
+        kept = self.kept
+        if kept is not None:
+            result = kept.shell(line, stdin=stdin, timeout=timeout, again_safe=read)
+            if result is not None:
+                return result
+            self._kept = None  # gone before it ran the line: connect ourselves from now on
+        return self.link.shell(line, stdin=stdin, timeout=timeout)
+
     def _sh(self, line: str, *, stdin: bytes | None = None,
-            timeout: float = READ_TIMEOUT) -> RemoteResult:  # fmt: skip
+            timeout: float = READ_TIMEOUT, read: bool = True) -> RemoteResult:  # fmt: skip
+        """A read or a command's run (the keeper's when there is one)."""
         self.facts  # noqa: B018 - connect first: the leftovers of a lost link go first
+        return self._plain(line, stdin=stdin, timeout=timeout, read=read)
+
+    def _direct(self, line: str, *, stdin: bytes | None = None,
+                timeout: float = READ_TIMEOUT) -> RemoteResult:  # fmt: skip
+        """A change (a write, a removal, a signal): always on this process's own
+        connection, never a keeper's, so its guarantees are the link's own."""
+        self.facts  # noqa: B018 - as _sh
         return self.link.shell(line, stdin=stdin, timeout=timeout)
 
     def _oserror(self, result: RemoteResult, path: str) -> Exception:
@@ -121,7 +172,7 @@ class SshHost:
     def _read_facts(self) -> RemoteFacts:
         with self._facts_lock:
             if self._facts is None:
-                result = self.link.shell(remote_sh.FACTS_LINE, timeout=READ_TIMEOUT)
+                result = self._plain(remote_sh.FACTS_LINE, timeout=READ_TIMEOUT)
                 lines = result.stdout.decode(errors="replace").split("\n") + [""] * 5
                 self._facts = RemoteFacts(
                     hostname=lines[0].strip(),
@@ -134,7 +185,11 @@ class SshHost:
             return self._facts
 
     def close(self) -> None:
-        self.link.close()
+        """End this process's own connection (a keeper lives on, for the next command)."""
+        with self._link_lock:
+            link = self._link
+        if link is not None:
+            link.close()
 
     # ------------------------------------------------------------------ identity
 
@@ -348,7 +403,7 @@ class SshHost:
     def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
         args = list(argv)
         try:
-            result = self._sh(remote_sh.run_line(args, timeout), timeout=timeout + 5)
+            result = self._sh(remote_sh.run_line(args, timeout), timeout=timeout + 5, read=False)
         except TimeoutError as exc:
             raise ToolTimeout(args, timeout) from exc
         stderr = result.stderr.decode("utf-8", errors="replace")
@@ -389,19 +444,19 @@ class SshHost:
 
         name = signal.Signals(sig).name.removeprefix("SIG")
         try:
-            return self._sh(remote_sh.signal_line(pgid, name)).returncode == 0
+            return self._direct(remote_sh.signal_line(pgid, name)).returncode == 0
         except HostUnreachable:
             # The host's own watcher stops a group whose connection is gone.
             return False
 
     def group_alive(self, pgid: int) -> bool:
         try:
-            return self._sh(remote_sh.group_alive_line(pgid)).returncode == 0
+            return self._direct(remote_sh.group_alive_line(pgid)).returncode == 0
         except HostUnreachable:
             return False  # as above: the watcher on the host stops it
 
     def _change(self, line: str, path: str, stdin: bytes | None = None) -> RemoteResult:
-        result = self._sh(line, stdin=stdin)
+        result = self._direct(line, stdin=stdin)
         if result.returncode != 0:
             raise self._oserror(result, path)
         return result
@@ -411,7 +466,7 @@ class SshHost:
 
     def remove(self, path: str) -> bool:
         try:
-            result = self._sh(remote_sh.remove_line(path))
+            result = self._direct(remote_sh.remove_line(path))
         except HostUnreachable:
             leftovers.remember(self, path)  # removed at the next connection
             raise
@@ -428,7 +483,7 @@ class SshHost:
         self._change(remote_sh.make_dirs_line(path), path)
 
     def remove_dir(self, path: str) -> bool:
-        result = self._sh(remote_sh.remove_dir_line(path))
+        result = self._direct(remote_sh.remove_dir_line(path))
         if result.returncode == errno_codes.ENOENT:
             return False
         if result.returncode != 0:
@@ -439,7 +494,7 @@ class SshHost:
         self._change(remote_sh.setxattr_line(path, name, value), path)
 
     def probe_write(self, directory: str, name: str, *, direct: bool) -> OSError | None:
-        result = self._sh(remote_sh.probe_line(directory, name, direct=direct))
+        result = self._direct(remote_sh.probe_line(directory, name, direct=direct))
         if result.returncode == 0:
             return None
         message = result.stdout.decode(errors="replace").strip().splitlines()

@@ -19,22 +19,23 @@ import inspect
 import os
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from concurrent.futures import CancelledError, Future
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
+# isort: off
+from . import asyncssh_import  # noqa: F401 - first: asyncssh's import, quicker (see there)
 import asyncssh
 
+# isort: on
+
 from ....core.errors import HostKeyRefused, HostUnreachable, SecretNeeded
+from .result import Prompt, RemoteResult
 from .shells import ShellPool, ShellTimeout
 from .target import SshTarget
 
 T = TypeVar("T")
-
-# Asks the user one question ("Password for root@nas2: ") and returns the answer, or
-# None when there is no one to ask (a script): then that way of logging in is skipped.
-Prompt = Callable[[str], "str | None"]
+__all__ = ["Prompt", "RemoteResult", "SshLink"]
 
 CONNECT_TIMEOUT = 10.0
 # A link that stops answering is found out within ~30 s even when nothing is sent.
@@ -42,14 +43,6 @@ KEEPALIVE_INTERVAL = 10.0
 KEEPALIVE_COUNT_MAX = 3
 WARM_SHELLS = 1
 PROMPT_POLL_S = 0.2  # a call waiting while a prompt is open looks again this often
-
-
-@dataclass(frozen=True)
-class RemoteResult:
-    returncode: int | None  # None: killed by a signal, or the connection was lost
-    stdout: bytes
-    stderr: bytes
-    signal: str | None = None
 
 
 class _Client(asyncssh.SSHClient):

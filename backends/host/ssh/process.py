@@ -12,7 +12,11 @@ import asyncio
 import contextlib
 from typing import Any
 
+# isort: off
+from . import asyncssh_import  # noqa: F401 - first: asyncssh's import, quicker (see there)
 import asyncssh
+
+# isort: on
 
 from ....core.errors import HostUnreachable
 from . import remote_sh
