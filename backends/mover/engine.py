@@ -69,10 +69,7 @@ FIRST_GROUP_FILES = LEAST_GROUP_FILES
 PREFETCH_BYTES = 2**20
 PREFETCH_GROUP_BYTES = 64 * 2**20
 
-# The unlinks are the largest part of a group's settle, which the pipeline waits on
-# once the copies find their data read ahead: 16 threads took ~7 ms less of a group of
-# 250 than 8 (20 against 27 ms, and 18 against 23 in another run; same CPU).
-SETTLE_THREADS = 16
+SETTLE_THREADS = 8
 COPY_THREADS = 4
 T = TypeVar("T")
 _NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
