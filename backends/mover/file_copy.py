@@ -63,6 +63,26 @@ def open_source(path: str) -> tuple[int, bool]:
         return os.open(path, flags), False
 
 
+def prefetch(path: str) -> None:
+    """Start reading a small source's data into the page cache and return at once: the
+    copy then finds it there (or on its way) rather than waiting on the disk itself. A
+    cold small file's copy was mostly that wait (2,000 files: ~0.5 ms a copy_file_range
+    in four threads). Never dates the file: where O_NOATIME is refused (neither owner
+    nor root), or the path is gone or changed, nothing is read ahead and the copy finds
+    out. The descriptor is closed before this returns (the open-files check of a batch
+    looks at this process's too)."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOATIME
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):  # a fifo put there since the lstat: ESPIPE
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_WILLNEED)
+    finally:
+        os.close(fd)
+
+
 def is_sparse(st: os.stat_result) -> bool:
     return st.st_blocks * 512 < st.st_size
 

@@ -104,6 +104,39 @@ def test_reading_to_move_does_not_touch_atime(tiers: tuple[Path, Path, Path]) ->
     assert (slow / "old.mkv").stat().st_atime_ns == OLD_NS
 
 
+def test_reading_ahead_dates_nothing_follows_no_link_and_keeps_no_descriptor(
+    tiers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Small sources are read ahead while their group is checked: the atime stays (as
+    the copy's own read), a symlink is not followed, a fifo put in a file's place does
+    not block, a vanished path is no error, and no descriptor is left open (the next
+    batch's open-files check sees this process's too)."""
+    cache, slow, journal = tiers
+    for index in range(30):
+        (cache / f"f{index:02d}").write_bytes(os.urandom(5000))
+        os.utime(cache / f"f{index:02d}", ns=(OLD_NS, OLD_NS))
+    (cache / "link").symlink_to(cache / "f00")
+    os.mkfifo(cache / "fifo")
+    prefetched: list[str] = []
+    real_prefetch = mover_files.fc.prefetch
+
+    def watched(path: str) -> None:
+        prefetched.append(os.path.basename(path))
+        real_prefetch(path)
+
+    monkeypatch.setattr(mover_files.fc, "prefetch", watched)
+    descriptors = len(os.listdir("/proc/self/fd"))
+    for name in ("f00", "link", "fifo", "gone"):
+        real_prefetch(str(cache / name))
+    assert len(os.listdir("/proc/self/fd")) == descriptors
+    assert (cache / "f00").stat().st_atime_ns == OLD_NS
+    outcomes = move(LocalFileMover(str(journal), verify=False), cache, slow)
+    assert len([o for o in outcomes if o.moved]) == 31  # the fifo stays: a special file
+    assert sorted(prefetched) == [f"f{index:02d}" for index in range(30)]  # not the link
+    assert all((slow / f"f{index:02d}").stat().st_atime_ns == OLD_NS for index in range(30))
+    assert len(os.listdir("/proc/self/fd")) == descriptors
+
+
 @pytest.mark.skipif(shutil.which("setfacl") is None, reason="setfacl (package acl) not installed")
 def test_acls_are_kept_and_a_default_acl_of_the_destination_not_added(tiers: tuple[Path, Path, Path]) -> None:  # fmt: skip
     cache, slow, journal = tiers
