@@ -48,7 +48,7 @@ from .syscalls import rename_noreplace, syncfs
 if TYPE_CHECKING:  # hashlib loads OpenSSL (~8 ms a start): imported when verifying
     import hashlib
 
-GROUP_FILES = 250  # a group shares its syncfs calls and its journal
+GROUP_FILES = 500  # a group shares its syncfs calls and its journal
 GROUP_BYTES = 512 * 2**20  # ... and what a crash makes the next run copy again
 # No file of a group lands before the whole group is on the disk: a batch of a few
 # hundred files is cut in a few groups, so its files land in steps rather than all at
