@@ -460,6 +460,7 @@ class _Copy:
     record: CopiedRecord | None = None
     renamed: bool = False
     sha256: str | None = None
+    read_ahead: bool = False  # its data asked into the page cache while it was checked
 
 
 @dataclass
@@ -578,9 +579,11 @@ class _Group:
                 temp = os.path.join(os.path.dirname(target), f"{TEMP_PREFIX}{token}.{index}")
                 entry = JournalEntry(move.file.rel, source, target, temp,
                                      fc.SourceIdentity.of(st), st.st_atime_ns)  # fmt: skip
-                copies.append(_Copy(len(copies), index, move, entry, st))
+                copy = _Copy(len(copies), index, move, entry, st)
+                copies.append(copy)
                 if stat.S_ISREG(st.st_mode) and 0 < st.st_size <= min(PREFETCH_BYTES, ahead):
                     fc.prefetch(source)
+                    copy.read_ahead = True
                     ahead -= st.st_size
         return copies
 
@@ -642,10 +645,11 @@ class _Group:
         return ready
 
     def _copy_all(self, copies: list[_Copy], meanwhile: Callable[[], None]) -> None:
-        """The copies in COPY_THREADS threads: a small file's copy is mostly waiting (a
-        cold read, the inode's creation) and the waits overlap. The first failure halts
-        the others (before their next file or chunk) and is raised only once every
-        thread has stopped, so none still writes a temp file when the group is undone."""
+        """The copies in COPY_THREADS threads: a file's copy not read ahead is mostly
+        waiting (a cold read, the inode's creation) and the waits overlap. The first
+        failure halts the others (before their next file or chunk) and is raised only
+        once every thread has stopped, so none still writes a temp file when the group
+        is undone."""
         halt = _Halt(self.cancel)
 
         def copy_one(copy: _Copy) -> None:
@@ -667,8 +671,16 @@ class _Group:
                 copy_one(copy)
 
         # One slice per thread, not one task per file: a task's queue and wake-ups
-        # cost about as much CPU as a small file's copy.
-        slices = [copies[i::COPY_THREADS] for i in range(COPY_THREADS)]
+        # cost about as much CPU as a small file's copy. The files read ahead go in one
+        # slice: their data is in the page cache (or on its way), so their copies are a
+        # dozen short calls each with little to wait on, and more threads only hand the
+        # GIL to each other between those calls (2,000 small files: ~0.06 s of CPU).
+        # The others (big files, or beyond the read-ahead's share) wait on the disk and
+        # overlap in the remaining threads.
+        fast = [c for c in copies if c.read_ahead]
+        slow = [c for c in copies if not c.read_ahead]
+        threads = COPY_THREADS - 1 if fast else COPY_THREADS
+        slices = [fast, *(slow[i::threads] for i in range(threads))]
         futures = [self.pools.copiers.submit(copy_slice, part) for part in slices if part]
         try:
             meanwhile()
