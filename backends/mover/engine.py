@@ -22,6 +22,7 @@ import errno
 import functools
 import os
 import stat
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -71,6 +72,15 @@ PREFETCH_GROUP_BYTES = 64 * 2**20
 
 SETTLE_THREADS = 8
 COPY_THREADS = 4
+# While the pipeline runs, a thread holding the GIL in a long stretch of Python (a
+# group's journal lines, its outcomes, the next group's checks) gives it up after this
+# long rather than Python's 5 ms, when another thread asks for it. The copy of a small
+# file read ahead is a dozen short calls, each one a wait for the GIL on its return:
+# with 5 ms turns, the copy thread was the pipeline's slowest step, waiting behind the
+# others' Python (2,000 small files: 31-47 ms a group of 250 beside the next group's
+# checks, 19 ms without). 0.1-1 ms turns took 1.08-1.15x less wall time in paired
+# rounds, with no more CPU.
+GIL_TURN_SECONDS = 0.0002
 T = TypeVar("T")
 _NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
 
@@ -214,6 +224,7 @@ class LocalFileMover:
             landed = _Landed()
             try:
                 with (
+                    _short_gil_turns(),
                     ThreadPoolExecutor(1, thread_name_prefix="mover-settle") as background,
                     _Pools(landed) as pools,
                 ):
@@ -268,6 +279,18 @@ class LocalFileMover:
         finally:
             _set_folder_times(folders)
         return tuple(done)
+
+
+@contextlib.contextmanager
+def _short_gil_turns() -> Iterator[None]:
+    """The interpreter's switch interval at GIL_TURN_SECONDS while the pipeline runs,
+    put back after it."""
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(min(before, GIL_TURN_SECONDS))
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
 
 
 class _Pools:

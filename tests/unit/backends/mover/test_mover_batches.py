@@ -1,15 +1,22 @@
 """Several batches in one pipeline (``move_batches``): the open files are looked up
 before each batch's first copy, a failed look-up stops the run with every file once,
-and the run's first group is small (it copies with nothing settling beside it)."""
+the run's first group is small (it copies with nothing settling beside it), and the
+GIL's short turns last as long as the pipeline."""
 
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from pathlib import Path
 
 import pytest
-from tierdeck.backends.mover.engine import FIRST_GROUP_FILES, LocalFileMover, MoveStopped
+from tierdeck.backends.mover.engine import (
+    FIRST_GROUP_FILES,
+    GIL_TURN_SECONDS,
+    LocalFileMover,
+    MoveStopped,
+)
 from tierdeck.core.errors import HostError
 from tierdeck.core.mover import TEMP_PREFIX, MovePhase, MoveStep, SkipReason, StopReason
 
@@ -84,3 +91,24 @@ def test_the_first_group_of_a_run_is_small_and_the_next_batches_are_not(tmp_path
     # second batch (100 files: quarters of 25) starts with a whole group.
     assert copying == [FIRST_GROUP_FILES, 75, 75, 75, 50, 25, 25, 25, 25]
     assert len(list(slow.iterdir())) == 400
+
+
+def test_short_gil_turns_hold_during_the_run_only_even_when_it_stops(
+    tiers: tuple[Path, Path, Path],
+) -> None:
+    cache, slow, journal = tiers
+    moves = planned(cache, slow)
+    before = sys.getswitchinterval()
+    during: list[float] = []
+
+    def open_paths() -> frozenset[str]:
+        during.append(sys.getswitchinterval())
+        if len(during) == 2:
+            raise HostError("/proc unreadable")
+        return frozenset()
+
+    with pytest.raises(MoveStopped):
+        LocalFileMover(str(journal)).move_batches(
+            [moves[:2], moves[2:]], open_paths, threading.Event(), lambda n: None)  # fmt: skip
+    assert during[1] == pytest.approx(GIL_TURN_SECONDS) and during[1] < before  # in the pipeline
+    assert sys.getswitchinterval() == before
