@@ -211,6 +211,7 @@ def test_kill_9_mid_ladder_then_restart_leaves_nothing(lab_nas: Path, tmp_path: 
         restart, _ = tierdeck(tmp_path, "bench", "ladder", "--target", str(tmp_path))
         assert restart.returncode == 2, restart.stderr  # not a pool: refused, after cleaning
         assert "removed throwaway mounts left by a dead tierdeck" in restart.stderr
+        assert roots_of(proc.pid) == [], restart.stderr  # what the cleaner said of it
         no_leftovers(proc.pid)
     finally:
         if proc.poll() is None:
