@@ -307,32 +307,16 @@ def tear_down(host: Host, root: str) -> list[str]:
         problems = _unmount_under(host, root)
     if problems:
         return problems
-    # A killed run's last writes (a dying fio, a lazily detached mount's daemon) can land
-    # a moment after the listing: look again until the root is gone or the wait is over.
-    deadline = time.monotonic() + _KILL_WAIT_S
-    while True:
-        problems = _remove_tree_once(host, root)
-        if not problems or not host.exists(root) or time.monotonic() >= deadline:
-            return problems if host.exists(root) else []
-        time.sleep(0.05)
-
-
-def _remove_tree_once(host: Host, root: str) -> list[str]:
-    """Remove ``root``'s entries (files, and folders emptied by their unmount) and it."""
-    problems: list[str] = []
     try:
         names = host.listdir(root)
     except FileNotFoundError:
         return []  # another cleaner (two tierdecks started after a crash) got there first
     for name in names:
         path = posixpath.join(root, name)
-        try:
-            if host.is_dir(path):
-                _remove_dir(host, path, problems)
-            else:
-                host.remove(path)
-        except (OSError, HostError) as exc:
-            problems.append(f"cannot remove {path}: {exc}")
+        if host.is_dir(path):
+            _remove_dir(host, path, problems)
+        else:
+            host.remove(path)
     _remove_dir(host, root, problems)
     return problems
 

@@ -154,26 +154,3 @@ def test_two_cleaners_of_one_stale_root_both_succeed(tmp_path: Path) -> None:
         subprocess.run(["umount", "-l", str(root / "tmpfs")], capture_output=True)
     assert [(c.path, c.problems) for c in cleaned] == [(str(root), ())]
     assert not root.exists()
-
-
-class _LateWriteHost(LiveHost):
-    """A host where a dying process writes one more file into the root just after the
-    cleaner listed it (so the root's first removal finds it not empty)."""
-
-    late: Path | None = None
-
-    def listdir(self, path: str) -> list[str]:
-        names = super().listdir(path)
-        if self.late is not None and path == str(self.late.parent):
-            self.late.write_text("the killed run's last write")
-            self.late = None  # once
-        return names
-
-
-def test_a_file_written_after_the_listing_does_not_leave_the_root(tmp_path: Path) -> None:
-    root = _root(tmp_path, f"{_dead_pid()}-late", Owner(_dead_pid(), 1))
-    host = _LateWriteHost()
-    host.late = root / "fio-late.0.0"
-    cleaned = clean_stale(host, str(tmp_path))
-    assert [(c.path, c.problems) for c in cleaned] == [(str(root), ())]
-    assert not root.exists()
