@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import DataTable
 from tierdeck.app.history.store import HistoryStore
 from tierdeck.app.machine.demo import load_demo_host
 from tierdeck.app.tui.app import TierdeckApp
@@ -45,8 +46,10 @@ def run_screen(pilot: Pilot[None]) -> RunScreen:
 
 
 def charts_drawn(pilot: Pilot[None]) -> bool:
-    """No chart holds data for its next once-a-second redraw."""
-    return not any(chart.pending for chart in pilot.app.screen.query(SeriesChart))
+    """Every chart is mounted (one mounted after its data, such as the detail view's disk
+    chart, draws in its mount handler) and none holds data for its next redraw."""
+    charts = list(pilot.app.screen.query(SeriesChart))
+    return all(chart.is_mounted for chart in charts) and not any(c.pending for c in charts)
 
 
 async def finished(pilot: Pilot[None]) -> None:
@@ -191,51 +194,25 @@ def test_history_failed_and_cancelled_80x24(snap_compare, history_path: Path) ->
     assert snap_compare(HistoryApp(history_path), terminal_size=SMALL, run_before=toggled)
 
 
-def test_history_detail_80x24(snap_compare, history_path: Path) -> None:  # type: ignore[no-untyped-def]
+def open_run(downs: int = 0):  # type: ignore[no-untyped-def]
+    """Open the run ``downs`` rows below the newest, once the cursor is seen there (a key
+    pressed into a busy app must not open a neighbour)."""
+
     async def opened(pilot: Pilot[None]) -> None:
         await listed(pilot)
-        await pilot.press("down", "enter")  # the second newest: stonewall_step... see order
-
-        def loaded() -> bool:
-            screen = pilot.app.screen
-            return (
-                isinstance(screen, RunDetailScreen)
-                and screen.run is not None
-                and charts_drawn(pilot)
-            )
-
-        await wait_until(pilot, loaded, "the run detail")
-
-    assert snap_compare(HistoryApp(history_path), terminal_size=SMALL, run_before=opened)
-
-
-def test_history_detail_160x50(snap_compare, history_path: Path) -> None:  # type: ignore[no-untyped-def]
-    async def opened(pilot: Pilot[None]) -> None:
-        await listed(pilot)
+        history = history_screen(pilot)
+        table = history.query_one("#history-table", DataTable)
+        for _ in range(downs):
+            await pilot.press("down")
+        await wait_until(pilot, lambda: table.cursor_row == downs, "the cursor on the run")
+        wanted = history.selected_id
         await pilot.press("enter")
 
         def loaded() -> bool:
             screen = pilot.app.screen
             return (
                 isinstance(screen, RunDetailScreen)
-                and screen.run is not None
-                and charts_drawn(pilot)
-            )
-
-        await wait_until(pilot, loaded, "the run detail")
-
-    assert snap_compare(HistoryApp(history_path), terminal_size=LARGE, run_before=opened)
-
-
-def open_run(*keys: str):  # type: ignore[no-untyped-def]
-    async def opened(pilot: Pilot[None]) -> None:
-        await listed(pilot)
-        await pilot.press(*keys, "enter")
-
-        def loaded() -> bool:
-            screen = pilot.app.screen
-            return (
-                isinstance(screen, RunDetailScreen)
+                and screen.run_id == wanted
                 and screen.run is not None
                 and charts_drawn(pilot)
             )
@@ -243,6 +220,17 @@ def open_run(*keys: str):  # type: ignore[no-untyped-def]
         await wait_until(pilot, loaded, "the run detail")
 
     return opened
+
+
+def test_history_detail_80x24(snap_compare, history_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # The second newest: stonewall_step... see order
+    app = HistoryApp(history_path)
+    assert snap_compare(app, terminal_size=SMALL, run_before=open_run(1))
+
+
+def test_history_detail_160x50(snap_compare, history_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = HistoryApp(history_path)
+    assert snap_compare(app, terminal_size=LARGE, run_before=open_run())
 
 
 def test_history_suite_and_old_run_80x24(snap_compare, suite_history_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -259,7 +247,7 @@ def test_history_old_run_detail_80x24(snap_compare, suite_history_path: Path) ->
 
 def test_history_suite_detail_160x50(snap_compare, suite_history_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = HistoryApp(suite_history_path)
-    assert snap_compare(app, terminal_size=LARGE, run_before=open_run("down"))
+    assert snap_compare(app, terminal_size=LARGE, run_before=open_run(1))
 
 
 # -- setup -----------------------------------------------------------------------------------
