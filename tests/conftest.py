@@ -160,7 +160,11 @@ def lab_nas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     session. Always torn down, even when a test fails."""
     require(integration_unavailable_reason())
     from tierdeck.app.machine.lab import lab_down, lab_up
+    from tierdeck.backends.host import LiveHost
 
+    from tests.support.stale_labs import clear_labs_of_dead_runs
+
+    clear_labs_of_dead_runs(LiveHost())  # a killed run's lab would sit beside this one
     directory = tmp_path_factory.mktemp("lab") / "nas"
     try:
         lab_up(directory)

@@ -12,7 +12,9 @@ cannot leave it, so :func:`clean_stale` (run by ``bench ladder`` and the TUI at 
 tears down every root whose owner is dead; fio runs in a session of its own and
 outlives a killed tierdeck, so processes with a file open or their working directory
 inside a stale root are killed first (only those; the mergerfs daemons end with their
-unmount).
+unmount). A folder whose mount could only be detached lazily may hold a dying fio's
+last write: it is removed with its content, once no mount is left under it, and never
+across a file system boundary.
 
 All machine access goes through the Host (``run`` for mount/umount/kill, ``make_dirs``,
 ``remove_dir``, ``read_text`` of /proc). A root on another host is owned by a pid of
@@ -314,11 +316,44 @@ def tear_down(host: Host, root: str) -> list[str]:
     for name in names:
         path = posixpath.join(root, name)
         if host.is_dir(path):
-            _remove_dir(host, path, problems)
+            _remove_mountpoint(host, path, problems)
         else:
             host.remove(path)
     _remove_dir(host, root, problems)
     return problems
+
+
+def _remove_mountpoint(host: Host, path: str, problems: list[str]) -> None:
+    """Remove a folder a throwaway mount sat on. It is empty unless its mount could
+    only be detached lazily: a dying fio's last write then lands in the plain folder
+    underneath, and the root would stay for every later cleaner to trip on."""
+    try:
+        host.remove_dir(path)
+        return
+    except (OSError, HostError) as exc:
+        if not _has_entries(host, path):
+            problems.append(f"cannot remove {path}: {exc}")
+            return
+    if _mounts_under(host, path):  # checked by the caller; a mount since then stays untouched
+        problems.append(f"cannot remove {path}: a file system is mounted under it")
+        return
+    # --one-file-system: even a mount that appears after the check above is not entered.
+    argv = ["rm", "-r", "--one-file-system", "--", path]
+    try:
+        result = host.run(argv, timeout=_UNMOUNT_TIMEOUT_S)
+    except HostError as exc:
+        problems.append(f"cannot remove {path}: {exc}")
+        return
+    if not result.ok:
+        said = result.stderr.strip().splitlines()
+        problems.append(f"cannot remove {path}: {said[-1] if said else 'rm failed'}")
+
+
+def _has_entries(host: Host, path: str) -> bool:
+    try:
+        return bool(host.listdir(path))
+    except (OSError, HostError):
+        return False
 
 
 @dataclass(frozen=True)

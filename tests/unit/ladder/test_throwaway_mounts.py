@@ -154,3 +154,49 @@ def test_two_cleaners_of_one_stale_root_both_succeed(tmp_path: Path) -> None:
         subprocess.run(["umount", "-l", str(root / "tmpfs")], capture_output=True)
     assert [(c.path, c.problems) for c in cleaned] == [(str(root), ())]
     assert not root.exists()
+
+
+def test_a_late_write_under_a_lazily_detached_mount_goes_with_its_root(tmp_path: Path) -> None:
+    # A tmpfs that could only be detached lazily: the dying fio's last write landed in
+    # the plain folder underneath (seen after a kill -9 mid-ladder).
+    root = _root(tmp_path, f"{_dead_pid()}-late", Owner(_dead_pid(), 1))
+    (root / "tmpfs" / ".tierdeck-bench.ladder-seqwrite.0.0").write_bytes(b"x" * 4096)
+    cleaned = clean_stale(LiveHost(), str(tmp_path))
+    assert [(c.path, c.problems) for c in cleaned] == [(str(root), ())]
+    assert not root.exists()
+
+
+class _MountingHost(LiveHost):
+    """A host where a tmpfs holding a file is mounted inside a leftover folder after the
+    teardown's unmounts (a mount the removal must never enter)."""
+
+    def remove_dir(self, path: str) -> bool:
+        if path.endswith("/tmpfs") and not os.path.ismount(path + "/late"):
+            late = Path(path) / "late"
+            late.mkdir()
+            subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tierdeck-test", str(late)],
+                           check=True, capture_output=True)  # fmt: skip
+            (late / "keep").write_text("not the cleaner's")
+        return super().remove_dir(path)
+
+
+@pytest.mark.parametrize("mount_check", [True, False])
+def test_a_leftover_folder_is_removed_without_entering_a_mount(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mount_check: bool
+) -> None:
+    """Two guards: a mount seen under the folder stops the removal, and rm's
+    --one-file-system keeps to the folder's file system when the mount came later."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    from tierdeck.app.ladder import throwaway_mounts
+
+    root = _root(tmp_path, f"{_dead_pid()}-mount", Owner(_dead_pid(), 1))
+    (root / "tmpfs" / "late-write").write_text("left by a dying fio")
+    if not mount_check:
+        monkeypatch.setattr(throwaway_mounts, "_mounts_under", lambda host, top: [])
+    try:
+        cleaned = clean_stale(_MountingHost(), str(tmp_path))
+        assert (root / "tmpfs" / "late" / "keep").read_text() == "not the cleaner's"
+        assert [c.path for c in cleaned] == [str(root)] and cleaned[0].problems
+    finally:
+        subprocess.run(["umount", "-l", str(root / "tmpfs" / "late")], capture_output=True)
