@@ -20,14 +20,13 @@ from tierdeck.app.tui.sequence_messages import SweepStart
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.compare.noise import Metric
 from tierdeck.core.sweep.matrix import CellState
-from tierdeck.screens.history.history import HistoryScreen
 from tierdeck.screens.modals.confirm import ConfirmScreen
 from tierdeck.screens.sequence.sweep import SweepScreen
 from tierdeck.widgets.charts.series_chart import SeriesChart
 from tierdeck.widgets.sequence.sweep_matrix import SweepMatrix
 
 from tests.pilot.conftest import CountingCollector
-from tests.pilot.waiting import paste_text, screen_text, wait_for_inventory
+from tests.pilot.waiting import open_history, paste_text, screen_text, wait_for_inventory
 from tests.snapshots.apps.bench_data import load_events, result_of
 from tests.snapshots.apps.sweep import FIGURES, SPEC, ScriptedSweep, SweepApp
 from tests.snapshots.apps.sweep import result_of as sweep_result_of
@@ -148,11 +147,8 @@ async def test_w_in_the_history_opens_the_runs_sweep(
     stored_sweep: int, opened_dashboard: OpenDashboard
 ) -> None:
     async with opened_dashboard(SIZE) as (app, pilot):
-        await pilot.press("h")
-        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
-        history = app.screen
-        assert isinstance(history, HistoryScreen)
-        await wait_until(pilot, lambda: history.selected_run is not None, "the listing")
+        history = await open_history(pilot, app)
+        await wait_until(pilot, lambda: history.selected_run is not None, "a run highlighted")
         await pilot.press("w")
         await wait_until(pilot, lambda: isinstance(app.screen, SweepScreen), "the sweep view")
         sweep = app.screen
@@ -290,11 +286,8 @@ async def test_enter_on_a_cell_opens_its_run(
     from tierdeck.screens.history.run_detail import RunDetailScreen
 
     async with opened_dashboard(SIZE) as (app, pilot):
-        await pilot.press("h")
-        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
-        history = app.screen
-        assert isinstance(history, HistoryScreen)
-        await wait_until(pilot, lambda: history.selected_run is not None, "the listing")
+        history = await open_history(pilot, app)
+        await wait_until(pilot, lambda: history.selected_run is not None, "a run highlighted")
         await pilot.press("w")
         await wait_until(pilot, lambda: isinstance(app.screen, SweepScreen), "the sweep view")
         sweep = app.screen
