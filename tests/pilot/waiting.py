@@ -46,10 +46,15 @@ async def wait_for_trend(pilot: Pilot[None], app: TierdeckApp) -> None:
 async def open_history(pilot: Pilot[None], app: TierdeckApp) -> HistoryScreen:
     """h from the dashboard, once its inventory is in: the history, its first listing
     loaded."""
-    from tierdeck.screens.history.history import HistoryScreen
-
     await wait_for_inventory(pilot, app)
     await pilot.press("h")
+    return await history_listed(pilot, app)
+
+
+async def history_listed(pilot: Pilot[None], app: App[None]) -> HistoryScreen:
+    """The history screen, once it is the current one and its first listing is loaded."""
+    from tierdeck.screens.history.history import HistoryScreen
+
     await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
     screen = app.screen
     assert isinstance(screen, HistoryScreen)
