@@ -20,6 +20,7 @@ from tierdeck.app.tui.sequence_messages import SweepStart
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.compare.noise import Metric
 from tierdeck.core.sweep.matrix import CellState
+from tierdeck.screens.history.history import HistoryScreen
 from tierdeck.screens.modals.confirm import ConfirmScreen
 from tierdeck.screens.sequence.sweep import SweepScreen
 from tierdeck.widgets.charts.series_chart import SeriesChart
@@ -143,16 +144,24 @@ def stored_sweep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> int:
     return set_id
 
 
+async def stored_sweep_from_history(
+    pilot: Any, app: TierdeckApp
+) -> tuple[HistoryScreen, SweepScreen]:
+    """h, then w on the highlighted run (tagged sweep:N): the history, and over it the
+    view of the run's stored sweep."""
+    history = await open_history(pilot, app)
+    await wait_until(pilot, lambda: history.selected_run is not None, "a run highlighted")
+    await pilot.press("w")
+    await wait_until(pilot, lambda: isinstance(app.screen, SweepScreen), "the sweep view")
+    assert isinstance(app.screen, SweepScreen)
+    return history, app.screen
+
+
 async def test_w_in_the_history_opens_the_runs_sweep(
     stored_sweep: int, opened_dashboard: OpenDashboard
 ) -> None:
     async with opened_dashboard(SIZE) as (app, pilot):
-        history = await open_history(pilot, app)
-        await wait_until(pilot, lambda: history.selected_run is not None, "a run highlighted")
-        await pilot.press("w")
-        await wait_until(pilot, lambda: isinstance(app.screen, SweepScreen), "the sweep view")
-        sweep = app.screen
-        assert isinstance(sweep, SweepScreen)
+        history, sweep = await stored_sweep_from_history(pilot, app)
         assert sweep.result.id == stored_sweep and sweep.result.complete
         assert [c.state for row in sweep.query_one(SweepMatrix).matrix.cells for c in row] == [
             CellState.DONE,
@@ -286,12 +295,7 @@ async def test_enter_on_a_cell_opens_its_run(
     from tierdeck.screens.history.run_detail import RunDetailScreen
 
     async with opened_dashboard(SIZE) as (app, pilot):
-        history = await open_history(pilot, app)
-        await wait_until(pilot, lambda: history.selected_run is not None, "a run highlighted")
-        await pilot.press("w")
-        await wait_until(pilot, lambda: isinstance(app.screen, SweepScreen), "the sweep view")
-        sweep = app.screen
-        assert isinstance(sweep, SweepScreen)
+        _, sweep = await stored_sweep_from_history(pilot, app)
         table = sweep.query_one("#matrix-table", DataTable)
         await wait_until(pilot, lambda: table.row_count == 2, "the matrix")
         await pilot.press("enter")  # on the axis' own column: no run there
