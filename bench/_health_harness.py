@@ -2,48 +2,26 @@
 real: the recording answers every other read, and each smartctl call goes through the
 live host's subprocess path to the `smartctl` first on PATH (bench/health.py's shim).
 
-A recording answers commands from its file and runs nothing; the benchmark needs the
-real processes (their start, their delay, run in parallel), so smartctl, and only it,
-is handed to a LiveHost. Prints nothing of its own: the JSON goes to stdout."""
+The recording is tests/support/live_smartctl.py's: smartctl, and only it, handed to a
+LiveHost, for the real processes (their start, their delay, run in parallel). Prints
+nothing of its own: the JSON goes to stdout."""
 
 from __future__ import annotations
 
 import resource
 import sys
-from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
-from tierdeck.app.cli import common, main
-from tierdeck.backends.host import LiveHost, RecordedHost
-from tierdeck.backends.host.seam import DEFAULT_TIMEOUT, CommandResult, HostCapabilities
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/support is not installed
 
-_LIVE = LiveHost()
+from tierdeck.app.cli import common, main  # noqa: E402
 
-
-class ShimmedRecording(RecordedHost):
-    """The recording, but live for smartctl: its calls run as on a live host."""
-
-    @property
-    def capabilities(self) -> HostCapabilities:
-        return replace(super().capabilities, live=True)
-
-    @property
-    def is_root(self) -> bool:
-        return True
-
-    def has_tool(self, tool: str) -> bool:
-        return tool == "smartctl" or super().has_tool(tool)
-
-    def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
-        if argv and (argv[0] == "smartctl" or (argv[0] == "sh" and "smartctl" in argv[-1])):
-            return _LIVE.run(argv, timeout)
-        return super().run(argv, timeout)
+from tests.support.live_smartctl import LiveSmartctl  # noqa: E402
 
 
-def _host(demo: bool, recorded: Path | None) -> ShimmedRecording:
+def _host(demo: bool, recorded: Path | None) -> LiveSmartctl:
     assert recorded is not None
-    return ShimmedRecording(recorded)
+    return LiveSmartctl(recorded)
 
 
 common.make_host = _host  # type: ignore[assignment]

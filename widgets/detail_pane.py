@@ -22,6 +22,15 @@ def plain_row(table: Table, *cells: RenderableType | None) -> None:
     table.add_row(*(Text(c) if isinstance(c, str) else c for c in cells))
 
 
+def detail_grid(label_style: str = "") -> Table:
+    """Two columns, a label and its value, as the detail panes and problem lists show
+    them: the label stays on one line, so a long value wraps under the value."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True, style=label_style)
+    grid.add_column()
+    return grid
+
+
 def _height_free(renderable: RenderableType) -> bool:
     """Whether ``renderable`` draws the same whatever height it is offered: Text and
     Table do (a table gives its cells no height), as does a Group of them; a Panel, a

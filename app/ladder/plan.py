@@ -15,7 +15,7 @@ from ...backends.mounts import mount_for_path
 from ...core.bench_models import BenchRefused
 from ...core.errors import TierdeckError
 from ...core.jobspec import JobSpec, JobSpecError, with_overrides
-from ...core.ladder.model import LADDER_SCHEMA, BranchRole, RungKind
+from ...core.ladder.model import LADDER_SCHEMA, BranchRole, RungKind, rung_label
 from ...core.ladder.options import MountOptions, OptionSweep, pool_mount_options, tmpfs_size_bytes
 from ...core.mergerfs_policy import DEFAULT_MINFREESPACE, CreatePolicy, PolicyBranch, simulate
 from ...core.models import BranchMode, Inventory, MergerfsBranch, MergerfsPool
@@ -77,11 +77,7 @@ class PlannedRung:
 
     @property
     def label(self) -> str:
-        if self.option is not None:
-            return f"{self.option[0]}={self.option[1]}"
-        if self.role is BranchRole.SLOW:
-            return "slow"
-        return self.kind.value
+        return rung_label(self.kind, self.option, self.role)
 
     @property
     def key(self) -> str:

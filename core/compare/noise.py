@@ -43,16 +43,21 @@ class Metric(StrEnum):
         return self in (Metric.BW, Metric.IOPS)
 
 
-def _sample_value(d: DirectionSample, metric: Metric) -> float | None:
-    if d.bw_bytes_per_s <= 0 and d.iops <= 0:
-        return None  # the direction was idle this second
+def sample_value(d: DirectionSample, metric: Metric) -> float | None:
+    """A direction's ``metric`` in one interval (None: no latency without I/O)."""
     if metric is Metric.BW:
         return d.bw_bytes_per_s
     if metric is Metric.IOPS:
         return d.iops
     if metric is Metric.LAT_MEAN:
-        return d.lat_mean_ns
+        return None if d.lat_mean_ns is None else float(d.lat_mean_ns)
     return None if d.lat_p99_ns is None else float(d.lat_p99_ns)
+
+
+def _busy_value(d: DirectionSample, metric: Metric) -> float | None:
+    if d.bw_bytes_per_s <= 0 and d.iops <= 0:
+        return None  # the direction was idle this second
+    return sample_value(d, metric)
 
 
 def job_seconds(series: Sequence[Sample], job: str | None) -> tuple[Sample, ...]:
@@ -72,7 +77,7 @@ def spread_pct(samples: Sequence[Sample], direction: str, metric: Metric) -> flo
     values = [
         v
         for s in samples
-        if (v := _sample_value(s.direction(Direction(direction)), metric)) is not None
+        if (v := _busy_value(s.direction(Direction(direction)), metric)) is not None
     ]
     if len(values) < MIN_SECONDS:
         return None

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from ..bench_models import DirectionSummary
 from ..fio_models import Direction, DirectionSample, Sample
-from .noise import FULL_INTERVAL_S, Metric
+from .noise import FULL_INTERVAL_S, Metric, sample_value
 
 Point = tuple[float, float | None]
 
@@ -34,17 +34,6 @@ Point = tuple[float, float | None]
 def drawn(sample: Sample) -> bool:
     """A full interval: one the charts draw (a partial one only counts in the average)."""
     return sample.interval_s >= FULL_INTERVAL_S
-
-
-def sample_value(d: DirectionSample, metric: Metric) -> float | None:
-    """A direction's ``metric`` in one interval (None: no latency without I/O)."""
-    if metric is Metric.BW:
-        return d.bw_bytes_per_s
-    if metric is Metric.IOPS:
-        return d.iops
-    if metric is Metric.LAT_MEAN:
-        return None if d.lat_mean_ns is None else float(d.lat_mean_ns)
-    return None if d.lat_p99_ns is None else float(d.lat_p99_ns)
 
 
 def weight(sample: Sample, d: DirectionSample, metric: Metric) -> float:

@@ -65,6 +65,16 @@ COMPARED_TO: Mapping[RungKind, RungKind | None] = {
 }
 
 
+def rung_label(kind: RungKind, option: tuple[str, str] | None, role: BranchRole | None) -> str:
+    """A rung's name in tables and in its run set's cells, the same planned or run: an
+    option rung by the option it changes, the slow branch as "slow", the rest by kind."""
+    if option is not None:
+        return f"{option[0]}={option[1]}"
+    if role is BranchRole.SLOW:
+        return "slow"
+    return kind.value
+
+
 @dataclass(frozen=True)
 class Rung:
     kind: RungKind
@@ -79,11 +89,7 @@ class Rung:
 
     @property
     def label(self) -> str:
-        if self.option is not None:
-            return f"{self.option[0]}={self.option[1]}"
-        if self.role is BranchRole.SLOW:
-            return "slow"
-        return self.kind.value
+        return rung_label(self.kind, self.option, self.role)
 
 
 def rung_bandwidth(rung: Rung) -> float | None:

@@ -73,6 +73,13 @@ def _result(rule: RuleId, severity: RuleSeverity, message: str, reason: str) -> 
     return RuleResult(rule, severity, message, reason)
 
 
+def _found_or_ok(
+    out: list[RuleResult], rule: RuleId, message: str, reason: str
+) -> tuple[RuleResult, ...]:
+    """What a rule found, or, where it found nothing, one OK result saying what holds."""
+    return tuple(out) if out else (_result(rule, RuleSeverity.OK, message, reason),)
+
+
 def _mountpoints(layout: Layout) -> tuple[str, ...]:
     return tuple(pool.mountpoint for pool, _ in layout.pools())
 
@@ -114,17 +121,13 @@ def check_mover_source(layout: Layout) -> tuple[RuleResult, ...]:
                 "directly",
             )
         )
-    if not out:
-        out.append(
-            _result(
-                rule,
-                RuleSeverity.OK,
-                "the mover moves from the cache branches: " + ", ".join(layout.mover.source),
-                "moving from the branches themselves, not through a pool, never touches the "
-                "slow tier's copies",
-            )
-        )
-    return tuple(out)
+    return _found_or_ok(
+        out,
+        rule,
+        "the mover moves from the cache branches: " + ", ".join(layout.mover.source),
+        "moving from the branches themselves, not through a pool, never touches the "
+        "slow tier's copies",
+    )
 
 
 def check_mover_destination(layout: Layout) -> tuple[RuleResult, ...]:
@@ -321,16 +324,12 @@ def check_branch_placement(layout: Layout) -> tuple[RuleResult, ...]:
                 "one mount would hide the other",
             )
         )
-    if not out:
-        out.append(
-            _result(
-                rule,
-                RuleSeverity.OK,
-                "no branch is in a pool or holds one",
-                "each pool reads its branches directly",
-            )
-        )
-    return tuple(out)
+    return _found_or_ok(
+        out,
+        rule,
+        "no branch is in a pool or holds one",
+        "each pool reads its branches directly",
+    )
 
 
 def check_branch_duplicates(layout: Layout) -> tuple[RuleResult, ...]:
@@ -358,16 +357,12 @@ def check_branch_duplicates(layout: Layout) -> tuple[RuleResult, ...]:
                         "deletes them",
                     )
                 )
-    if not out:
-        out.append(
-            _result(
-                rule,
-                RuleSeverity.OK,
-                "every branch is listed once",
-                "each file has one place in the pool",
-            )
-        )
-    return tuple(out)
+    return _found_or_ok(
+        out,
+        rule,
+        "every branch is listed once",
+        "each file has one place in the pool",
+    )
 
 
 def check_same_filesystem(layout: Layout, facts: Facts | None) -> tuple[RuleResult, ...]:
@@ -389,16 +384,12 @@ def check_same_filesystem(layout: Layout, facts: Facts | None) -> tuple[RuleResu
                     "mergerfs counts its free space twice, and moving between them gains nothing",
                 )
             )
-    if not out:
-        out.append(
-            _result(
-                rule,
-                RuleSeverity.OK,
-                "each branch is a filesystem of its own",
-                "free space and speed are per filesystem",
-            )
-        )
-    return tuple(out)
+    return _found_or_ok(
+        out,
+        rule,
+        "each branch is a filesystem of its own",
+        "free space and speed are per filesystem",
+    )
 
 
 def check_branches_mounted(layout: Layout, facts: Facts | None) -> tuple[RuleResult, ...]:
@@ -452,16 +443,12 @@ def check_branches_mounted(layout: Layout, facts: Facts | None) -> tuple[RuleRes
                     "a recorded host holds mounts, not folders",
                 )
             )
-    if not out:
-        out.append(
-            _result(
-                rule,
-                RuleSeverity.OK,
-                "every branch is on a mounted filesystem",
-                "files land on the disks meant for them",
-            )
-        )
-    return tuple(out)
+    return _found_or_ok(
+        out,
+        rule,
+        "every branch is on a mounted filesystem",
+        "files land on the disks meant for them",
+    )
 
 
 def check_cache_redundancy(layout: Layout, facts: Facts | None) -> tuple[RuleResult, ...]:
@@ -558,10 +545,8 @@ def check_slow_writable(layout: Layout, facts: Facts | None) -> tuple[RuleResult
     if mounted_ro and len(out) == len(layout.slow_branches()):
         out.append(_result(rule, RuleSeverity.ERROR, "no slow branch can take a file",
                            "the mover can move nothing off the cache"))  # fmt: skip
-    if not out:
-        out.append(_result(rule, RuleSeverity.OK, "every slow branch takes files",
-                           "none is RO or mounted read-only"))  # fmt: skip
-    return tuple(out)
+    return _found_or_ok(out, rule, "every slow branch takes files",
+                        "none is RO or mounted read-only")  # fmt: skip
 
 
 _STATIC: tuple[Callable[[Layout], tuple[RuleResult, ...]], ...] = (

@@ -13,13 +13,17 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from tests.processes import cli_process, interrupt
 from tests.support.netns import SESSION_PATH, NsHost, ns_hosts
 from tests.support.sshd import free_port
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from tierdeck.screens.bench.clients_run import ClientsRunScreen
 
 pytestmark = pytest.mark.integration
 
@@ -129,36 +133,46 @@ def test_each_host_is_watched_live_and_its_folder_placed(
     assert _leftovers(two) == []
 
 
-async def test_the_tui_runs_it_live_and_stores_the_set(
-    hosts: list[NsHost], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The clients run screen with the real session: connected over SSH, a line per
-    host live, each host's result, the set stored, nothing left behind."""
+def _clients_screen(
+    monkeypatch: pytest.MonkeyPatch, hosts: list[NsHost], on: list[NsHost], data: Path,
+    numjobs: int,
+) -> tuple[App[None], ClientsRunScreen]:  # fmt: skip
+    """An app showing only the clients run screen, the preset's job on ``on``'s folders,
+    with the CLI tests' environment (``_env``): the real session, over SSH."""
     from textual.app import App
     from tierdeck.app.clients.plan import ClientSpot
-    from tierdeck.app.clients.store import load_clients
-    from tierdeck.app.history.run_sets import RunSetStore
     from tierdeck.app.tui.navigation import Navigator
     from tierdeck.core.jobspec import with_overrides
     from tierdeck.core.presets import find_preset
     from tierdeck.screens.bench.clients_run import ClientsRunScreen
 
-    from tests.waiting import wait_until
-
-    for key, value in _env(hosts, tmp_path).items():
+    for key, value in _env(hosts, data).items():
         monkeypatch.setenv(key, value)
     monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
     preset = find_preset("nas-seqwrite-1m-qd8x8")
     assert preset is not None
-    jobs = with_overrides(preset.jobs, "16M", 4, False)
-    spots = [ClientSpot(h.name, str(h.folder)) for h in hosts[:2]]
+    jobs = with_overrides(preset.jobs, "16M", numjobs, False)
+    spots = [ClientSpot(h.name, str(h.folder)) for h in on]
     screen = ClientsRunScreen(spots, jobs, preset.name)
 
     class One(Navigator, App[None]):
         def on_mount(self) -> None:
             self.push_screen(screen)
 
-    app = One()
+    return One(), screen
+
+
+async def test_the_tui_runs_it_live_and_stores_the_set(
+    hosts: list[NsHost], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The clients run screen with the real session: connected over SSH, a line per
+    host live, each host's result, the set stored, nothing left behind."""
+    from tierdeck.app.clients.store import load_clients
+    from tierdeck.app.history.run_sets import RunSetStore
+
+    from tests.waiting import wait_until
+
+    app, screen = _clients_screen(monkeypatch, hosts, hosts[:2], tmp_path, numjobs=4)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: not screen.running, "the run to end", timeout=120)
         outcome = screen.outcome
@@ -228,30 +242,10 @@ async def test_the_tui_shows_a_fio_version_mismatch_with_both(
 ) -> None:
     """The clients run screen with the real session: the older fio on tdc3 is refused
     on the screen, naming both versions, before any server starts."""
-    from textual.app import App
-    from tierdeck.app.clients.plan import ClientSpot
-    from tierdeck.app.tui.navigation import Navigator
-    from tierdeck.core.jobspec import with_overrides
-    from tierdeck.core.presets import find_preset
-    from tierdeck.screens.bench.clients_run import ClientsRunScreen
-
     from tests.pilot.waiting import shown_text
     from tests.waiting import wait_until
 
-    for key, value in _env(hosts, tmp_path).items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
-    preset = find_preset("nas-seqwrite-1m-qd8x8")
-    assert preset is not None
-    jobs = with_overrides(preset.jobs, "16M", 2, False)
-    spots = [ClientSpot(h.name, str(h.folder)) for h in (hosts[0], hosts[2])]
-    screen = ClientsRunScreen(spots, jobs, preset.name)
-
-    class One(Navigator, App[None]):
-        def on_mount(self) -> None:
-            self.push_screen(screen)
-
-    app = One()
+    app, screen = _clients_screen(monkeypatch, hosts, [hosts[0], hosts[2]], tmp_path, numjobs=2)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: not screen.running, "the refusal", timeout=60)
         assert screen.outcome is None and screen.error is not None

@@ -140,25 +140,18 @@ async def test_the_fleet_screen_signs_in_with_the_password_in_the_masked_modal(
     password_sshd: SshLab, _own_config: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from textual.widgets import Input
-    from tierdeck.app.fleet.collect import Fleet
-    from tierdeck.app.fleet.config import load_fleet
-    from tierdeck.app.tui.app import TierdeckApp
     from tierdeck.screens.dashboard.dashboard import DashboardScreen
-    from tierdeck.screens.fleet.fleet import FleetScreen
     from tierdeck.screens.modals.secret import SecretScreen
 
+    from tests.integration.test_ssh_secrets import fleet_answered, fleet_app
     from tests.waiting import wait_until
 
     monkeypatch.setenv("HOME", str(password_sshd.home))
     monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
     (_own_config / "hosts.toml").write_text('[[host]]\nname = "vault"\nssh = "pw"\n')
-    fleet = Fleet(load_fleet(), timeout=10)
-    app = TierdeckApp(None, fleet=fleet, hotplug=False)
+    _, app = fleet_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, FleetScreen), "the fleet")
-        screen = app.screen
-        assert isinstance(screen, FleetScreen)
-        await wait_until(pilot, lambda: screen.collected == 1, "the row", timeout=30)
+        screen = await fleet_answered(pilot, app)
         assert screen.statuses["vault"].needs_secret == "a password"  # the login state
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, SecretScreen), "the question")

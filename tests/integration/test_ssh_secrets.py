@@ -13,11 +13,17 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from tierdeck.backends.host.ssh import SshHost
 from tierdeck.core.errors import SecretNeeded
+
+if TYPE_CHECKING:
+    from textual.pilot import Pilot
+    from tierdeck.app.fleet.collect import Fleet
+    from tierdeck.app.tui.app import TierdeckApp
+    from tierdeck.screens.fleet.fleet import FleetScreen
 
 pytestmark = pytest.mark.integration
 
@@ -111,13 +117,33 @@ def test_tierdeck_fleet_says_which_host_wants_a_secret_and_what_to_run(
     assert " login " in row and "needs the passphrase" in row and "tierdeck --host vault" in row
 
 
+def fleet_app() -> tuple[Fleet, TierdeckApp]:
+    """The app on hosts.toml's fleet, each host given 10 s to answer."""
+    from tierdeck.app.fleet.collect import Fleet
+    from tierdeck.app.fleet.config import load_fleet
+    from tierdeck.app.tui.app import TierdeckApp
+
+    fleet = Fleet(load_fleet(), timeout=10)
+    return fleet, TierdeckApp(None, fleet=fleet, hotplug=False)
+
+
+async def fleet_answered(pilot: Pilot[None], app: TierdeckApp) -> FleetScreen:
+    """The fleet screen, once every host has its row."""
+    from tierdeck.screens.fleet.fleet import FleetScreen
+
+    from tests.waiting import wait_until
+
+    await wait_until(pilot, lambda: isinstance(app.screen, FleetScreen), "the fleet")
+    screen = app.screen
+    assert isinstance(screen, FleetScreen)
+    await wait_until(pilot, lambda: screen.collected == 1, "every row", timeout=30)
+    return screen
+
+
 async def test_the_fleet_screen_signs_in_on_enter_with_the_masked_modal(
     locked_key: Path, _own_config: Path
 ) -> None:
     from textual.widgets import DataTable, Input
-    from tierdeck.app.fleet.collect import Fleet
-    from tierdeck.app.fleet.config import load_fleet
-    from tierdeck.app.tui.app import TierdeckApp
     from tierdeck.screens.dashboard.dashboard import DashboardScreen
     from tierdeck.screens.fleet.fleet import FleetScreen
     from tierdeck.screens.modals.secret import SecretScreen
@@ -126,13 +152,9 @@ async def test_the_fleet_screen_signs_in_on_enter_with_the_masked_modal(
     from tests.waiting import wait_until
 
     _two_hosts(_own_config)
-    fleet = Fleet(load_fleet(), timeout=10)
-    app = TierdeckApp(None, fleet=fleet, hotplug=False)
+    fleet, app = fleet_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, FleetScreen), "the fleet")
-        screen = app.screen
-        assert isinstance(screen, FleetScreen)
-        await wait_until(pilot, lambda: screen.collected == 1, "every row", timeout=30)
+        screen = await fleet_answered(pilot, app)
         assert screen.statuses["nas"].reachable
         assert screen.statuses["vault"].needs_secret
         table = screen.query_one("#fleet-table", DataTable)

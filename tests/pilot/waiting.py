@@ -4,6 +4,7 @@ never a sleep: the Harlequin habit) and the screen as text."""
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from textual import events
@@ -14,6 +15,9 @@ from textual.widgets import Static
 from tierdeck.app.tui.app import TierdeckApp
 
 from tests.waiting import wait_until
+
+if TYPE_CHECKING:
+    from tierdeck.screens.history.history import HistoryScreen
 
 
 async def wait_for_inventory(pilot: Pilot[None], app: TierdeckApp, *, after: int = 0) -> None:
@@ -37,6 +41,25 @@ async def wait_for_trend(pilot: Pilot[None], app: TierdeckApp) -> None:
         return all(trend.settled for trend in app.screen.query(HealthTrend))
 
     await wait_until(pilot, settled, "the disk's kept readings drawn")
+
+
+async def open_history(pilot: Pilot[None], app: TierdeckApp) -> HistoryScreen:
+    """h from the dashboard, once its inventory is in: the history, its first listing
+    loaded."""
+    await wait_for_inventory(pilot, app)
+    await pilot.press("h")
+    return await history_listed(pilot, app)
+
+
+async def history_listed(pilot: Pilot[None], app: App[None]) -> HistoryScreen:
+    """The history screen, once it is the current one and its first listing is loaded."""
+    from tierdeck.screens.history.history import HistoryScreen
+
+    await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
+    screen = app.screen
+    assert isinstance(screen, HistoryScreen)
+    await wait_until(pilot, lambda: screen.loads > 0, "the first listing")
+    return screen
 
 
 async def paste_text(pilot: Pilot[None], text: str) -> None:

@@ -12,12 +12,11 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from ...app.compare.render import format_figure
 from ...core.bench_models import DeviceSample, DirectionSummary
-from ...core.compare.noise import Metric
+from ...core.compare.noise import Metric, sample_value
 from ...core.compare.series import (
     direction_series,
     directions_with_io,
     drawn,
-    sample_value,
     summary_value,
     weight,
 )

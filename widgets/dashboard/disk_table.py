@@ -17,7 +17,7 @@ from ...core.models import Disk, DiskKind, Inventory, Mount
 from ...core.relations import disk_users
 from ...core.units import format_bytes
 from ..bars import FULL_FRACTION, usage_bar
-from ..detail_pane import plain_row
+from ..detail_pane import detail_grid, plain_row
 from .health_view import add_health_state, health_cell, health_text, smart_grid
 from .skeleton import CHANGED_MARK, mark_changed, placeholder
 
@@ -330,9 +330,7 @@ def disk_detail_parts(
 ) -> tuple[list[RenderableType], list[RenderableType]]:
     """``disk_detail`` in two: the title, identity and SMART figures, then the
     partitions, mounts and by-id paths (the health chart goes between them)."""
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(no_wrap=True)
-    grid.add_column()
+    grid = detail_grid()
     title = Text(f"{disk.path}", style="bold")
     title.append(f"  {KIND_LABEL[disk.kind]}, {format_bytes(disk.size_bytes)}", style="cyan")
     if disk.virtual:

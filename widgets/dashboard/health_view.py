@@ -13,7 +13,7 @@ from rich.text import Text
 if TYPE_CHECKING:  # its dataclasses cost ~3 ms to define: loaded with the first report
     from ...core.disk_health import DiskHealth, HealthState, SmartReading
 from ...core.units import format_bytes
-from ..detail_pane import plain_row
+from ..detail_pane import detail_grid, plain_row
 
 # Short enough for the 80-column table: the detail pane spells the state out.
 # By HealthState's values (a StrEnum: its members are these strings).
@@ -105,18 +105,14 @@ def smart_grid(health: DiskHealth | None) -> Group | None:
     shown = [(k, v) for k, v in figures if v is not None]
     if not shown:
         return None
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(no_wrap=True)
-    grid.add_column()
+    grid = detail_grid()
     for label, value in shown:
         plain_row(grid, Text("  " + label, style="bold"), value)
     return Group(Text("SMART:", style="bold"), grid)
 
 
 def health_problem_grid(items: list[tuple[HealthState, str, str]]) -> Table:
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(no_wrap=True)
-    grid.add_column()
+    grid = detail_grid()
     for state, subject, reasons in items:
         mark = "✗" if state == "critical" else "!"
         label = Text(f"{mark} {state.value.upper():<8}", style=STATE_STYLE[state])

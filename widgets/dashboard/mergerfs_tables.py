@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from rich.console import RenderableType
-from rich.table import Table
 from rich.text import Text
 from textual.widgets import DataTable
 
 from ...core.models import MergerfsBranch, MergerfsPool
 from ...core.units import format_bytes
 from ..bars import usage_bar
-from ..detail_pane import plain_row
+from ..detail_pane import detail_grid, plain_row
 from .skeleton import mark_changed
 
 
@@ -187,18 +186,11 @@ class BranchTable(DataTable[Text | str]):
         return self.pool.branches[self.cursor_row]
 
 
-def _grid() -> Table:
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(no_wrap=True, style="bold")
-    grid.add_column()
-    return grid
-
-
 def pool_detail(pool: MergerfsPool) -> list[RenderableType]:
     title = Text(f"mergerfs {pool.mountpoint}", style="bold")
     if pool.error:
         return [title, Text(f"could not read .mergerfs: {pool.error}", style="yellow")]
-    grid = _grid()
+    grid = detail_grid("bold")
     plain_row(
         grid, "fsname", pool.fsname + (f"  (mergerfs {pool.version})" if pool.version else "")
     )
@@ -229,7 +221,7 @@ def pool_detail(pool: MergerfsPool) -> list[RenderableType]:
 
 
 def branch_detail(pool: MergerfsPool, branch: MergerfsBranch) -> list[RenderableType]:
-    grid = _grid()
+    grid = detail_grid("bold")
     index = pool.branches.index(branch) + 1
     plain_row(grid, "Branch", f"{index} of {len(pool.branches)} in {pool.mountpoint}")
     plain_row(

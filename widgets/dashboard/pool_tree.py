@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -17,7 +16,7 @@ from textual.widgets.tree import TreeNode
 from ...core.models import BtrfsFilesystem, Inventory, MdArray, Vdev, ZfsDataset, ZPool
 from ...core.units import format_bytes
 from ..bars import percent_bar, state_style, state_text, usage_bar
-from ..detail_pane import plain_row
+from ..detail_pane import detail_grid, plain_row
 from .skeleton import mark_changed, placeholder
 
 GUIDE = 2  # tree indentation per level: narrow, so deep raidz trees fit 80 columns
@@ -299,15 +298,8 @@ def _vdev_rows(vdev: Vdev, depth: int) -> list[tuple[int, bool, str]]:
 # -- detail pane ------------------------------------------------------------------------
 
 
-def _grid() -> Table:
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(no_wrap=True, style="bold")
-    grid.add_column()
-    return grid
-
-
 def zpool_detail(pool: ZPool) -> list[RenderableType]:
-    grid = _grid()
+    grid = detail_grid("bold")
     plain_row(grid, "State", state_text(pool.state))
     if pool.size_bytes is not None:
         used = Text(
@@ -343,7 +335,7 @@ def zpool_detail(pool: ZPool) -> list[RenderableType]:
 
 def vdev_detail(ref: VdevRef) -> list[RenderableType]:
     vdev = ref.vdev
-    grid = _grid()
+    grid = detail_grid("bold")
     kind = vdev.kind.value
     if vdev.parity is not None:
         kind += f" (parity {vdev.parity})"
@@ -365,7 +357,7 @@ def vdev_detail(ref: VdevRef) -> list[RenderableType]:
 
 
 def btrfs_detail(fs: BtrfsFilesystem) -> list[RenderableType]:
-    grid = _grid()
+    grid = detail_grid("bold")
     plain_row(grid, "UUID", fs.uuid)
     plain_row(
         grid,
@@ -394,7 +386,7 @@ def btrfs_detail(fs: BtrfsFilesystem) -> list[RenderableType]:
 
 
 def md_detail(array: MdArray) -> list[RenderableType]:
-    grid = _grid()
+    grid = detail_grid("bold")
     plain_row(grid, "Level", array.level)
     bad = array.degraded or "degraded" in array.state.lower()
     state = Text(array.state, style="bold red" if bad else state_style(array.state))
@@ -417,7 +409,7 @@ def md_detail(array: MdArray) -> list[RenderableType]:
 
 
 def dataset_detail(ds: ZfsDataset) -> list[RenderableType]:
-    grid = _grid()
+    grid = detail_grid("bold")
     plain_row(grid, "Type", ds.kind)
     plain_row(grid, "Used", format_bytes(ds.used_bytes))
     plain_row(grid, "Available", format_bytes(ds.avail_bytes))

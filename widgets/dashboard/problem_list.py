@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from ...core.models import Inventory, Problem, Severity
 from ..bars import severity_style
-from ..detail_pane import plain_row
+from ..detail_pane import detail_grid, plain_row
 from .health_view import health_problem_grid
 
 if TYPE_CHECKING:
@@ -63,9 +62,7 @@ def problems_renderable(
         sick = health_problems(health, problems)
     if problems:
         # A grid, so a long message wraps under the message, not under the severity.
-        grid = Table.grid(padding=(0, 1))
-        grid.add_column(no_wrap=True)
-        grid.add_column()
+        grid = detail_grid()
         for p in sorted(problems, key=lambda p: _ORDER.get(p.severity, 3)):
             style = severity_style(p.severity.value)
             mark = Text(f"{_MARK.get(p.severity, '?')} {p.severity.value.upper():<8}", style=style)

@@ -470,11 +470,7 @@ class SshHost:
         except HostUnreachable:
             leftovers.remember(self, path)  # removed at the next connection
             raise
-        if result.returncode == errno_codes.ENOENT:
-            return False
-        if result.returncode != 0:
-            raise self._oserror(result, path)
-        return True
+        return self._removed(result, path)
 
     def write_atomically(self, path: str, text: str) -> None:
         self._change(remote_sh.write_atomically_line(path), path, text.encode())
@@ -483,7 +479,11 @@ class SshHost:
         self._change(remote_sh.make_dirs_line(path), path)
 
     def remove_dir(self, path: str) -> bool:
-        result = self._direct(remote_sh.remove_dir_line(path))
+        return self._removed(self._direct(remote_sh.remove_dir_line(path)), path)
+
+    def _removed(self, result: RemoteResult, path: str) -> bool:
+        """A removal's answer: True when it removed ``path``, False when there was
+        nothing there; any other failure raised as the OSError it was."""
         if result.returncode == errno_codes.ENOENT:
             return False
         if result.returncode != 0:

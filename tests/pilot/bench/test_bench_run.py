@@ -22,12 +22,17 @@ from tierdeck.core.compare.series import drawn
 from tierdeck.core.presets import find_preset
 from tierdeck.screens.bench.run import RunScreen
 from tierdeck.screens.bench.setup import CUSTOM, BenchSetupScreen
-from tierdeck.screens.history.history import HistoryScreen
 from tierdeck.screens.modals.confirm import ConfirmScreen
 from tierdeck.widgets.charts.series_chart import SeriesChart
 
 from tests.conftest import MountDir
-from tests.pilot.waiting import paste_text, screen_text, shown_text, wait_for_inventory
+from tests.pilot.waiting import (
+    open_history,
+    paste_text,
+    screen_text,
+    shown_text,
+    wait_for_inventory,
+)
 from tests.processes import fio_processes_using
 from tests.waiting import wait_until
 
@@ -170,11 +175,7 @@ async def test_custom_job_from_dashboard_to_result_and_history(tmpfs: Path, data
         assert bench_files(tmpfs) == []
         stored = HistoryStore().get(screen.saved_id)  # the TIERDECK_DATA_DIR store
         assert stored is not None and stored.series == result.series
-        await pilot.press("h")
-        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
-        history = app.screen
-        assert isinstance(history, HistoryScreen)
-        await wait_until(pilot, lambda: history.loads > 0, "the listing")
+        history = await open_history(pilot, app)
         assert [r.id for r in history.runs] == [screen.saved_id]
         assert history.selected_id == screen.saved_id
         await pilot.press("escape", "escape")  # history -> run screen -> setup

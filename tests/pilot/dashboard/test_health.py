@@ -35,10 +35,15 @@ class GatedSmartHost(RecordedHost):
         return super().run(argv, timeout)
 
 
-def gated_demo() -> GatedSmartHost:
+def gated_demo(*, held: bool) -> tuple[GatedSmartHost, TierdeckApp]:
+    """The demo dashboard on a host whose smartctl calls wait for ``host.gate`` while
+    ``held`` (else they answer at once)."""
     from tierdeck.app.machine.demo import demo_host_path
 
-    return GatedSmartHost(demo_host_path())
+    host = GatedSmartHost(demo_host_path())
+    if not held:
+        host.gate.set()
+    return host, TierdeckApp(host, demo=True, hotplug=False)
 
 
 def health_cell(app: TierdeckApp, disk: str) -> str:
@@ -47,8 +52,7 @@ def health_cell(app: TierdeckApp, disk: str) -> str:
 
 
 async def test_health_comes_after_the_inventory_and_off_the_ui_thread() -> None:
-    host = gated_demo()
-    app = TierdeckApp(host, demo=True, hotplug=False)
+    host, app = gated_demo(held=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_inventory(pilot, app)
         await wait_until(pilot, lambda: host.smart_calls, "the first smartctl call")
@@ -68,9 +72,7 @@ async def test_health_comes_after_the_inventory_and_off_the_ui_thread() -> None:
 
 
 async def test_no_device_call_could_wake_a_sleeping_disk() -> None:
-    host = gated_demo()
-    host.gate.set()
-    app = TierdeckApp(host, demo=True, hotplug=False)
+    host, app = gated_demo(held=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_health(pilot, app)
         device_calls = [argv for argv, _ in host.smart_calls if "--scan-open" not in argv]
@@ -84,9 +86,7 @@ async def test_no_device_call_could_wake_a_sleeping_disk() -> None:
 
 
 async def test_the_detail_pane_follows_the_highlighted_disk() -> None:
-    host = gated_demo()
-    host.gate.set()
-    app = TierdeckApp(host, demo=True, hotplug=False)
+    host, app = gated_demo(held=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_health(pilot, app)
         table = app.screen.query_one(DiskTable)
@@ -100,9 +100,7 @@ async def test_the_detail_pane_follows_the_highlighted_disk() -> None:
 
 
 async def test_a_refresh_reads_health_again() -> None:
-    host = gated_demo()
-    host.gate.set()
-    app = TierdeckApp(host, demo=True, hotplug=False)
+    host, app = gated_demo(held=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_health(pilot, app)
         scans = sum("--scan-open" in argv for argv, _ in host.smart_calls)

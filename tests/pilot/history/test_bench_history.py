@@ -20,7 +20,7 @@ from tierdeck.screens.history.history import HistoryScreen
 from tierdeck.screens.history.run_detail import RunDetailScreen
 from tierdeck.screens.modals.confirm import ConfirmScreen, PromptScreen
 
-from tests.pilot.waiting import screen_text, shown_text, wait_for_inventory
+from tests.pilot.waiting import open_history, screen_text, shown_text
 from tests.snapshots.apps.bench_data import (
     as_stored_before_0_2,
     fill_history,
@@ -47,16 +47,6 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> HistoryStore:
     history = HistoryStore()
     assert fill_history(history, RECORDED) == [1, 2, 3, 4, 5, 6]
     return history
-
-
-async def open_history(pilot: Pilot[None], app: TierdeckApp) -> HistoryScreen:
-    await wait_for_inventory(pilot, app)
-    await pilot.press("h")
-    await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history screen")
-    screen = app.screen
-    assert isinstance(screen, HistoryScreen)
-    await wait_until(pilot, lambda: screen.loads > 0, "the first listing")
-    return screen
 
 
 async def reloaded(pilot: Pilot[None], screen: HistoryScreen, before: int) -> None:

@@ -21,8 +21,7 @@ from tierdeck.screens.history.run_detail import RunDetailScreen
 from tierdeck.screens.modals.choice import ChoiceScreen
 
 from tests.pilot.conftest import CountingCollector
-from tests.pilot.history.test_run_sets import open_history
-from tests.pilot.waiting import screen_text
+from tests.pilot.waiting import open_history, screen_text
 from tests.snapshots.apps.clients import recorded_result
 from tests.waiting import wait_until
 

@@ -26,9 +26,8 @@ from tierdeck.screens.modals.help import HelpScreen
 from tierdeck.widgets.charts.series_chart import SeriesChart
 from tierdeck.widgets.compare.table import CompareTable
 
-from tests.pilot.history.test_bench_history import open_history
 from tests.pilot.modals.test_help import check_page, open_help
-from tests.pilot.waiting import screen_text, shown_text
+from tests.pilot.waiting import open_history, screen_text, shown_text
 from tests.snapshots.apps.bench_data import fill_history
 from tests.waiting import wait_until
 

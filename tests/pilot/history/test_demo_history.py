@@ -11,8 +11,8 @@ from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import RecordedHost
 from tierdeck.screens.history.run_detail import RunDetailScreen
 
-from tests.pilot.history.test_bench_history import SIZE, open_history
-from tests.pilot.waiting import shown_text
+from tests.pilot.history.test_bench_history import SIZE
+from tests.pilot.waiting import open_history, shown_text
 from tests.waiting import wait_until
 
 

@@ -15,10 +15,9 @@ from tierdeck.core.bench_models import EnvFingerprint, RunHost
 from tierdeck.screens.history.history import HistoryScreen
 from tierdeck.screens.history.run_detail import env_renderable
 
-from tests.pilot.waiting import shown_text
+from tests.pilot.waiting import history_listed, shown_text
 from tests.snapshots.apps.bench_data import HistoryApp, load_events, result_of
 from tests.unit.compare.test_compare_marks import text_of
-from tests.waiting import wait_until
 
 
 def fill(path: Path, hosts: list[RunHost]) -> None:
@@ -37,10 +36,7 @@ async def history_of(
     fill(path, hosts)
     app = HistoryApp(path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "history")
-        screen = app.screen
-        assert isinstance(screen, HistoryScreen)
-        await wait_until(pilot, lambda: screen.loads > 0, "the first page")
+        screen = await history_listed(pilot, app)
         yield screen, pilot
 
 

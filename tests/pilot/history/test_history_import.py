@@ -14,6 +14,7 @@ from tierdeck.core.bench_models import RunStatus
 from tierdeck.screens.history.history import HistoryScreen
 from tierdeck.screens.modals.confirm import PromptScreen
 
+from tests.pilot.waiting import history_listed
 from tests.snapshots.apps.bench_data import HistoryApp
 from tests.support.fio_notes import LEFT_OUT, notes_leaving_options_out, notes_with_a_failed_run
 from tests.waiting import wait_until
@@ -24,10 +25,7 @@ FIXTURES = ALL_FIXTURES / "fio_import"
 
 
 async def import_through_prompt(pilot, app: HistoryApp, text: str) -> HistoryScreen:  # type: ignore[no-untyped-def]
-    await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "history")
-    screen = app.screen
-    assert isinstance(screen, HistoryScreen)
-    await wait_until(pilot, lambda: screen.loads > 0, "the first listing")
+    screen = await history_listed(pilot, app)
     await pilot.press("i")
     await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen), "the prompt")
     app.screen.query_one(Input).value = text

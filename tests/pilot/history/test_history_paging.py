@@ -8,8 +8,9 @@ from pathlib import Path
 
 from textual.widgets import DataTable, Static
 from tierdeck.app.history.store import HistoryStore
-from tierdeck.screens.history.history import PAGE, HistoryScreen
+from tierdeck.screens.history.history import PAGE
 
+from tests.pilot.waiting import history_listed
 from tests.snapshots.apps.bench_data import HistoryApp, load_events, result_of
 from tests.waiting import wait_until
 
@@ -28,10 +29,7 @@ async def test_the_last_row_loads_the_next_page(tmp_path: Path) -> None:
     fill(path, PAGE + EXTRA)
     app = HistoryApp(path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "history")
-        screen = app.screen
-        assert isinstance(screen, HistoryScreen)
-        await wait_until(pilot, lambda: screen.loads > 0, "the first page")
+        screen = await history_listed(pilot, app)
         table = screen.query_one("#history-table", DataTable)
         assert table.row_count == PAGE
         assert screen.runs[0].name == f"run {PAGE + EXTRA}"  # newest first

@@ -9,20 +9,18 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
 from tierdeck.app.history.run_sets import RunSetKind, RunSetStore, set_tag
 from tierdeck.app.sweep.store import SweepSettings, definition_of
 from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.backends.host import RecordedHost
 from tierdeck.core.ladder.model import RungKind
 from tierdeck.core.sweep.model import Axis, SweepSpec
-from tierdeck.screens.history.history import HistoryScreen
 from tierdeck.screens.modals.choice import ChoiceScreen
 from tierdeck.screens.sequence.ladder import LadderScreen
 from tierdeck.screens.sequence.sweep import SweepScreen
 
 from tests.pilot.conftest import CountingCollector
-from tests.pilot.waiting import screen_text, wait_for_inventory
+from tests.pilot.waiting import open_history, screen_text
 from tests.snapshots.apps.bench_data import load_events, result_of
 from tests.waiting import wait_until
 
@@ -52,16 +50,6 @@ def store_sets() -> tuple[int, int]:
         run_id = store.save(dataclasses.replace(run, tags=tags, target=target))
         store.add_cell(ladder, key, run_id, position)
     return sweep, ladder
-
-
-async def open_history(pilot: Pilot[None], app: TierdeckApp) -> HistoryScreen:
-    await wait_for_inventory(pilot, app)
-    await pilot.press("h")
-    await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
-    history = app.screen
-    assert isinstance(history, HistoryScreen)
-    await wait_until(pilot, lambda: history.loads > 0, "the listing")
-    return history
 
 
 async def test_w_capital_lists_the_sets_and_opens_the_one_picked(

@@ -171,24 +171,35 @@ def slow_hdds(nas_lab: Lab) -> Iterator[None]:
             BLKIO.write_text(f"{device} {HddThrottle().write_bps}\n")
 
 
+def forty_old_files(lab: Lab) -> dict[str, str]:
+    """40 files due to move, and the layout saved: the engine's first group is 25,
+    synced at 2 MiB/s (``slow_hdds``) for about 3 s, long enough to stop a move in."""
+    now = time.time()
+    sums = {f"f{i:02}": put(lab, f"f{i:02}", 256 * KIB, now - 40 * DAY) for i in range(40)}
+    save_layout(lab.layout_path, lab.layout)
+    return sums
+
+
+async def move_under_way(pilot: Pilot[None], lab: Lab) -> MoverScreen:
+    """The lab's layout opened, its move confirmed, and the host's progress shown."""
+    screen = await open_layout(pilot, lab.layout_path)
+    await settled(pilot, screen, Phase.READY)
+    await confirm_move(pilot, screen)
+    await wait_until(pilot, lambda: screen.progress is not None, "the host's progress",
+                     timeout=60)  # fmt: skip
+    return screen
+
+
 async def test_cancel_stops_the_hosts_mover_cleanly(
     nas: SshHost,
     nas_lab: Lab,
     slow_hdds: None,
 ) -> None:
     lab = nas_lab
-    now = time.time()
-    # 40 files: the engine's first group is 25, synced at 2 MiB/s for about 3 s
-    sums = {f"f{i:02}": put(lab, f"f{i:02}", 256 * KIB, now - 40 * DAY) for i in range(40)}
-    save_layout(lab.layout_path, lab.layout)
-
+    sums = forty_old_files(lab)
     app = HostMoverApp(nas)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_layout(pilot, lab.layout_path)
-        await settled(pilot, screen, Phase.READY)
-        await confirm_move(pilot, screen)
-        await wait_until(pilot, lambda: screen.progress is not None, "the host's progress",
-                         timeout=60)  # fmt: skip
+        screen = await move_under_way(pilot, lab)
         assert movers_on_host(lab.layout_path)
         await pilot.press("c")
         assert screen.phase is Phase.STOPPING
@@ -247,17 +258,10 @@ async def test_a_lost_link_stops_the_hosts_mover_cleanly(
     slow_hdds: None,
 ) -> None:
     lab = nas_lab
-    now = time.time()
-    sums = {f"f{i:02}": put(lab, f"f{i:02}", 256 * KIB, now - 40 * DAY) for i in range(40)}
-    save_layout(lab.layout_path, lab.layout)
-
+    sums = forty_old_files(lab)
     app = HostMoverApp(nas)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_layout(pilot, lab.layout_path)
-        await settled(pilot, screen, Phase.READY)
-        await confirm_move(pilot, screen)
-        await wait_until(pilot, lambda: screen.progress is not None, "the host's progress",
-                         timeout=60)  # fmt: skip
+        screen = await move_under_way(pilot, lab)
         ssh_lab.kill_sessions()
         await settled(pilot, screen, Phase.FAILED)
         shown = shown_text(screen.query_one("#mover-forecast"))

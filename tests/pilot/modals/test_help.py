@@ -18,11 +18,10 @@ from tierdeck.app.history.store import HistoryStore
 from tierdeck.app.tui.app import TierdeckApp
 from tierdeck.screens.bench.run import RunScreen
 from tierdeck.screens.bench.setup import BenchSetupScreen
-from tierdeck.screens.history.history import HistoryScreen
 from tierdeck.screens.history.run_detail import RunDetailScreen
 from tierdeck.screens.modals.help import HelpScreen, binding_rows, key_label
 
-from tests.pilot.waiting import screen_text
+from tests.pilot.waiting import open_history, screen_text
 from tests.snapshots.apps.bench_data import (
     EMPTY_INVENTORY,
     ReplayRunner,
@@ -158,11 +157,7 @@ async def test_history_and_detail_help_are_theirs(
     store: HistoryStore, opened_dashboard: OpenDashboard
 ) -> None:
     async with opened_dashboard(SIZE) as (app, pilot):
-        await pilot.press("h")
-        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
-        history = app.screen
-        assert isinstance(history, HistoryScreen)
-        await wait_until(pilot, lambda: history.loads > 0, "the listing")
+        history = await open_history(pilot, app)
         page = await open_help(pilot, history)
         text = check_page(app, page, history)
         assert "failed and cancelled runs" in text

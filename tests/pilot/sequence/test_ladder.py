@@ -79,6 +79,16 @@ def scripted(
     yield planned, script
 
 
+@pytest.fixture
+def app(
+    demo_host: RecordedHost,
+    demo_collector: CountingCollector,
+    scripted: tuple[Planned, ScriptedLadder],
+) -> TierdeckApp:
+    """The demo's dashboard app, live-looking, its ladder runner scripted."""
+    return TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
+
+
 async def open_menu(pilot: Any, app: TierdeckApp) -> ChoiceScreen:
     await wait_for_inventory(pilot, app)
     await pilot.press("3")  # the mergerfs tab, its first pool highlighted
@@ -116,19 +126,14 @@ async def menu_rows(pilot: Any, app: TierdeckApp) -> None:
 async def open_ladder(pilot: Any, app: TierdeckApp) -> LadderScreen:
     await open_menu(pilot, app)
     await pilot.press("enter")  # "Run it", highlighted first
-    await wait_until(pilot, lambda: isinstance(app.screen, LadderScreen), "the ladder view")
-    screen = app.screen
-    assert isinstance(screen, LadderScreen)
-    return screen
+    return await _view(pilot, app)
 
 
 async def test_p_on_a_mergerfs_pool_runs_the_ladder(
-    demo_host: RecordedHost,
-    demo_collector: CountingCollector,
+    app: TierdeckApp,
     scripted: tuple[Planned, ScriptedLadder],
 ) -> None:
     planned, script = scripted
-    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_ladder(pilot, app)
         assert app.inventory is not None
@@ -154,12 +159,10 @@ async def test_p_on_a_mergerfs_pool_runs_the_ladder(
 
 
 async def test_cancel_asks_and_skips_the_rest(
-    demo_host: RecordedHost,
-    demo_collector: CountingCollector,
+    app: TierdeckApp,
     scripted: tuple[Planned, ScriptedLadder],
 ) -> None:
     _, script = scripted
-    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_ladder(pilot, app)
         script.step(3)
@@ -187,15 +190,13 @@ async def test_p_elsewhere_or_on_a_recording_opens_nothing(opened_dashboard: Ope
 
 
 async def test_the_plan_is_checked_off_the_ui_thread_and_escape_leaves(
-    demo_host: RecordedHost,
-    demo_collector: CountingCollector,
+    app: TierdeckApp,
     scripted: tuple[Planned, ScriptedLadder],
 ) -> None:
     from tierdeck.screens.modals.help import HelpScreen
 
     planned, script = scripted
     planned.gate = threading.Event()
-    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
     async with app.run_test(size=SIZE) as pilot:
         try:
             screen = await open_ladder(pilot, app)
@@ -218,15 +219,13 @@ async def test_the_plan_is_checked_off_the_ui_thread_and_escape_leaves(
 
 
 async def test_a_refusal_is_shown_by_its_kind_and_the_view_stays(
-    demo_host: RecordedHost,
-    demo_collector: CountingCollector,
+    app: TierdeckApp,
     scripted: tuple[Planned, ScriptedLadder],
 ) -> None:
     from tierdeck.app.ladder.plan import LadderRefusalKind, LadderRefused
 
     planned, _ = scripted
     planned.refuse = LadderRefused(LadderRefusalKind.POOL_UNREADABLE, "xattr said EPERM")
-    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_ladder(pilot, app)
         await wait_until(pilot, lambda: screen.refusal is not None, "the refusal")
@@ -241,8 +240,7 @@ async def test_a_refusal_is_shown_by_its_kind_and_the_view_stays(
 
 
 async def test_the_menu_picks_the_job_all_branches_and_an_option_sweep(
-    demo_host: RecordedHost,
-    demo_collector: CountingCollector,
+    app: TierdeckApp,
     scripted: tuple[Planned, ScriptedLadder],
 ) -> None:
     from tierdeck.core.ladder.options import OptionSweep
@@ -250,7 +248,6 @@ async def test_the_menu_picks_the_job_all_branches_and_an_option_sweep(
     from tierdeck.screens.modals.confirm import PromptScreen
 
     planned, _ = scripted
-    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
     async with app.run_test(size=SIZE) as pilot:
         menu = await open_menu(pilot, app)
 
@@ -295,9 +292,7 @@ async def test_the_menu_picks_the_job_all_branches_and_an_option_sweep(
 
 
 async def test_the_menu_says_buffered_and_why_before_running(
-    demo_host: RecordedHost,
-    demo_collector: CountingCollector,
-    scripted: tuple[Planned, ScriptedLadder],
+    app: TierdeckApp,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The pool refuses O_DIRECT (FUSE, EINVAL): the menu must not promise it."""
@@ -307,7 +302,6 @@ async def test_the_menu_says_buffered_and_why_before_running(
         return OSError(errno.EINVAL, "Invalid argument") if direct else None
 
     monkeypatch.setattr(RecordedHost, "probe_write", probe)
-    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
     async with app.run_test(size=(120, 30)) as pilot:
         menu = await open_menu(pilot, app)
         note = str(menu.note)
@@ -319,12 +313,10 @@ async def test_the_menu_says_buffered_and_why_before_running(
 
 
 async def test_the_menu_sets_how_long_each_rung_runs(
-    demo_host: RecordedHost,
-    demo_collector: CountingCollector,
+    app: TierdeckApp,
     scripted: tuple[Planned, ScriptedLadder],
 ) -> None:
     planned, _ = scripted
-    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
     async with app.run_test(size=(120, 30)) as pilot:
         menu = await open_menu(pilot, app)
         assert "Each rung runs: 10 s" in screen_text(app)
@@ -343,8 +335,7 @@ async def test_the_menu_sets_how_long_each_rung_runs(
 
 
 async def test_the_menu_adds_the_network_rung_from_a_client(
-    demo_host: RecordedHost,
-    demo_collector: CountingCollector,
+    app: TierdeckApp,
     scripted: tuple[Planned, ScriptedLadder],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -370,7 +361,6 @@ async def test_the_menu_adds_the_network_rung_from_a_client(
     monkeypatch.setattr(
         ladder_open, "open_client", lambda spot: opened.append(spot) or (spot and Client(spot))
     )
-    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
     async with app.run_test(size=SIZE) as pilot:
         menu = await open_menu(pilot, app)
         assert "Network rung: none" in screen_text(app)
@@ -401,8 +391,7 @@ async def _view(pilot: Any, app: TierdeckApp) -> LadderScreen:
 
 
 async def test_a_client_that_cannot_be_reached_is_said_on_the_view(
-    demo_host: RecordedHost,
-    demo_collector: CountingCollector,
+    app: TierdeckApp,
     scripted: tuple[Planned, ScriptedLadder],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -415,7 +404,6 @@ async def test_a_client_that_cannot_be_reached_is_said_on_the_view(
         raise TierdeckError(f"{spot.name if spot else '?'}: cannot connect: Connection refused")
 
     monkeypatch.setattr(ladder_open, "open_client", unreachable)
-    app = TierdeckApp(demo_host, demo=True, collect=demo_collector, hotplug=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_inventory(pilot, app)
         pool = app.inventory.mergerfs[0].mountpoint  # type: ignore[union-attr]

@@ -27,7 +27,7 @@ from tierdeck.widgets.charts.series_chart import SeriesChart
 from tierdeck.widgets.sequence.sweep_matrix import SweepMatrix
 
 from tests.pilot.conftest import CountingCollector
-from tests.pilot.waiting import paste_text, screen_text, wait_for_inventory
+from tests.pilot.waiting import open_history, paste_text, screen_text, wait_for_inventory
 from tests.snapshots.apps.bench_data import load_events, result_of
 from tests.snapshots.apps.sweep import FIGURES, SPEC, ScriptedSweep, SweepApp
 from tests.snapshots.apps.sweep import result_of as sweep_result_of
@@ -144,19 +144,24 @@ def stored_sweep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> int:
     return set_id
 
 
+async def stored_sweep_from_history(
+    pilot: Any, app: TierdeckApp
+) -> tuple[HistoryScreen, SweepScreen]:
+    """h, then w on the highlighted run (tagged sweep:N): the history, and over it the
+    view of the run's stored sweep."""
+    history = await open_history(pilot, app)
+    await wait_until(pilot, lambda: history.selected_run is not None, "a run highlighted")
+    await pilot.press("w")
+    await wait_until(pilot, lambda: isinstance(app.screen, SweepScreen), "the sweep view")
+    assert isinstance(app.screen, SweepScreen)
+    return history, app.screen
+
+
 async def test_w_in_the_history_opens_the_runs_sweep(
     stored_sweep: int, opened_dashboard: OpenDashboard
 ) -> None:
     async with opened_dashboard(SIZE) as (app, pilot):
-        await pilot.press("h")
-        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
-        history = app.screen
-        assert isinstance(history, HistoryScreen)
-        await wait_until(pilot, lambda: history.selected_run is not None, "the listing")
-        await pilot.press("w")
-        await wait_until(pilot, lambda: isinstance(app.screen, SweepScreen), "the sweep view")
-        sweep = app.screen
-        assert isinstance(sweep, SweepScreen)
+        history, sweep = await stored_sweep_from_history(pilot, app)
         assert sweep.result.id == stored_sweep and sweep.result.complete
         assert [c.state for row in sweep.query_one(SweepMatrix).matrix.cells for c in row] == [
             CellState.DONE,
@@ -290,15 +295,7 @@ async def test_enter_on_a_cell_opens_its_run(
     from tierdeck.screens.history.run_detail import RunDetailScreen
 
     async with opened_dashboard(SIZE) as (app, pilot):
-        await pilot.press("h")
-        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
-        history = app.screen
-        assert isinstance(history, HistoryScreen)
-        await wait_until(pilot, lambda: history.selected_run is not None, "the listing")
-        await pilot.press("w")
-        await wait_until(pilot, lambda: isinstance(app.screen, SweepScreen), "the sweep view")
-        sweep = app.screen
-        assert isinstance(sweep, SweepScreen)
+        _, sweep = await stored_sweep_from_history(pilot, app)
         table = sweep.query_one("#matrix-table", DataTable)
         await wait_until(pilot, lambda: table.row_count == 2, "the matrix")
         await pilot.press("enter")  # on the axis' own column: no run there

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from tierdeck.app.health.collect import collect
-from tierdeck.backends.host import LiveHost, RecordedHost
-from tierdeck.backends.host.seam import DEFAULT_TIMEOUT, CommandResult, HostCapabilities
+from tierdeck.backends.host import RecordedHost
+from tierdeck.backends.host.seam import HostCapabilities
 from tierdeck.backends.smart.scan import SmartTarget, certain_targets
 
 from tests.paths import FIXTURES
+from tests.support.live_smartctl import LiveSmartctl
 from tests.support.recording import HostRecording
 
 _TB = 10**12
@@ -48,26 +48,6 @@ _SCANNED = [
     ("/dev/sdd", "scsi"),
     ("/dev/nvme0", "nvme"),
 ]
-
-
-class _Shimmed(RecordedHost):
-    """The recording, live for smartctl (as bench/_health_harness.py)."""
-
-    @property
-    def capabilities(self) -> HostCapabilities:
-        return replace(super().capabilities, live=True)
-
-    @property
-    def is_root(self) -> bool:
-        return True
-
-    def has_tool(self, tool: str) -> bool:
-        return tool == "smartctl" or super().has_tool(tool)
-
-    def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
-        if argv and (argv[0] == "smartctl" or (argv[0] == "sh" and "smartctl" in argv[-1])):
-            return LiveHost().run(argv, timeout)
-        return super().run(argv, timeout)
 
 
 def _machine(folder: Path) -> Path:
@@ -114,7 +94,7 @@ def test_only_types_sysfs_makes_certain(tmp_path: Path) -> None:
 
 
 def test_certain_devices_are_read_while_the_scan_runs(shim: Path, tmp_path: Path) -> None:
-    report, _ = collect(_Shimmed(_machine(tmp_path / "nas")))
+    report, _ = collect(LiveSmartctl(_machine(tmp_path / "nas")))
     lines = shim.read_text().splitlines()
     assert "SCAN-ALONE" not in lines  # a device call came while the scan waited
     scan_at = lines.index("--json --scan-open")
@@ -141,7 +121,7 @@ def test_certain_devices_are_read_while_the_scan_runs(shim: Path, tmp_path: Path
 def test_a_host_over_ssh_reads_nothing_early(
     shim: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    class Remote(_Shimmed):
+    class Remote(LiveSmartctl):
         @property
         def capabilities(self) -> HostCapabilities:
             return replace(super().capabilities, cheap_reads=False)
