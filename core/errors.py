@@ -61,6 +61,11 @@ class HostUnreachable(HostError):
         self.reason = reason
 
 
+class HostNotAnswering(HostUnreachable):
+    """No SSH server answered: the connection timed out, was refused, or the name did
+    not resolve. Nothing about the login: trying again at once gets the same answer."""
+
+
 class HostKeyRefused(HostUnreachable):
     """A remote host's key is not the one known for it (``changed``) or is not known at
     all: nothing was sent to it. ``fingerprint`` is the key it offered."""

@@ -248,3 +248,39 @@ def test_a_host_that_wants_a_passphrase_gets_no_keeper(lab: Any, tmp_path: Path)
     second = tierdeck("--host", "nas", "inventory")
     assert second.returncode == 1 and second.stderr == first.stderr
     assert marker.stat().st_mtime == started
+
+
+def test_a_host_that_does_not_answer_is_said_once_after_its_connect_timeout(
+    lab: Any, tmp_path: Path
+) -> None:
+    """A listener that accepts and never speaks SSH: the keeper's connection times out
+    (ConnectTimeout of ~/.ssh/config), and the command says so at once, without a
+    second connection of its own that would wait as long again."""
+    tarpit = socket.create_server(("127.0.0.1", 0))
+    accepted: list[socket.socket] = []
+    config = lab.home / ".ssh" / "config"
+    config.write_text(config.read_text() + f"Host silent\n  HostName 127.0.0.1\n"
+                      f"  Port {tarpit.getsockname()[1]}\n  ConnectTimeout 2\n"
+                      "  ControlPersist 10m\n")  # fmt: skip
+    proc = subprocess.Popen([*CLI, "--host", "silent", "inventory", "--json"],
+                            env=dict(os.environ), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        tarpit.settimeout(0.2)
+        while proc.poll() is None:  # accept whatever comes until the command ends
+            try:
+                accepted.append(tarpit.accept()[0])
+            except TimeoutError:
+                continue
+        stderr = proc.stderr.read() if proc.stderr else ""
+        assert proc.returncode == 1, stderr
+        assert "silent: no answer within 2 s" in stderr
+        assert len(accepted) == 1, "the command connected again after its keeper's timeout"
+        assert keeper_pids() == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+        for conn in accepted:
+            conn.close()
+        tarpit.close()

@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ....core.errors import HostError, SecretNeeded
-from .kept import NEEDS_LOGIN_SUFFIX
+from ....core.errors import HostError, HostNotAnswering, SecretNeeded
+from .kept import NEEDS_LOGIN_SUFFIX, UNREACHABLE
 from .link import SshLink
 from .target import SshTarget
 
@@ -179,7 +179,12 @@ def main(argv: list[str]) -> int:
             # that a login needs someone to type (never what): no keeper is tried
             # for this host a while, each command logs in itself at once
             Path(f"{path}{NEEDS_LOGIN_SUFFIX}").touch(mode=0o600)
-        _say(f"failed {type(exc).__name__}")
+        if isinstance(exc, HostNotAnswering):
+            # the command that started us says this itself, instead of waiting out
+            # a second connection to a host that did not answer the first
+            _say(f"{UNREACHABLE} {' '.join(exc.reason.split())}")
+        else:
+            _say(f"failed {type(exc).__name__}")
         link.close()
         return 1
     try:

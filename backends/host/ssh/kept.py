@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ....core.errors import HostUnreachable
+from ....core.errors import HostNotAnswering, HostUnreachable
 from . import persist
 from .result import RemoteResult
 
@@ -41,6 +41,7 @@ KEEPER_MODULE = "tierdeck.backends.host.ssh.keeper"
 # beside a socket: its keeper could not log in without someone typing (a password, a
 # passphrase); no keeper is started for that host for NEEDS_LOGIN_S after it
 NEEDS_LOGIN_SUFFIX = ".login"
+UNREACHABLE = "unreachable"  # a starting keeper's word: no server answered it (and why)
 NEEDS_LOGIN_S = 3600.0
 
 
@@ -155,21 +156,28 @@ def open_kept(target: str, idle_s: float) -> KeptLink | None:
     with contextlib.suppress(OSError):
         if time.time() - os.stat(f"{path}{NEEDS_LOGIN_SUFFIX}").st_mtime < NEEDS_LOGIN_S:
             return None  # its keeper wanted a password lately: no keeper for it now
-    if not start_keeper(target, path, idle_s):
+    said = start_keeper(target, path, idle_s)
+    if said.startswith(UNREACHABLE + " "):
+        # no server answered the keeper: a connection of our own would wait as long
+        # for the same answer, so it is said now
+        raise HostNotAnswering(target, said.removeprefix(UNREACHABLE + " "))
+    if said not in ("ready", "busy"):
         return None
     return kept
 
 
-def start_keeper(target: str, path: Path, idle_s: float) -> bool:
+def start_keeper(target: str, path: Path, idle_s: float) -> str:
     """Start the keeper of ``target`` in the background (a session of its own, detached
-    from this terminal) and wait until it says it is connected and listening."""
+    from this terminal) and wait until it says it is connected and listening: what it
+    said, "ready" or "busy" (another keeper of the target is there or on its way), else
+    why not ("" when it said nothing in time)."""
     idle = "inf" if math.isinf(idle_s) else f"{idle_s:g}"
     argv = [sys.executable, "-m", KEEPER_MODULE, target, os.fspath(path), idle]
     try:
         starter = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
     except OSError:
-        return False
+        return ""
     assert starter.stdout is not None
     with starter.stdout as said:
         # the starter forks the keeper and exits at once; the keeper holds the pipe
@@ -186,7 +194,7 @@ def start_keeper(target: str, path: Path, idle_s: float) -> bool:
             line += chunk
     with contextlib.suppress(subprocess.TimeoutExpired):
         starter.wait(5)
-    return line.strip() in (b"ready", b"busy")
+    return line.decode(errors="replace").strip() if line.endswith(b"\n") else ""
 
 
 @dataclass(frozen=True)

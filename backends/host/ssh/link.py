@@ -29,15 +29,15 @@ import asyncssh
 
 # isort: on
 
-from ....core.errors import HostKeyRefused, HostUnreachable, SecretNeeded
+from ....core.errors import HostKeyRefused, HostNotAnswering, HostUnreachable, SecretNeeded
 from .result import Prompt, RemoteResult
 from .shells import ShellPool, ShellTimeout
+from .ssh_config import connect_timeout as ssh_connect_timeout
 from .target import SshTarget
 
 T = TypeVar("T")
 __all__ = ["Prompt", "RemoteResult", "SshLink"]
 
-CONNECT_TIMEOUT = 10.0
 # A link that stops answering is found out within ~30 s even when nothing is sent.
 KEEPALIVE_INTERVAL = 10.0
 KEEPALIVE_COUNT_MAX = 3
@@ -87,7 +87,7 @@ class SshLink:
         target: SshTarget,
         *,
         prompt: Prompt | None = None,
-        connect_timeout: float = CONNECT_TIMEOUT,
+        connect_timeout: float | None = None,
         warm_shells: int = WARM_SHELLS,
     ) -> None:
         """``warm_shells``: the shells opened with the connection, each a session (and
@@ -96,7 +96,10 @@ class SshLink:
         self._warm_shells = warm_shells
         self.round_trips = 0
         self._prompt = prompt
-        self._connect_timeout = connect_timeout
+        # ssh's ConnectTimeout for the host (~/.ssh/config) when not given, else 10 s
+        self._connect_timeout = (
+            connect_timeout if connect_timeout is not None else ssh_connect_timeout(target.host)
+        )
         self._secrets: dict[str, str] = {}  # the question asked -> its answer, in memory
         # a secret the login wanted while there was no one to ask (said by SecretNeeded)
         self._secret_wanted: str | None = None
@@ -294,13 +297,13 @@ class SshLink:
             self._secrets.clear()
             raise HostUnreachable(str(target), f"cannot unlock the key: {exc}") from exc
         except TimeoutError as exc:
-            raise HostUnreachable(
+            raise HostNotAnswering(
                 str(target), f"no answer within {self._connect_timeout:g} s"
             ) from exc
         except asyncssh.Error as exc:
             raise HostUnreachable(str(target), exc.reason or type(exc).__name__) from exc
-        except OSError as exc:
-            raise HostUnreachable(str(target), exc.strerror or str(exc)) from exc
+        except OSError as exc:  # refused, no route, a name that does not resolve
+            raise HostNotAnswering(str(target), exc.strerror or str(exc)) from exc
 
     async def _connect_within(
         self, host: str, options: dict[str, Any]

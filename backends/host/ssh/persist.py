@@ -15,13 +15,14 @@ connected where the config no longer points.
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import math
 import os
 import re
 import stat
 from pathlib import Path
+
+from .ssh_config import ssh_config_value
 
 DEFAULT_IDLE_S = 600.0  # "yes" without a time: ControlPersist's usual 10 minutes
 OFF_WORDS = frozenset({"no", "false", "off"})
@@ -62,43 +63,6 @@ def idle_limit(alias: str, fleet_value: str | None) -> float | None:
         return None if value is None else parse_persist(value, yes_s=math.inf)
     except BadPersist:
         return None
-
-
-def ssh_config_value(alias: str, keyword: str, path: Path | None = None) -> str | None:
-    """The first value of ``keyword`` that ~/.ssh/config gives ``alias``, as ssh reads
-    it: ``Host`` patterns with * ? and !negation, first value wins. A ``Match`` block is
-    not evaluated (its lines are skipped) and ``Include`` is not followed."""
-    path = path or Path(os.path.expanduser("~/.ssh/config"))
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return None
-    applies = True  # lines before the first Host apply to every host
-    for raw in lines:
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        words = re.split(r"\s*=\s*|\s+", line, maxsplit=1)
-        key = words[0].lower()
-        rest = words[1].strip() if len(words) > 1 else ""
-        if key == "host":
-            applies = _host_matches(alias, rest.split())
-        elif key == "match":
-            applies = False
-        elif applies and key == keyword:
-            return rest.strip('"')
-    return None
-
-
-def _host_matches(alias: str, patterns: list[str]) -> bool:
-    matched = False
-    for pattern in patterns:
-        negated = pattern.startswith("!")
-        if fnmatch.fnmatchcase(alias, pattern.removeprefix("!")):
-            if negated:
-                return False
-            matched = True
-    return matched
 
 
 # ------------------------------------------------------------------ where keepers listen

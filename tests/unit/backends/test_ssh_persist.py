@@ -99,3 +99,16 @@ def _private_or_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
     assert persist.socket_path("nas", create=True) is None
     assert os.geteuid() == path.parent.stat().st_uid
+
+
+def test_connect_timeout_is_sshs_for_the_alias_else_10_s(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierdeck.backends.host.ssh.ssh_config import CONNECT_TIMEOUT_S, connect_timeout
+
+    _config(tmp_path, "Host nas\n  ConnectTimeout 3\nHost odd\n  ConnectTimeout=soon\n"
+            "Host zero\n  ConnectTimeout 0\nHost *\n  ConnectTimeout 7\n", monkeypatch)  # fmt: skip
+    assert connect_timeout("nas") == 3.0
+    assert connect_timeout("backup") == 7.0  # Host *
+    for garbage in ("odd", "zero"):  # unreadable, or not above 0: the default, never a guess
+        assert connect_timeout(garbage) == CONNECT_TIMEOUT_S == 10.0
