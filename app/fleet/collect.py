@@ -42,12 +42,16 @@ def ssh_connect(entry: FleetHost, timeout: float) -> Host:
     """The entry's SshHost, its connection attempt bounded by ``timeout``. One shell
     is opened with the connection, not the dashboard's two: a row's reads go one after
     the other (``row_inventory``), and each shell costs the host a session and a login
-    shell (its ~/.bashrc), which ten hosts at once feel (bench/fleet.py)."""
+    shell (its ~/.bashrc), which ten hosts at once feel (bench/fleet.py). A host whose
+    connection is kept (``persist``, or ssh's ControlPersist) reads through its keeper,
+    as ``tierdeck --host`` does: the next round, or command, connects to no one."""
     from ...backends.host.ssh import SshHost, SshTarget
     from ...backends.host.ssh.link import SshLink
+    from ...backends.host.ssh.persist import idle_limit
 
     target = SshTarget.parse(entry.ssh)
-    return SshHost(target, link=SshLink(target, connect_timeout=timeout, warm_shells=1))
+    link = SshLink(target, connect_timeout=timeout, warm_shells=1)
+    return SshHost(target, link=link, keep_idle_s=idle_limit(target.host, entry.persist))
 
 
 def ssh_sign_in(entry: FleetHost, timeout: float, prompt: Prompt) -> Host:

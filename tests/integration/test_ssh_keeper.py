@@ -284,3 +284,26 @@ def test_a_host_that_does_not_answer_is_said_once_after_its_connect_timeout(
         for conn in accepted:
             conn.close()
         tarpit.close()
+
+
+def test_the_fleets_rows_read_through_the_keeper(lab: Any) -> None:
+    config = Path(os.environ["TIERDECK_CONFIG_DIR"])
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "hosts.toml").write_text('[[host]]\nname = "nas"\nssh = "nas"\npersist = "10m"\n')
+
+    def fleet() -> dict[str, Any]:
+        proc = tierdeck("fleet", "--json")
+        assert proc.returncode == 0, proc.stderr
+        [row] = json.loads(proc.stdout)["hosts"]
+        assert row["reachable"] and row["error"] is None, row
+        return dict(row)
+
+    fleet()
+    [kept] = keepers()
+    assert kept["target"] == "nas" and kept["idle_limit_s"] == 600
+    sessions = lab.session_pids()
+    assert len(sessions) == 1  # the keeper's: the row made no connection of its own
+    fleet()
+    assert lab.session_pids() == sessions  # the second round connected to no one
+    [again] = keepers()
+    assert again["pid"] == kept["pid"] and again["requests"] > kept["requests"]
