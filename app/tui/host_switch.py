@@ -34,11 +34,14 @@ def open_choice(key: str, prompt: Callable[[str], str | None]) -> Host:
     ``TierdeckError`` (``HostUnreachable`` and its kinds) when it cannot be."""
     if key == THIS_MACHINE:
         return LiveHost()
-    from ...backends.host.ssh import SshHost
+    from ...backends.host.ssh import SshHost, SshTarget
+    from ...backends.host.ssh.persist import idle_limit
     from ..fleet.config import load_fleet
 
     entry = next(e for e in load_fleet() if e.name == key)
-    host = SshHost(entry.ssh, prompt=prompt)
+    target = SshTarget.parse(entry.ssh)
+    # a kept connection's keeper serves the dashboard's reads, as for tierdeck --host
+    host = SshHost(target, prompt=prompt, keep_idle_s=idle_limit(target.host, entry.persist))
     try:
         host.facts  # noqa: B018 - log in now: a refusal is said before the dashboard goes
     except BaseException:

@@ -307,3 +307,22 @@ def test_the_fleets_rows_read_through_the_keeper(lab: Any) -> None:
     assert lab.session_pids() == sessions  # the second round connected to no one
     [again] = keepers()
     assert again["pid"] == kept["pid"] and again["requests"] > kept["requests"]
+
+
+def test_the_machine_switcher_reads_through_the_keeper(lab: Any) -> None:
+    from tierdeck.app.tui.host_switch import open_choice
+
+    config = Path(os.environ["TIERDECK_CONFIG_DIR"])
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "hosts.toml").write_text('[[host]]\nname = "nas"\nssh = "nas"\npersist = "10m"\n')
+    inventory()  # a keeper of nas, from an earlier command
+    [kept] = keepers()
+    sessions = lab.session_pids()
+    host = open_choice("nas", lambda _question: None)
+    try:
+        assert host.hostname == os.uname().nodename
+        assert lab.session_pids() == sessions  # its dashboard's reads: the keeper's link
+    finally:
+        host.close()  # type: ignore[attr-defined]
+    [again] = keepers()
+    assert again["pid"] == kept["pid"] and again["requests"] > kept["requests"]
