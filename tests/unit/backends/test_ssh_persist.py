@@ -32,7 +32,7 @@ def test_a_bad_persist_is_refused(text: str) -> None:
 
 
 def _config(tmp_path: Path, text: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / ".ssh").mkdir(parents=True)
+    (tmp_path / ".ssh").mkdir(parents=True, exist_ok=True)
     (tmp_path / ".ssh" / "config").write_text(text)
     monkeypatch.setenv("HOME", str(tmp_path))
 
@@ -112,3 +112,38 @@ def test_connect_timeout_is_sshs_for_the_alias_else_10_s(
     assert connect_timeout("backup") == 7.0  # Host *
     for garbage in ("odd", "zero"):  # unreadable, or not above 0: the default, never a guess
         assert connect_timeout(garbage) == CONNECT_TIMEOUT_S == 10.0
+
+
+def test_include_is_followed_where_it_stands_as_ssh_follows_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierdeck.backends.host.ssh.ssh_config import connect_timeout, ssh_config_value
+
+    ssh = tmp_path / ".ssh"
+    (ssh / "config.d").mkdir(parents=True)
+    # globbed in lexical order, relative to ~/.ssh; the first value still wins
+    (ssh / "config.d" / "10-nas.conf").write_text("Host nas\n  ConnectTimeout 4\n")
+    (ssh / "config.d" / "20-all.conf").write_text("Host *\n  ConnectTimeout 9\n")
+    (tmp_path / "elsewhere.conf").write_text("ControlPersist 1m\n")
+    (ssh / "loop.conf").write_text("Include loop.conf\nHost loopy\n  ConnectTimeout 2\n")
+    _config(tmp_path, "Host backup\n  Include ~/elsewhere.conf\n"
+            "Host *\n  Include config.d/*.conf loop.conf\n  ControlPersist 5m\n", monkeypatch)  # fmt: skip
+    assert connect_timeout("nas") == 4.0
+    assert connect_timeout("other") == 9.0
+    assert connect_timeout("loopy") == 9.0  # 20-all.conf came first; the loop ends
+    # an Include inside a Host block applies to that host only
+    assert ssh_config_value("backup", "controlpersist") == "1m"
+    # after the Include, the lines are the enclosing block's again (Host *)
+    assert ssh_config_value("nas", "controlpersist") == "5m"
+
+
+def test_an_include_under_a_block_that_does_not_apply_gives_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierdeck.backends.host.ssh.ssh_config import ssh_config_value
+
+    (tmp_path / ".ssh").mkdir()
+    (tmp_path / ".ssh" / "more").write_text("ConnectTimeout 3\nHost *\n  ConnectTimeout 4\n")
+    _config(tmp_path, 'Host backup\n  Include more "no such file" [\nHost nas\n', monkeypatch)
+    assert ssh_config_value("nas", "connecttimeout") is None
+    assert ssh_config_value("backup", "connecttimeout") == "3"
