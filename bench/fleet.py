@@ -10,7 +10,10 @@ reference is the same with one host alone, paired round by round: the ratio says
 the other nine cost when they are asked at once. A third run per round reads each host
 as its dashboard does (every source, the sources with commands in threads, a link that
 opens two shells): what a row would cost without ``app/fleet/collect.row_sources``
-and its one-shell link. Each run makes new connections.
+and its one-shell link. Each of those runs makes new connections. A fourth run per
+round is the fleet with its connections kept (``persist = "10m"`` for every host,
+the keepers started once before the rounds): a glance at a fleet whose keepers are up,
+paired with the run that connects to every host.
 
 The ten servers are this machine: their sessions' login shells (root's ~/.bashrc runs
 on every session sshd starts) share the two cores with the client. The floor of that
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import os
 import pwd
 import statistics
@@ -49,6 +53,7 @@ from tierdeck.app.machine.inventory import collect_inventory  # noqa: E402
 from tierdeck.app.tui.app import TierdeckApp  # noqa: E402
 from tierdeck.backends.host import Host  # noqa: E402
 from tierdeck.backends.host.ssh import SshHost, SshTarget  # noqa: E402
+from tierdeck.backends.host.ssh.kept import keepers, stop_keeper  # noqa: E402
 from tierdeck.backends.host.ssh.link import SshLink  # noqa: E402
 from tierdeck.screens.fleet.fleet import FleetScreen  # noqa: E402
 
@@ -138,22 +143,31 @@ def main() -> None:
             os.environ["HOME"] = str(admin_home(folder, labs))
             os.environ.pop("SSH_AUTH_SOCK", None)
             os.environ["TIERDECK_CACHE_DIR"] = str(folder / "cache")
+            os.environ.pop("XDG_RUNTIME_DIR", None)  # the keepers' sockets in that cache
             fleet = tuple(FleetHost(f"nas{i}", f"nas{i}") for i in range(args.hosts))
             asyncio.run(until_filled(fleet[:1]))  # warm-up: imports, first connection
+            kept_fleet = tuple(dataclasses.replace(e, persist="10m") for e in fleet)
+            asyncio.run(until_filled(kept_fleet))  # starts every host's keeper
             alone, many, whole, ratios, savings, shells = [], [], [], [], [], []
+            with_kept, kept_ratios = [], []
             for _ in range(args.runs):
                 shells.append(login_shells(args.hosts, floor_home))
                 one, up_one = asyncio.run(until_filled(fleet[:1]))
                 all_, up_all = asyncio.run(until_filled(fleet))
                 read_whole, up_whole = asyncio.run(until_filled(fleet, whole=True))
-                if (up_one, up_all, up_whole) != (1, args.hosts, args.hosts):
+                kept, up_kept = asyncio.run(until_filled(kept_fleet))
+                if (up_one, up_all, up_whole, up_kept) != (1, *[args.hosts] * 3):
                     raise SystemExit(f"hosts down: {up_one}/1, {up_all}/{args.hosts}")
+                with_kept.append(kept)
+                kept_ratios.append(all_ / kept)
                 alone.append(one)
                 many.append(all_)
                 whole.append(read_whole)
                 ratios.append(all_ / one)
                 savings.append(all_ / read_whole)
         finally:
+            for info in keepers():
+                stop_keeper(info)
             for lab in labs:
                 lab.stop()
     median = statistics.median(many)
@@ -169,6 +183,10 @@ def main() -> None:
         f"  {args.hosts} hosts read as their dashboards read them: median"
         f" {statistics.median(whole):.2f} s; rows / that, paired: median"
         f" {statistics.median(savings):.2f} (spread {min(savings):.2f}-{max(savings):.2f})",
+        f"  {args.hosts} hosts with their connections kept (keepers up): median"
+        f" {statistics.median(with_kept):.2f} s; connecting / kept, paired: median"
+        f" {statistics.median(kept_ratios):.2f}x (spread {min(kept_ratios):.2f}-"
+        f"{max(kept_ratios):.2f}; above 1: kept is faster)",
         f"  {args.hosts} login shells of the servers' user started at once (their floor):"
         f" median {statistics.median(shells):.2f} s",
     ]
