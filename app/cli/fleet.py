@@ -46,7 +46,9 @@ def fleet(ctx: click.Context, as_json: bool, timeout: float | None) -> None:
     $TIERDECK_CONFIG_DIR), one [[host]] table each with name, ssh (an ssh config alias
     or user@host[:port]) and optional tags; `fleet add` and `fleet remove` edit it.
     Every host is asked at once over SSH, each within --timeout seconds: a host that is
-    down or slow is shown with its error and never holds the others.
+    down or slow is shown with its error and never holds the others. A host whose
+    connection is kept (persist in hosts.toml, or ssh's ControlPersist) is read through
+    its keeper (`fleet keepers`), so the next round connects to no one.
 
     The cache column is the fullest cache branch against the mover's high watermark
     when tierdeck applied the pool's layout (">80": above it), else the fullest
