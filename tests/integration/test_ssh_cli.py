@@ -80,8 +80,11 @@ def test_a_benchmark_over_ssh_measures_what_it_measures_here(
         here.append(_bandwidth(tierdeck(tmp_path, *run)))
         there.append(_bandwidth(tierdeck(tmp_path, "--host", ssh_lab.alias, *run)))
     local, remote = statistics.median(here), statistics.median(there)
-    a_a_noise = (max(here) - min(here)) / local  # the same job here, in this test
-    assert abs(remote - local) / local <= max(3 * a_a_noise, 0.15), (here, there)
+    # The same job on each side, in this test: its spread there counts as much as here.
+    # The floor: on the lab's throttled loop "HDD" plain fio alone, five runs in a row,
+    # gave 99-124 MB/s (a 25 % spread), and a stretch of runs can sit at either end.
+    a_a_noise = max(max(here) - min(here), max(there) - min(there)) / local
+    assert abs(remote - local) / local <= max(3 * a_a_noise, 0.25), (here, there)
     assert not [p for p in hdd.iterdir() if p.name.startswith(".tierdeck-bench.")]
 
 
