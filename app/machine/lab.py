@@ -233,7 +233,8 @@ def _mounts_under(host: Host, directory: Path) -> list[str]:
     ]
 
 
-def _backing_file(host: Host, loop: str) -> str | None:
+def backing_file(host: Host, loop: str) -> str | None:
+    """The file behind loop device ``loop`` (a name or /dev path), None when detached."""
     try:
         return host.read_text(f"/sys/block/{Path(loop).name}/loop/backing_file").strip()
     except (OSError, HostError):
@@ -243,7 +244,7 @@ def _backing_file(host: Host, loop: str) -> str | None:
 def _loops_backed_by(host: Host, images: Path) -> list[str]:
     found = []
     for name in host.listdir("/sys/block"):
-        backing = _backing_file(host, name) if name.startswith("loop") else None
+        backing = backing_file(host, name) if name.startswith("loop") else None
         if backing is not None and backing.startswith(str(images) + "/"):
             found.append(f"/dev/{name}")
     return found
@@ -279,7 +280,7 @@ def lab_down(
         except (OSError, HostError):
             pass  # the loop may already be gone; then so is its rule
     for loop in sorted(loops):
-        attached_to = _backing_file(host, loop)
+        attached_to = backing_file(host, loop)
         if attached_to is None:
             continue  # already detached
         if not attached_to.startswith(str(directory / "images") + "/"):

@@ -200,9 +200,8 @@ async def _tui_ladder(
     from tierdeck.screens.modals.choice import ChoiceScreen
     from tierdeck.screens.modals.confirm import PromptScreen
     from tierdeck.screens.sequence.ladder import LadderScreen
-    from tierdeck.widgets.dashboard.mergerfs_tables import MergerfsPoolTable
 
-    from tests.pilot.waiting import screen_text, wait_for_inventory
+    from tests.pilot.waiting import press_p_on_pool, screen_text
     from tests.waiting import wait_until
 
     monkeypatch.setenv("HOME", str(client.ns.lab.home))
@@ -212,11 +211,7 @@ async def _tui_ladder(
     pool = str(lab_nas / "pool" / "cached")
     app = TierdeckApp(LiveHost(), hotplug=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for_inventory(pilot, app)
-        await pilot.press("3")
-        table = app.screen.query_one(MergerfsPoolTable)
-        table.move_cursor(row=[p.mountpoint for p in table.pools].index(pool))
-        await pilot.press("p")
+        await press_p_on_pool(pilot, app, pool)
         await wait_until(pilot, lambda: "Network rung: none" in screen_text(app), "the menu")
         menu = app.screen
         await pilot.press("end", "up", "enter")

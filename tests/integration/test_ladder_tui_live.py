@@ -20,10 +20,9 @@ from tierdeck.core.ladder.model import RungKind
 from tierdeck.screens.history.run_detail import RunDetailScreen
 from tierdeck.screens.modals.choice import ChoiceScreen
 from tierdeck.screens.sequence.ladder import LadderScreen
-from tierdeck.widgets.dashboard.mergerfs_tables import MergerfsPoolTable
 
 from tests.integration.test_ladder_lab import no_leftovers
-from tests.pilot.waiting import screen_text, wait_for_inventory
+from tests.pilot.waiting import press_p_on_pool, screen_text
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.integration
@@ -37,13 +36,7 @@ async def test_p_runs_the_real_ladder_on_the_labs_tiered_pool(
     pool = str(lab_nas / "pool" / "cached")
     app = TierdeckApp(LiveHost(), hotplug=False)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for_inventory(pilot, app)
-        await pilot.press("3")
-        table = app.screen.query_one(MergerfsPoolTable)
-        rows = [p.mountpoint for p in table.pools]
-        assert pool in rows
-        table.move_cursor(row=rows.index(pool))
-        await pilot.press("p")
+        await press_p_on_pool(pilot, app, pool)
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the menu")
         await pilot.press("enter")  # run it, with the default job
         await wait_until(pilot, lambda: isinstance(app.screen, LadderScreen), "the ladder")

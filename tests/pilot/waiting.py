@@ -43,6 +43,20 @@ async def wait_for_trend(pilot: Pilot[None], app: TierdeckApp) -> None:
     await wait_until(pilot, settled, "the disk's kept readings drawn")
 
 
+async def press_p_on_pool(pilot: Pilot[None], app: TierdeckApp, pool: str) -> None:
+    """The dashboard's inventory loaded, its mergerfs tab (3) on ``pool``, and p: the
+    ladder's menu for that pool is asked for."""
+    from tierdeck.widgets.dashboard.mergerfs_tables import MergerfsPoolTable
+
+    await wait_for_inventory(pilot, app)
+    await pilot.press("3")
+    table = app.screen.query_one(MergerfsPoolTable)
+    rows = [p.mountpoint for p in table.pools]
+    assert pool in rows, rows
+    table.move_cursor(row=rows.index(pool))
+    await pilot.press("p")
+
+
 async def open_history(pilot: Pilot[None], app: TierdeckApp) -> HistoryScreen:
     """h from the dashboard, once its inventory is in: the history, its first listing
     loaded."""

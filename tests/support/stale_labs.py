@@ -31,13 +31,13 @@ def _run_alive(host: Host, run: str) -> bool:
 
 def _lab_paths(host: Host) -> set[tuple[str, str]]:
     """(lab folder, run folder) of every lab mount and loop device on this machine."""
+    from tierdeck.app.machine.lab import backing_file
+
     paths = [m.mountpoint for m in parse_mountinfo(host.read_text(MOUNTINFO))]
     for name in host.listdir("/sys/block"):
-        if name.startswith("loop"):
-            try:
-                paths.append(host.read_text(f"/sys/block/{name}/loop/backing_file").strip())
-            except (OSError, HostError):
-                continue  # not attached
+        backing = backing_file(host, name) if name.startswith("loop") else None
+        if backing is not None:  # attached
+            paths.append(backing)
     return {lab for lab in map(lab_of, paths) if lab is not None}
 
 
