@@ -29,6 +29,10 @@ import sys
 
 from .root_help import BODY, USAGE_ARGS, WIDTH
 
+TYPE_CHECKING = False  # typing's own flag, without importing typing (~2 ms) to read it
+if TYPE_CHECKING:
+    from .mover_run import RunArgs
+
 
 def run() -> None:
     """The ``tierdeck`` command: exits with the command's status."""
@@ -41,12 +45,11 @@ def run() -> None:
     if answer is None:
         if argv[:2] == ["mover", "run"] and answers_without_click():
             # The systemd timer's command: without click when its line is plain
-            from .mover_run import plain_run_args, run_plain
+            from .mover_run import plain_run_args
 
             args = plain_run_args(argv[2:])
             if args is not None:
-                run_plain(args)
-                return
+                _run_plain_and_end(args)
         from .root import main
 
         main()
@@ -62,6 +65,30 @@ def run() -> None:
         from .exits import exit_for_broken_pipe
 
         exit_for_broken_pipe()
+
+
+def _run_plain_and_end(args: RunArgs) -> None:
+    """The plain mover command, then the process's end with its status, without
+    Python's teardown (every module and object freed one by one: ~10 ms of a timer's
+    mover run, 2 % of a small move). Nothing is left to it: the run has closed its
+    files and history connections, joined its threads and released its lock, and the
+    output is flushed here. Only in the command's own process: ``run`` is launched,
+    never called from another program."""
+    from .mover_run import run_plain
+
+    try:
+        run_plain(args)
+        status = 0
+    except SystemExit as done:
+        if not (done.code is None or isinstance(done.code, int)):
+            raise  # a message to print: Python's own exit says it
+        status = done.code or 0
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a reader gone: nothing more can reach it
+            status = status or 1
+    os._exit(status)
 
 
 def root_help(argv: list[str]) -> str | None:
