@@ -20,7 +20,7 @@ tierdeck installed asks, backends/host/ssh).
 
 ``tierdeck mover run`` with a plain command line (the systemd timer's) runs without
 click too: mover_run.py reads it, or hands it to click when click would read it any
-differently."""
+differently. Such a run ends its process without Python's teardown."""
 
 from __future__ import annotations
 
