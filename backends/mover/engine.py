@@ -434,6 +434,18 @@ def _as_prefix(path: str) -> str:
     return path if path.endswith("/") else path + "/"
 
 
+class _Prefixes(dict[str, str]):
+    """Paths as prefixes (``make`` of each), made on first use."""
+
+    def __init__(self, make: Callable[[str], str]) -> None:
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, path: str) -> str:
+        self[path] = prefix = self.make(path)
+        return prefix
+
+
 def _set_folder_times(folders: list[tuple[str, os.stat_result]]) -> None:
     # Last: every file renamed into a folder changed its mtime.
     for path, st in reversed(folders):
@@ -578,10 +590,11 @@ class _Group:
 
     def _precheck(self) -> list[_Copy]:
         token = os.urandom(6).hex()  # uuid4's own source, without uuid's imports
-        # Each branch as the start of a path, once (os.path.join's checks, 3 a file,
-        # were a fifth of this loop's Python); check_move leaves no rel absolute.
-        prefixes: dict[str, str] = {}
-        real_prefixes: dict[str, str] = {}
+        # Each branch as the start of a path, found once: os.path.join checks its
+        # arguments at every call, three a file (check_move leaves no rel absolute).
+        prefixes = _Prefixes(_as_prefix)
+        # once per branch: realpath lstats every level of it
+        real_prefixes = _Prefixes(lambda branch: _as_prefix(os.path.realpath(branch)))
         checked: set[tuple[str, str]] = set()
         copies: list[_Copy] = []
         ahead = PREFETCH_GROUP_BYTES
@@ -590,14 +603,8 @@ class _Group:
                 raise MoveStopped(StopReason.CANCELLED, "cancelled", tuple(self._ordered()))
             check_move(move, checked)
             branch, rel = move.file.branch, move.file.rel
-            prefix = prefixes.get(branch)
-            if prefix is None:
-                prefix = prefixes[branch] = _as_prefix(branch)
-                # once per branch: realpath lstats every level of it
-                real_prefixes[branch] = _as_prefix(os.path.realpath(branch))
-            source = prefix + rel
-            target = (prefixes.get(move.destination)
-                      or prefixes.setdefault(move.destination, _as_prefix(move.destination))) + rel  # fmt: skip
+            source = prefixes[branch] + rel
+            target = prefixes[move.destination] + rel
             try:
                 st = os.lstat(source)
             except FileNotFoundError:
