@@ -152,6 +152,8 @@ def excluded(rel: str, globs: Sequence[str]) -> bool:
     match ``/`` ("*.partial" excludes "tv/a.partial"). A glob that matches a directory
     ("incoming", "incoming/*/tmp") excludes everything under it.
     """
+    if not globs:  # the usual layout: no list of prefixes for every file scanned
+        return False
     parts = rel.split("/")
     prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
     return any(fnmatch.fnmatchcase(p, g) for g in globs for p in prefixes)
