@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from tierdeck.app.cli.mover_run import RunArgs, plain_run_args
+from tierdeck.app.mover.history import MoverHistory
 
 from tests.unit.cli_support import run
 from tests.unit.mover.test_mover_run import Tiers, put, tiers
@@ -119,3 +120,26 @@ def test_a_command_line_click_must_read_still_works(tmp_path: Path, data_dir: Pa
     launched = _launched("mover", "run", "--layout", str(tmp_path), "--json")
     assert launched.returncode == 2 and launched.loaded_click
     assert "is a directory" in launched.stderr
+
+
+def test_a_plain_run_ends_without_pythons_teardown_and_keeps_its_record(tiers: Tiers) -> None:
+    """The timer's run skips Python's teardown (atexit handlers, modules freed one by
+    one): its output is out, its status kept, and its history record is written."""
+    put(tiers, "tv/old.mkv", 4096)
+    code = ("import atexit, runpy, sys\n"
+            "atexit.register(lambda: print('torn down', file=sys.stderr))\n"
+            "sys.argv = ['tierdeck', *sys.argv[1:]]\n"
+            "runpy.run_module('tierdeck.app.cli', run_name='__main__')\n")  # fmt: skip
+
+    def launched(layout: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", code, "mover", "run", "--layout", str(layout)],
+                              capture_output=True, text=True, cwd=REPO, check=False)  # fmt: skip
+
+    moved = launched(tiers.layout_path)
+    assert moved.returncode == 0 and "moved 1 file, 4.0K" in moved.stdout, moved.stderr
+    assert "torn down" not in moved.stderr
+    (record,) = MoverHistory().list()
+    assert record.files_moved == 1
+    refused = launched(tiers.layout_path.with_name("none.toml"))
+    assert refused.returncode == 2 and "torn down" not in refused.stderr
+    assert "none.toml" in refused.stderr
